@@ -1,0 +1,100 @@
+"""SQLite cache for search results and fetched pages, with TTL; safe across threads and processes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from research_studio.urls import normalize_url
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    namespace TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    stored_at REAL NOT NULL,
+    PRIMARY KEY (namespace, key)
+);
+"""
+_WHITESPACE = re.compile(r"\s+")
+
+
+def search_key(provider: str, query: str, max_results: int) -> str:
+    """Cache key of a search: provider, case- and whitespace-normalized query, result count."""
+    normalized = _WHITESPACE.sub(" ", query).strip().lower()
+    return f"{provider}|{max_results}|{normalized}"
+
+
+def page_key(url: str) -> str:
+    """Cache key of a page: its normalized URL."""
+    return normalize_url(url)
+
+
+class Cache:
+    """A small key/value store in one SQLite file (WAL mode, busy timeout for concurrent writers)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        self._connection = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
+        with self._lock:
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.execute("PRAGMA synchronous=NORMAL")
+            self._connection.executescript(_SCHEMA)
+            self._connection.commit()
+
+    @classmethod
+    def in_dir(cls, cache_dir: Path) -> Cache:
+        """The cache file inside a cache directory."""
+        return cls(cache_dir / "cache.sqlite3")
+
+    def get(self, namespace: str, key: str, ttl_s: float) -> Any | None:
+        """The stored JSON value, or None when absent or older than `ttl_s`."""
+        with self._lock:
+            row = self._connection.execute(
+                "SELECT value, stored_at FROM entries WHERE namespace = ? AND key = ?",
+                (namespace, key),
+            ).fetchone()
+        if row is None or time.time() - row[1] > ttl_s:
+            return None
+        return json.loads(row[0])
+
+    def put(self, namespace: str, key: str, value: Any) -> None:
+        """Store a JSON-serializable value, replacing any older one."""
+        encoded = json.dumps(value, ensure_ascii=False)
+        with self._lock:
+            self._connection.execute(
+                "INSERT OR REPLACE INTO entries (namespace, key, value, stored_at) VALUES (?, ?, ?, ?)",
+                (namespace, key, encoded, time.time()),
+            )
+            self._connection.commit()
+
+    def purge(self, namespace: str, older_than_s: float) -> int:
+        """Delete entries older than the given age; returns how many went."""
+        with self._lock:
+            cursor = self._connection.execute(
+                "DELETE FROM entries WHERE namespace = ? AND stored_at < ?",
+                (namespace, time.time() - older_than_s),
+            )
+            self._connection.commit()
+        return cursor.rowcount
+
+    async def aget(self, namespace: str, key: str, ttl_s: float) -> Any | None:
+        """`get` off the event loop."""
+        return await asyncio.to_thread(self.get, namespace, key, ttl_s)
+
+    async def aput(self, namespace: str, key: str, value: Any) -> None:
+        """`put` off the event loop."""
+        await asyncio.to_thread(self.put, namespace, key, value)
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._connection.close()

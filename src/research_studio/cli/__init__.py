@@ -1,0 +1,42 @@
+"""The `research-studio` command line."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from research_studio import __version__
+from research_studio.cli import tools
+
+app = typer.Typer(
+    name="research-studio",
+    help="A deep research agent: plans, searches, reads, verifies and writes a cited report.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command()(tools.search)
+app.command()(tools.fetch)
+app.command()(tools.config)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"research-studio {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """Research Studio."""
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

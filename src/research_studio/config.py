@@ -1,0 +1,255 @@
+"""The one configuration model: graph context schema, typed object in code, and its layered loading."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from research_studio.errors import ConfigError
+
+ReportStructure = Literal["detailed", "concise", "bullet_points"]
+SearchProviderName = Literal["tavily", "duckduckgo", "searxng", "local"]
+ExtractionMode = Literal["llm", "extractive", "auto"]
+
+ENV_PREFIX = "RESEARCH_STUDIO_"
+CONFIG_FILE_NAME = "research-studio.toml"
+# Providers' own variables, honoured as they are (a RESEARCH_STUDIO_* variable still wins).
+PROVIDER_ENV_VARS: dict[str, str] = {
+    "openai_api_key": "OPENAI_API_KEY",
+    "openai_base_url": "OPENAI_BASE_URL",
+    "anthropic_api_key": "ANTHROPIC_API_KEY",
+    "tavily_api_key": "TAVILY_API_KEY",
+    "ollama_host": "OLLAMA_HOST",
+    "searxng_url": "SEARXNG_URL",
+}
+
+
+def default_cache_dir() -> Path:
+    """The per-user cache folder (XDG_CACHE_HOME honoured)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "research-studio"
+
+
+def _unit(default: float, description: str) -> Any:
+    return Field(default, ge=0.0, le=1.0, description=description)
+
+
+def _count(default: int, description: str, *, maximum: int = 1000) -> Any:
+    return Field(default, ge=1, le=maximum, description=description)
+
+
+def _seconds(default: float, description: str) -> Any:
+    return Field(default, gt=0.0, le=3600.0, description=description)
+
+
+class Configuration(BaseModel):
+    """Every knob of Research Studio. Also the `context_schema` of every graph."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    # Models
+    model: str | None = Field(
+        None, description="Smart model (planning, synthesis, writing) as provider:name."
+    )
+    fast_model: str | None = Field(
+        None, description="Fast model (extraction, per-page work); defaults to `model`."
+    )
+    model_overrides: dict[str, str] = Field(
+        default_factory=dict, description="Per-node model, e.g. {'write_report': 'openai:gpt-4o'}."
+    )
+    openai_api_key: SecretStr | None = Field(None, description="OpenAI (or compatible) API key.")
+    openai_base_url: str | None = Field(
+        None, description="Base URL of an OpenAI-compatible server."
+    )
+    anthropic_api_key: SecretStr | None = Field(None, description="Anthropic API key.")
+    ollama_host: str | None = Field(None, description="Ollama server URL.")
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
+    llm_timeout_s: float = _seconds(120.0, "Timeout of one model call.")
+    llm_max_retries: int = Field(2, ge=0, le=10, description="Client retries of a failed call.")
+    max_concurrent_llm_calls: int = _count(4, "Model calls in flight at once.", maximum=64)
+
+    # Search
+    search: SearchProviderName | None = Field(
+        None, description="Search provider; chosen automatically when unset."
+    )
+    tavily_api_key: SecretStr | None = Field(None, description="Tavily API key.")
+    tavily_base_url: str = Field("https://api.tavily.com", description="Tavily API base URL.")
+    searxng_url: str | None = Field(None, description="Base URL of a SearXNG instance.")
+    search_results: int = _count(5, "Results asked of the provider per query.", maximum=50)
+    search_timeout_s: float = _seconds(20.0, "Timeout of one search request.")
+    search_retries: int = Field(3, ge=0, le=10, description="Retries on 429 and 5xx.")
+    retry_base_delay_s: float = Field(1.0, ge=0.0, le=60.0, description="First retry backoff.")
+    max_concurrent_searches: int = _count(4, "Searches in flight at once.", maximum=64)
+    docs: list[Path] = Field(
+        default_factory=list, description="Local folders for the local provider."
+    )
+
+    # Fetching
+    fetch_timeout_s: float = _seconds(15.0, "Timeout of one page fetch.")
+    max_page_bytes: int = Field(5_000_000, ge=1024, description="Largest page body accepted.")
+    max_redirects: int = Field(5, ge=0, le=20, description="Redirects followed per fetch.")
+    max_concurrent_fetches: int = _count(8, "Page fetches in flight at once.", maximum=64)
+    user_agent: str = Field(
+        "ResearchStudio/0.1 (+https://github.com/research-studio; research agent)",
+        description="User-Agent sent with every request.",
+    )
+    allow_private_networks: bool = Field(
+        False, description="Let fetch and search reach loopback/private addresses."
+    )
+
+    # Research limits
+    max_iterations: int = _count(3, "Research loop iterations.", maximum=20)
+    max_subagents: int = _count(5, "Parallel workers/subagents per iteration.", maximum=16)
+    subagent_max_iterations: int = _count(2, "Search rounds inside one subagent.", maximum=10)
+    searches_per_worker: int = _count(3, "Searches one worker runs.", maximum=20)
+    pages_per_search: int = _count(2, "Pages fetched per search.", maximum=20)
+    chunk_size: int = Field(3000, ge=200, le=50_000, description="Characters per content chunk.")
+    chunks_per_page: int = _count(2, "Chunks of one page sent to extraction.", maximum=50)
+    facts_per_page: int = _count(4, "Facts extracted per page at most.", maximum=20)
+    max_sources: int = _count(20, "Sources kept per run.", maximum=500)
+    extraction: ExtractionMode = Field(
+        "auto", description="llm, extractive (verbatim sentences), or auto (by model)."
+    )
+
+    # Thresholds
+    min_coverage: float = _unit(0.7, "Coverage at which the standard loop stops.")
+    min_confidence: float = _unit(0.85, "Confidence at which the advanced loop stops.")
+    min_confidence_gain: float = _unit(0.05, "Smallest gain per iteration worth another one.")
+    min_source_credibility: float = _unit(0.35, "Sources below this are dropped.")
+    query_similarity_threshold: float = _unit(0.85, "Queries this similar count as duplicates.")
+    quote_match_threshold: float = _unit(0.8, "Token overlap for a fuzzy quote match.")
+
+    # Report
+    report_structure: ReportStructure = Field("detailed", description="Shape of the report.")
+    system_prompt: str = Field("", description="Extra instructions for the report writer.")
+
+    # Storage
+    cache_dir: Path = Field(default_factory=default_cache_dir, description="Cache folder.")
+    use_cache: bool = Field(True, description="Cache searches and pages.")
+    search_cache_ttl_s: int = Field(86_400, ge=0, description="Lifetime of cached searches.")
+    page_cache_ttl_s: int = Field(7 * 86_400, ge=0, description="Lifetime of cached pages.")
+    runs_dir: Path = Field(Path("runs"), description="Folder of run folders.")
+
+    def secret(self, name: str) -> str | None:
+        """The plain value of a secret field, or None."""
+        value = getattr(self, name)
+        return value.get_secret_value() if isinstance(value, SecretStr) else None
+
+    def redacted(self) -> dict[str, Any]:
+        """JSON-safe values with secrets masked, for display and run records."""
+        data = self.model_dump(mode="json")
+        for name, info in type(self).model_fields.items():
+            if info.annotation == SecretStr | None and data.get(name):
+                data[name] = "****"
+        return data
+
+
+SECRET_FIELDS = frozenset(
+    name for name, info in Configuration.model_fields.items() if info.annotation == SecretStr | None
+)
+
+
+@dataclass
+class LoadedConfiguration:
+    """A configuration and where each non-default value came from."""
+
+    config: Configuration
+    origins: dict[str, str] = field(default_factory=dict)
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    section = data.get("research_studio", data)
+    if not isinstance(section, dict):
+        raise ConfigError(f"config file {path}: expected a table of settings")
+    return dict(section)
+
+
+def _env_value(name: str, raw: str) -> Any:
+    """Decode an environment string; structured fields take JSON or comma lists."""
+    annotation = str(Configuration.model_fields[name].annotation)
+    if annotation.startswith(("dict", "list")):
+        stripped = raw.strip()
+        if stripped.startswith(("{", "[")):
+            try:
+                return json.loads(stripped)
+            except json.JSONDecodeError as exc:
+                raise ConfigError(f"{ENV_PREFIX}{name.upper()}: invalid JSON ({exc.msg})") from exc
+        if annotation.startswith("list"):
+            return [part.strip() for part in stripped.split(os.pathsep) if part.strip()]
+    return raw
+
+
+def _from_environment(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for name, var in PROVIDER_ENV_VARS.items():
+        if env.get(var):
+            values[name], origins[name] = env[var], f"env {var}"
+    for name in Configuration.model_fields:
+        var = ENV_PREFIX + name.upper()
+        if env.get(var, "") != "":
+            values[name], origins[name] = _env_value(name, env[var]), f"env {var}"
+    return values, origins
+
+
+def _describe_errors(exc: ValidationError, origins: Mapping[str, str]) -> str:
+    parts = []
+    for error in exc.errors():
+        name = str(error["loc"][0]) if error["loc"] else "?"
+        where = origins.get(name, "value")
+        if error["type"] == "extra_forbidden":
+            parts.append(f"unknown setting {name!r} ({where})")
+        else:
+            parts.append(f"{name} ({where}): {error['msg']}")
+    return "; ".join(parts)
+
+
+def load_configuration(
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    config_file: Path | None = None,
+) -> LoadedConfiguration:
+    """Merge defaults < research-studio.toml < environment < CLI overrides into one validated model."""
+    env = os.environ if env is None else env
+    merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+
+    explicit_file = config_file or (
+        Path(env[f"{ENV_PREFIX}CONFIG"]) if env.get(f"{ENV_PREFIX}CONFIG") else None
+    )
+    path = explicit_file or Path.cwd() / CONFIG_FILE_NAME
+    if explicit_file is not None and not explicit_file.is_file():
+        raise ConfigError(f"config file not found: {explicit_file}")
+    if path.is_file():
+        file_values = _read_config_file(path)
+        merged.update(file_values)
+        origins.update({name: f"file {path.name}" for name in file_values})
+
+    env_values, env_origins = _from_environment(env)
+    merged.update(env_values)
+    origins.update(env_origins)
+
+    for name, value in (overrides or {}).items():
+        if value is not None:
+            merged[name], origins[name] = value, "command line"
+
+    try:
+        config = Configuration.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid configuration: {_describe_errors(exc, origins)}") from exc
+    return LoadedConfiguration(config=config, origins=origins)

@@ -1,0 +1,67 @@
+"""Typed errors. Every error a user can cause or a provider can raise derives from ResearchStudioError."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+FailureKind = Literal[
+    "rate_limited",
+    "server_error",
+    "timeout",
+    "network",
+    "bad_response",
+    "refused",
+    "too_large",
+    "unsupported",
+    "not_found",
+    "auth",
+]
+
+
+class ResearchStudioError(Exception):
+    """Base class; the CLI prints its message on one line instead of a traceback."""
+
+
+class ConfigError(ResearchStudioError):
+    """The configuration is invalid or incomplete (bad value, unknown provider, missing key)."""
+
+
+class ProviderError(ResearchStudioError):
+    """An external service failed in a way the caller records as data (a dead end)."""
+
+    def __init__(self, message: str, *, kind: FailureKind) -> None:
+        super().__init__(message)
+        self.kind: FailureKind = kind
+
+
+class SearchError(ProviderError):
+    """A search provider failed after its retries."""
+
+    def __init__(self, provider: str, query: str, reason: str, *, kind: FailureKind) -> None:
+        super().__init__(f"{provider} search for {query!r} failed: {reason}", kind=kind)
+        self.provider = provider
+        self.query = query
+        self.reason = reason
+
+
+class FetchError(ProviderError):
+    """A page could not be fetched or its content could not be used."""
+
+    def __init__(self, url: str, reason: str, *, kind: FailureKind) -> None:
+        super().__init__(f"cannot fetch {url}: {reason}", kind=kind)
+        self.url = url
+        self.reason = reason
+
+
+class ModelError(ProviderError):
+    """A chat model call failed (network, server error, refused request)."""
+
+
+class StructuredOutputError(ResearchStudioError):
+    """The model did not produce output matching the schema, even after one repair attempt."""
+
+    def __init__(self, schema_name: str, reason: str, raw: str = "") -> None:
+        super().__init__(f"model output did not match {schema_name}: {reason}")
+        self.schema_name = schema_name
+        self.reason = reason
+        self.raw = raw

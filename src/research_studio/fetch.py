@@ -1,0 +1,204 @@
+"""Page fetching and content extraction (HTML, PDF, plain text, Markdown), bounded and guarded."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from typing import Literal, Protocol
+
+import httpx
+from pydantic import BaseModel
+
+from research_studio.cache import Cache, page_key
+from research_studio.errors import FetchError
+from research_studio.http_client import BlockedAddressError
+from research_studio.urls import is_web_url
+
+ContentKind = Literal["html", "pdf", "text", "markdown"]
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+TEXT_TYPES: dict[str, ContentKind] = {
+    "text/plain": "text",
+    "text/markdown": "markdown",
+    "text/x-markdown": "markdown",
+}
+SNIFFED_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"})
+
+
+class Page(BaseModel):
+    """The readable text of a fetched document."""
+
+    url: str
+    final_url: str
+    title: str = ""
+    text: str
+    kind: ContentKind
+    published: str | None = None
+
+
+class Fetcher(Protocol):
+    """Anything that turns a URL into a Page, raising FetchError on failure."""
+
+    async def fetch(self, url: str) -> Page: ...
+
+
+def _sniff(body: bytes) -> ContentKind | None:
+    head = body[:512].lstrip().lower()
+    if head.startswith(b"%pdf-"):
+        return "pdf"
+    if head.startswith((b"<!doctype html", b"<html")):
+        return "html"
+    return None
+
+
+def _looks_binary(body: bytes) -> bool:
+    return b"\x00" in body[:8192]
+
+
+def extract_html(body: bytes) -> tuple[str, str, str | None]:
+    """Title, main text as Markdown, and date of an HTML document (CPU-bound: call in a thread)."""
+    import trafilatura
+    from trafilatura.utils import load_html
+
+    tree = load_html(body)
+    if tree is None:
+        return "", "", None
+    # Metadata first: extract() prunes the tree it is given.
+    metadata = trafilatura.extract_metadata(tree)
+    text = trafilatura.extract(
+        tree, output_format="markdown", include_comments=False, favor_recall=True
+    )
+    if not text:
+        text = trafilatura.html2txt(body) or ""
+    title = (metadata.title if metadata else None) or ""
+    date = metadata.date if metadata else None
+    return title.strip(), text.strip(), date
+
+
+def extract_pdf(body: bytes) -> tuple[str, str]:
+    """Title and text of a PDF (CPU-bound: call in a thread)."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(body))
+    pages = [page.extract_text() or "" for page in reader.pages]
+    title = ""
+    if reader.metadata is not None and reader.metadata.title:
+        title = str(reader.metadata.title)
+    return title.strip(), "\n\n".join(part.strip() for part in pages if part.strip())
+
+
+def _status_error(url: str, status: int) -> FetchError:
+    if status in (404, 410):
+        return FetchError(url, f"not found (HTTP {status})", kind="not_found")
+    if status == 429:
+        return FetchError(url, "rate limited (HTTP 429)", kind="rate_limited")
+    if status in (401, 402, 403):
+        return FetchError(
+            url, f"access denied, likely a paywall or login (HTTP {status})", kind="refused"
+        )
+    if status >= 500:
+        return FetchError(url, f"server error (HTTP {status})", kind="server_error")
+    return FetchError(url, f"HTTP {status}", kind="bad_response")
+
+
+class PageFetcher:
+    """Fetches with a size cap and concurrency bound; extraction runs off the event loop."""
+
+    def __init__(self, client: httpx.AsyncClient, *, max_bytes: int, max_concurrency: int) -> None:
+        self._client = client
+        self._max_bytes = max_bytes
+        self._semaphore = asyncio.Semaphore(max_concurrency)
+
+    async def _download(self, url: str) -> tuple[str, str, bytes, str | None]:
+        async with self._client.stream("GET", url) as response:
+            if response.status_code >= 400:
+                raise _status_error(url, response.status_code)
+            declared = response.headers.get("Content-Length")
+            if declared and declared.isdigit() and int(declared) > self._max_bytes:
+                raise FetchError(
+                    url, f"body of {int(declared)} bytes exceeds the limit", kind="too_large"
+                )
+            buffer = bytearray()
+            async for piece in response.aiter_bytes():
+                buffer.extend(piece)
+                if len(buffer) > self._max_bytes:
+                    raise FetchError(url, f"body exceeds {self._max_bytes} bytes", kind="too_large")
+            content_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+            return str(response.url), content_type, bytes(buffer), response.charset_encoding
+
+    async def _get(self, url: str) -> tuple[str, str, bytes, str | None]:
+        try:
+            return await self._download(url)
+        except BlockedAddressError as exc:
+            raise FetchError(url, str(exc), kind="refused") from exc
+        except httpx.TooManyRedirects as exc:
+            raise FetchError(url, "too many redirects", kind="refused") from exc
+        except httpx.TimeoutException as exc:
+            raise FetchError(url, "timed out", kind="timeout") from exc
+        except httpx.HTTPError as exc:
+            raise FetchError(
+                url, f"network error ({type(exc).__name__}: {exc})", kind="network"
+            ) from exc
+
+    async def fetch(self, url: str) -> Page:
+        if not is_web_url(url):
+            raise FetchError(url, "only absolute http(s) URLs can be fetched", kind="refused")
+        async with self._semaphore:
+            final_url, content_type, body, charset = await self._get(url)
+        return await self._parse(url, final_url, content_type, body, charset)
+
+    async def _parse(
+        self, url: str, final_url: str, content_type: str, body: bytes, charset: str | None
+    ) -> Page:
+        kind: ContentKind | None
+        if content_type in HTML_TYPES:
+            kind = "html"
+        elif content_type == "application/pdf":
+            kind = "pdf"
+        elif content_type in TEXT_TYPES:
+            kind = TEXT_TYPES[content_type]
+        elif content_type in SNIFFED_TYPES:
+            kind = _sniff(body)
+        else:
+            kind = None
+        if kind is None:
+            raise FetchError(
+                url, f"unsupported content type {content_type or 'unknown'!r}", kind="unsupported"
+            )
+        if kind != "pdf" and _looks_binary(body):
+            raise FetchError(url, f"binary data labelled {content_type!r}", kind="unsupported")
+
+        title, published = "", None
+        if kind == "html":
+            title, text, published = await asyncio.to_thread(extract_html, body)
+        elif kind == "pdf":
+            try:
+                title, text = await asyncio.to_thread(extract_pdf, body)
+            except Exception as exc:  # pypdf raises many types for damaged files
+                raise FetchError(
+                    url, f"unreadable PDF ({type(exc).__name__})", kind="bad_response"
+                ) from exc
+        else:
+            text = body.decode(charset or "utf-8", errors="replace").strip()
+        if not text.strip():
+            raise FetchError(url, "no readable text in the document", kind="bad_response")
+        return Page(
+            url=url, final_url=final_url, title=title, text=text, kind=kind, published=published
+        )
+
+
+class CachedFetcher:
+    """Serves pages fetched before from the cache; failures are never cached."""
+
+    def __init__(self, inner: Fetcher, cache: Cache, ttl_s: float) -> None:
+        self._inner = inner
+        self._cache = cache
+        self._ttl_s = ttl_s
+
+    async def fetch(self, url: str) -> Page:
+        key = page_key(url)
+        cached = await self._cache.aget("page", key, self._ttl_s)
+        if cached is not None:
+            return Page.model_validate(cached)
+        page = await self._inner.fetch(url)
+        await self._cache.aput("page", key, page.model_dump())
+        return page

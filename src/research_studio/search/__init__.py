@@ -1,0 +1,66 @@
+"""Search providers behind one protocol, and the choice of provider for a configuration."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+
+from research_studio.config import Configuration, SearchProviderName
+from research_studio.errors import ConfigError
+from research_studio.search.base import CachedSearch, SearchProvider, SearchResult
+
+__all__ = [
+    "CachedSearch",
+    "SearchChoice",
+    "SearchProvider",
+    "SearchResult",
+    "build_search_provider",
+    "choose_search_provider",
+]
+
+
+@dataclass(frozen=True)
+class SearchChoice:
+    """The provider a configuration resolves to, and why."""
+
+    name: SearchProviderName
+    reason: str
+
+
+def choose_search_provider(config: Configuration) -> SearchChoice:
+    """Explicit choice, else local docs, else a Tavily key, else a SearXNG URL, else DuckDuckGo."""
+    if config.search:
+        return SearchChoice(config.search, "chosen explicitly")
+    if config.docs:
+        return SearchChoice("local", "local documents were given")
+    if config.secret("tavily_api_key"):
+        return SearchChoice("tavily", "a Tavily API key is set")
+    if config.searxng_url:
+        return SearchChoice("searxng", "a SearXNG URL is set")
+    return SearchChoice("duckduckgo", "no key or endpoint is configured; DuckDuckGo needs none")
+
+
+def build_search_provider(
+    name: SearchProviderName, config: Configuration, client: httpx.AsyncClient
+) -> SearchProvider:
+    """The provider `name`, configured from `config`, using `client` for HTTP."""
+    retry = {"retries": config.search_retries, "base_delay_s": config.retry_base_delay_s}
+    if name == "searxng":
+        from research_studio.search.searxng import SearxngSearch
+
+        if not config.searxng_url:
+            raise ConfigError("searxng needs a base URL: set SEARXNG_URL or --searxng-url")
+        return SearxngSearch(client, config.searxng_url, **retry)
+    if name == "tavily":
+        from research_studio.search.tavily import TavilySearch
+
+        client.base_url = httpx.URL(config.tavily_base_url.rstrip("/") + "/")
+        return TavilySearch(
+            client, config.secret("tavily_api_key"), timeout_s=config.search_timeout_s, **retry
+        )
+    if name == "duckduckgo":
+        from research_studio.search.duckduckgo import DuckDuckGoSearch
+
+        return DuckDuckGoSearch(timeout_s=config.search_timeout_s, **retry)
+    raise ConfigError(f"search provider {name!r} is not available in this version")

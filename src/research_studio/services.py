@@ -1,0 +1,122 @@
+"""The run-scoped services nodes use: search, fetching, cache and model callers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+
+import httpx
+from langchain_core.language_models import BaseChatModel
+
+from research_studio.cache import Cache
+from research_studio.config import Configuration
+from research_studio.fetch import CachedFetcher, Fetcher, PageFetcher
+from research_studio.http_client import build_http_client
+from research_studio.models import ModelTier, create_chat_model, model_spec_for
+from research_studio.search import (
+    CachedSearch,
+    SearchChoice,
+    SearchProvider,
+    build_search_provider,
+    choose_search_provider,
+)
+from research_studio.structured import MethodMemory, ModelCaller
+
+
+class Services:
+    """Shared, lazily built clients for one configuration; close with `aclose`."""
+
+    def __init__(self, config: Configuration) -> None:
+        self.config = config
+        self.cache: Cache | None = Cache.in_dir(config.cache_dir) if config.use_cache else None
+        self._clients: list[httpx.AsyncClient] = []
+        self._search: SearchProvider | None = None
+        self._fetcher: Fetcher | None = None
+        self._models: dict[str, BaseChatModel] = {}
+        self._llm_limiter = asyncio.Semaphore(config.max_concurrent_llm_calls)
+        self._search_limiter = asyncio.Semaphore(config.max_concurrent_searches)
+        self._methods = MethodMemory()
+        self.search_choice: SearchChoice = choose_search_provider(config)
+
+    def _client(self, timeout_s: float) -> httpx.AsyncClient:
+        client = build_http_client(self.config, timeout_s=timeout_s)
+        self._clients.append(client)
+        return client
+
+    @property
+    def search(self) -> SearchProvider:
+        """The configured search provider (cached when the cache is on)."""
+        if self._search is None:
+            provider = build_search_provider(
+                self.search_choice.name, self.config, self._client(self.config.search_timeout_s)
+            )
+            if self.cache is not None:
+                provider = CachedSearch(provider, self.cache, self.config.search_cache_ttl_s)
+            self._search = provider
+        return self._search
+
+    @property
+    def search_limiter(self) -> asyncio.Semaphore:
+        """Bounds searches in flight across all workers of a run."""
+        return self._search_limiter
+
+    @property
+    def fetcher(self) -> Fetcher:
+        """The page fetcher (cached when the cache is on)."""
+        if self._fetcher is None:
+            fetcher: Fetcher = PageFetcher(
+                self._client(self.config.fetch_timeout_s),
+                max_bytes=self.config.max_page_bytes,
+                max_concurrency=self.config.max_concurrent_fetches,
+            )
+            if self.cache is not None:
+                fetcher = CachedFetcher(fetcher, self.cache, self.config.page_cache_ttl_s)
+            self._fetcher = fetcher
+        return self._fetcher
+
+    def caller(self, node: str, tier: ModelTier) -> ModelCaller:
+        """A recording model caller for one node invocation."""
+        spec = model_spec_for(self.config, node, tier)
+        if spec not in self._models:
+            self._models[spec] = create_chat_model(spec, self.config)
+        return ModelCaller(
+            self._models[spec],
+            spec=spec,
+            node=node,
+            tier=tier,
+            limiter=self._llm_limiter,
+            memory=self._methods,
+        )
+
+    async def aclose(self) -> None:
+        """Close HTTP clients and the cache."""
+        await asyncio.gather(*(client.aclose() for client in self._clients))
+        self._clients.clear()
+        if self.cache is not None:
+            self.cache.close()
+
+
+_current: ContextVar[Services | None] = ContextVar("research_studio_services", default=None)
+
+
+@asynccontextmanager
+async def open_services(config: Configuration) -> AsyncIterator[Services]:
+    """Services for the duration of a block; nodes started inside it find them."""
+    services = Services(config)
+    token = _current.set(services)
+    try:
+        yield services
+    finally:
+        _current.reset(token)
+        await services.aclose()
+
+
+def current_services(config: Configuration) -> Services:
+    """The services of the enclosing `open_services` block, or new ones (LangGraph Studio runs)."""
+    services = _current.get()
+    if services is None or services.config is not config:
+        services = Services(config)
+        _current.set(services)
+    return services
