@@ -32,7 +32,10 @@ def test_concurrent_writers_across_connections(tmp_path: Path) -> None:
         for index in range(50):
             cache.put("page", f"{prefix}{index}", index)
 
-    threads = [threading.Thread(target=write, args=(c, p)) for c, p in ((first, "a"), (second, "b"), (first, "c"))]
+    threads = [
+        threading.Thread(target=write, args=(c, p))
+        for c, p in ((first, "a"), (second, "b"), (first, "c"))
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

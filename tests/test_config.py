@@ -73,14 +73,17 @@ def test_structured_values_from_environment(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"RESEARCH_STUDIO_MAX_ITERATIONS": "many"}, "max_iterations (env RESEARCH_STUDIO_MAX_ITERATIONS)"),
+        (
+            {"RESEARCH_STUDIO_MAX_ITERATIONS": "many"},
+            "max_iterations (env RESEARCH_STUDIO_MAX_ITERATIONS)",
+        ),
         ({"RESEARCH_STUDIO_MIN_COVERAGE": "1.5"}, "less than or equal to 1"),
         ({"RESEARCH_STUDIO_REPORT_STRUCTURE": "poem"}, "report_structure"),
         ({"RESEARCH_STUDIO_MODEL_OVERRIDES": "{not json"}, "invalid JSON"),
     ],
 )
 def test_bad_values_name_their_source(tmp_path: Path, env: dict[str, str], message: str) -> None:
-    with pytest.raises(ConfigError, match="invalid|must|JSON") as caught:
+    with pytest.raises(ConfigError, match=r"invalid|must|JSON") as caught:
         load_configuration(env=env, config_file=write_toml(tmp_path, ""))
     assert message in str(caught.value)
 

@@ -44,13 +44,20 @@ async def test_valid_tool_call_is_returned_and_recorded() -> None:
     result = await call.structured(Finding, [HumanMessage("extract")])
     assert result == Finding(fact="x", confidence=0.9)
     [record] = call.calls
-    assert (record.node, record.tier, record.model, record.ok) == ("extract", "fast", "scripted:test", True)
+    assert (record.node, record.tier, record.model, record.ok) == (
+        "extract",
+        "fast",
+        "scripted:test",
+        True,
+    )
     assert record.prompt_tokens and record.completion_tokens
     assert record.ended >= record.started
 
 
 async def test_fenced_text_reply_is_accepted_without_a_retry() -> None:
-    model = ScriptedChatModel().script("Finding", ['<think>hm</think>```json\n{"fact": "y", "confidence": 1}\n```'])
+    model = ScriptedChatModel().script(
+        "Finding", ['<think>hm</think>```json\n{"fact": "y", "confidence": 1}\n```']
+    )
     result = await caller(model).structured(Finding, [HumanMessage("extract")])
     assert result.fact == "y"
     assert len(model.calls) == 1

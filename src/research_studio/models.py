@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
+import httpx
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
@@ -80,14 +81,22 @@ def _provider_kwargs(provider: str, config: Configuration) -> dict[str, object]:
     return {"base_url": config.ollama_host} if config.ollama_host else {}
 
 
-def create_chat_model(spec: str, config: Configuration) -> BaseChatModel:
-    """A chat model for a "provider:name" spec, configured from `config`."""
+def create_chat_model(
+    spec: str, config: Configuration, *, http_async_client: httpx.AsyncClient | None = None
+) -> BaseChatModel:
+    """A chat model for a "provider:name" spec, configured from `config`.
+
+    OpenAI models get `http_async_client` when given: the library otherwise shares one client
+    across event loops, which breaks the second loop that uses it.
+    """
     provider, name = split_spec(spec)
     if provider in _registered:
         return _registered[provider](name, config)
     from langchain.chat_models import init_chat_model
 
     kwargs = _provider_kwargs(provider, config)
+    if provider == "openai" and http_async_client is not None:
+        kwargs["http_async_client"] = http_async_client
     common: dict[str, object] = {"temperature": config.temperature}
     if provider == "ollama":
         common["client_kwargs"] = {"timeout": config.llm_timeout_s}

@@ -38,6 +38,7 @@ class Services:
         self._llm_limiter = asyncio.Semaphore(config.max_concurrent_llm_calls)
         self._search_limiter = asyncio.Semaphore(config.max_concurrent_searches)
         self._methods = MethodMemory()
+        self._claimed_urls: set[str] = set()
         self.search_choice: SearchChoice = choose_search_provider(config)
 
     def _client(self, timeout_s: float) -> httpx.AsyncClient:
@@ -76,11 +77,21 @@ class Services:
             self._fetcher = fetcher
         return self._fetcher
 
+    def claim_url(self, url: str) -> bool:
+        """True the first time a (normalized) URL is claimed in this run, so it is read once."""
+        if url in self._claimed_urls:
+            return False
+        self._claimed_urls.add(url)
+        return True
+
     def caller(self, node: str, tier: ModelTier) -> ModelCaller:
         """A recording model caller for one node invocation."""
         spec = model_spec_for(self.config, node, tier)
         if spec not in self._models:
-            self._models[spec] = create_chat_model(spec, self.config)
+            # Model servers are often local: no address guard, but our own closable client.
+            client = httpx.AsyncClient(timeout=httpx.Timeout(self.config.llm_timeout_s))
+            self._clients.append(client)
+            self._models[spec] = create_chat_model(spec, self.config, http_async_client=client)
         return ModelCaller(
             self._models[spec],
             spec=spec,

@@ -10,6 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, Literal, TypeVar
 
+from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
@@ -30,6 +31,23 @@ _UNSUPPORTED_STATUS = frozenset({400, 404, 415, 422, 501})
 
 class _Unsupported(Exception):
     """The model or server cannot serve this structured-output method."""
+
+
+class _ParseFailure(Exception):
+    """The client library rejected the reply while parsing it (some parse inside `invoke`)."""
+
+    def __init__(self, raw: str, error: str) -> None:
+        super().__init__(error)
+        self.raw = raw
+
+
+def _raw_from_parse_error(exc: Exception) -> str:
+    """The reply text a client-side parse error carries, when it carries one."""
+    if isinstance(exc, ValidationError):
+        for error in exc.errors():
+            if isinstance(error.get("input"), str):
+                return str(error["input"])
+    return getattr(exc, "llm_output", None) or ""
 
 
 class MethodMemory:
@@ -160,6 +178,10 @@ class ModelCaller:
             async with self._limiter:
                 record.started = time.time()
                 result = await runnable.ainvoke(list(messages))
+        except (ValidationError, OutputParserException) as exc:
+            record.ended, record.ok, record.error = time.time(), False, f"parse: {exc}"
+            self.calls.append(record)
+            raise _ParseFailure(_raw_from_parse_error(exc), _describe(exc)) from exc
         except Exception as exc:
             record.ended, record.ok, record.error = (
                 time.time(),
@@ -197,7 +219,10 @@ class ModelCaller:
     async def _attempt(
         self, method: Method, schema: type[BaseModel], messages: Sequence[BaseMessage]
     ) -> tuple[Any, str]:
-        result = await self._invoke(self._bind(method, schema), messages, method)
+        try:
+            result = await self._invoke(self._bind(method, schema), messages, method)
+        except _ParseFailure as failure:
+            return None, failure.raw or f"(a reply the client could not parse: {failure})"
         if method == "prompt":
             return None, message_text(result)
         return result.get("parsed"), _raw_text(result["raw"])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import httpx
 
 from research_studio.errors import SearchError
@@ -41,7 +39,7 @@ class SearxngSearch:
         check_response(response, self.name, query)
         try:
             payload = response.json()
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # JSONDecodeError, or UnicodeDecodeError on binary bodies
             raise SearchError(self.name, query, "answer is not JSON", kind="bad_response") from exc
         if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
             raise SearchError(self.name, query, "answer has no results list", kind="bad_response")

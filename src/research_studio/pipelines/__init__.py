@@ -1,0 +1,1 @@
+"""Research graphs: standard (single/multi agent) and advanced."""

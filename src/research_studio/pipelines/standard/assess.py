@@ -1,0 +1,160 @@
+"""Assessment nodes: the single agent's gap detection and the multi-agent synthesis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.standard.schemas import GapAssessment, SynthesisOutput
+from research_studio.prompts.context import numbered, request_block
+from research_studio.prompts.gaps import GAPS_SYSTEM, GAPS_USER, SYNTHESIZE_SYSTEM, SYNTHESIZE_USER
+from research_studio.queries import dedupe_queries
+from research_studio.state import EvidenceRecord, ResearchState, Synthesis, WorkerResult
+
+STATUS_SCORE = {"well_covered": 1.0, "partial": 0.5, "missing": 0.0}
+MAX_EVIDENCE_IN_PROMPT = 80
+MAX_FOLLOW_UP_SEARCHES = 4
+
+
+def evidence_lines(evidence: list[EvidenceRecord], limit: int = MAX_EVIDENCE_IN_PROMPT) -> str:
+    """Compact evidence listing for prompts."""
+    lines = [f"[{item['eid']}][{item['sid']}] {item['text']}" for item in evidence[-limit:]]
+    return "\n".join(lines) or "(none yet)"
+
+
+def coverage_of(assessment: GapAssessment) -> float:
+    """Coverage counted from the per-question verdicts; the model's own number only without them."""
+    verdicts = assessment.question_coverage
+    if not verdicts:
+        return assessment.coverage
+    return round(sum(STATUS_SCORE[item.status] for item in verdicts) / len(verdicts), 3)
+
+
+async def detect_gaps(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Coverage per question, gaps, and the next searches; counts one iteration."""
+    config = runtime.context
+    caller = services_of(runtime).caller("detect_gaps", "smart")
+    evidence = state.get("evidence", [])
+    done = state.get("searches_done", [])
+    iteration = state.get("iteration", 0) + 1
+    update: dict[str, Any] = {"iteration": iteration}
+    try:
+        assessment = await caller.structured(
+            GapAssessment,
+            [
+                SystemMessage(content=GAPS_SYSTEM.format(max_searches=MAX_FOLLOW_UP_SEARCHES)),
+                HumanMessage(
+                    content=GAPS_USER.format(
+                        request=request_block(state["query"], state.get("user_clarification", "")),
+                        questions=numbered(state.get("research_questions", [])),
+                        aspects=numbered(state.get("aspects_to_cover", [])),
+                        done=numbered(done),
+                        count=len(evidence),
+                        evidence=evidence_lines(evidence),
+                    )
+                ),
+            ],
+        )
+    except ResearchStudioError as exc:
+        # Unable to judge the gaps: write with what we have rather than loop blindly.
+        update.update(
+            ready_to_write=True, pending_searches=[], errors=[error_record("detect_gaps", exc)]
+        )
+        update["llm_calls"] = call_records(caller)
+        return update
+    coverage = coverage_of(assessment)
+    searches = dedupe_queries(assessment.new_searches, done, config.query_similarity_threshold)
+    update.update(
+        coverage=coverage,
+        coverage_history=[*state.get("coverage_history", []), coverage],
+        gaps=assessment.gaps,
+        pending_searches=searches[:MAX_FOLLOW_UP_SEARCHES],
+        ready_to_write=assessment.ready_to_write,
+        llm_calls=call_records(caller),
+        messages=[
+            AIMessage(
+                content=f"Iteration {iteration}: coverage {coverage:.0%}; gaps: {len(assessment.gaps)}"
+            )
+        ],
+    )
+    emitter(runtime, "detect_gaps")(
+        f"iteration {iteration}: coverage {coverage:.0%}, {len(assessment.gaps)} gap(s)",
+        iteration=iteration,
+    )
+    return update
+
+
+def _worker_report(result: WorkerResult) -> str:
+    findings = "\n".join(f"  - {finding}" for finding in result["key_findings"]) or "  - (none)"
+    gaps = "; ".join(result["gaps"]) or "none"
+    return (
+        f"Worker {result['worker_id']} — {result['question']}\n"
+        f"Answer: {result['answer']}\nFindings:\n{findings}\n"
+        f"Confidence: {result['confidence']:.2f}; gaps: {gaps}"
+    )
+
+
+async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Combine the workers' reports, resolve conflicts, and decide on another round."""
+    config = runtime.context
+    caller = services_of(runtime).caller("synthesize", "smart")
+    results = state.get("worker_results", [])
+    iteration = state.get("iteration", 0) + 1
+    update: dict[str, Any] = {"iteration": iteration}
+    try:
+        output = await caller.structured(
+            SynthesisOutput,
+            [
+                SystemMessage(
+                    content=SYNTHESIZE_SYSTEM.format(max_searches=MAX_FOLLOW_UP_SEARCHES)
+                ),
+                HumanMessage(
+                    content=SYNTHESIZE_USER.format(
+                        request=request_block(state["query"], state.get("user_clarification", "")),
+                        questions=numbered(state.get("research_questions", [])),
+                        reports="\n\n".join(_worker_report(result) for result in results)
+                        or "(none)",
+                    )
+                ),
+            ],
+        )
+    except ResearchStudioError as exc:
+        update.update(
+            ready_to_write=True, pending_searches=[], errors=[error_record("synthesize", exc)]
+        )
+        update["llm_calls"] = call_records(caller)
+        return update
+    searches = dedupe_queries(
+        output.additional_searches,
+        state.get("searches_done", []),
+        config.query_similarity_threshold,
+    )[:MAX_FOLLOW_UP_SEARCHES]
+    synthesis = Synthesis(
+        summary=output.summary,
+        key_findings=output.key_findings,
+        conflicts=output.conflicts,
+        gaps=output.gaps,
+        confidence=output.confidence,
+        needs_more_research=output.needs_more_research,
+        additional_searches=searches,
+    )
+    update.update(
+        synthesis=synthesis,
+        coverage=output.confidence,
+        coverage_history=[*state.get("coverage_history", []), output.confidence],
+        gaps=output.gaps,
+        pending_searches=searches,
+        ready_to_write=not output.needs_more_research,
+        llm_calls=call_records(caller),
+        messages=[AIMessage(content=f"Synthesis {iteration}: {output.summary}")],
+    )
+    emitter(runtime, "synthesize")(
+        f"iteration {iteration}: confidence {output.confidence:.0%}, {len(output.gaps)} gap(s)",
+        iteration=iteration,
+    )
+    return update

@@ -1,0 +1,97 @@
+"""The standard pipeline graph: builder, pure routing functions, and the module-level `graph`."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from research_studio.config import Configuration
+from research_studio.pipelines.standard.assess import detect_gaps, synthesize
+from research_studio.pipelines.standard.finish import verify, write_report
+from research_studio.pipelines.standard.intake import clarify, plan, understand
+from research_studio.pipelines.standard.research import (
+    collect,
+    fanout_workers,
+    orchestrate,
+    search_and_extract,
+    search_worker,
+)
+from research_studio.state import ResearchState
+
+
+def route_after_understand(state: ResearchState) -> Literal["clarify", "plan"]:
+    """Ask the user only when the request was judged ambiguous."""
+    return "clarify" if state.get("is_ambiguous") else "plan"
+
+
+def route_after_plan(state: ResearchState) -> Literal["search_and_extract", "orchestrate"]:
+    """Single agent loops over searches; multi agent fans out to workers."""
+    return "search_and_extract" if state.get("mode", "multi") == "single" else "orchestrate"
+
+
+def route_after_gaps(state: ResearchState) -> Literal["search_and_extract", "verify"]:
+    """Loop while gaps remain: stop when ready, covered, out of searches, or out of iterations."""
+    if state.get("ready_to_write"):
+        return "verify"
+    if state.get("coverage", 0.0) >= state.get("min_coverage", 0.7):
+        return "verify"
+    if not state.get("pending_searches"):
+        return "verify"
+    if state.get("iteration", 0) >= state.get("max_iterations", 3):
+        return "verify"
+    return "search_and_extract"
+
+
+def route_after_synthesis(state: ResearchState) -> Literal["orchestrate", "verify"]:
+    """Another round only when the synthesis asks for one, has searches for it, and budget remains."""
+    if state.get("ready_to_write"):
+        return "verify"
+    if state.get("iteration", 0) >= state.get("max_iterations", 3):
+        return "verify"
+    if not state.get("pending_searches"):
+        return "verify"
+    return "orchestrate"
+
+
+def build_graph(
+    checkpointer: BaseCheckpointSaver | None = None, interrupt_on_clarify: bool = True
+) -> CompiledStateGraph:
+    """Compile the standard pipeline; with `interrupt_on_clarify` it pauses before `clarify`."""
+    builder = StateGraph(ResearchState, context_schema=Configuration)
+    builder.add_node("understand", understand)
+    builder.add_node("clarify", clarify)
+    builder.add_node("plan", plan)
+    builder.add_node("search_and_extract", search_and_extract)
+    builder.add_node("detect_gaps", detect_gaps)
+    builder.add_node("orchestrate", orchestrate)
+    builder.add_node("search_worker", search_worker)
+    builder.add_node("collect", collect)
+    builder.add_node("synthesize", synthesize)
+    builder.add_node("verify", verify)
+    builder.add_node("write_report", write_report)
+
+    builder.add_edge(START, "understand")
+    builder.add_conditional_edges("understand", route_after_understand, ["clarify", "plan"])
+    builder.add_edge("clarify", "plan")
+    builder.add_conditional_edges("plan", route_after_plan, ["search_and_extract", "orchestrate"])
+    builder.add_edge("search_and_extract", "detect_gaps")
+    builder.add_conditional_edges("detect_gaps", route_after_gaps, ["search_and_extract", "verify"])
+    builder.add_conditional_edges("orchestrate", fanout_workers, ["search_worker", "collect"])
+    builder.add_edge("search_worker", "collect")
+    builder.add_edge("collect", "synthesize")
+    builder.add_conditional_edges("synthesize", route_after_synthesis, ["orchestrate", "verify"])
+    builder.add_edge("verify", "write_report")
+    builder.add_edge("write_report", END)
+
+    return builder.compile(
+        checkpointer=checkpointer,
+        interrupt_before=["clarify"] if interrupt_on_clarify else None,
+        name="pipeline",
+    )
+
+
+# LangGraph Studio / `langgraph dev` entry point; the server supplies the checkpointer.
+graph = build_graph()

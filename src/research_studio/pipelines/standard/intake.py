@@ -1,0 +1,121 @@
+"""Intake nodes: understand the request, take a clarification, plan the research."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.pipelines.node_kit import (
+    call_records,
+    clip,
+    emitter,
+    error_record,
+    services_of,
+)
+from research_studio.pipelines.standard.schemas import ResearchPlan, Understanding
+from research_studio.prompts.context import request_block
+from research_studio.prompts.plan import PLAN_SYSTEM, PLAN_USER
+from research_studio.prompts.understand import UNDERSTAND_SYSTEM, UNDERSTAND_USER
+from research_studio.queries import dedupe_queries
+from research_studio.state import ResearchState
+
+MAX_QUESTIONS = 5
+MAX_INITIAL_SEARCHES = 6
+
+
+async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Judge whether the request is clear; prepare a question with options when it is not."""
+    emitter(runtime, "understand")("analysing the request")
+    caller = services_of(runtime).caller("understand", "smart")
+    query = state["query"]
+    result = await caller.structured(
+        Understanding,
+        [
+            SystemMessage(content=UNDERSTAND_SYSTEM),
+            HumanMessage(content=UNDERSTAND_USER.format(request=request_block(query))),
+        ],
+    )
+    options = clip(result.clarification_options, 5)
+    question = result.clarification_question.strip()
+    ambiguous = not result.is_clear and bool(question) and len(options) >= 2
+    update: dict[str, Any] = {
+        "understanding": result.understanding.strip() or query,
+        "is_ambiguous": ambiguous,
+        "ambiguity_kinds": list(result.ambiguity_kinds),
+        "clarification_question": question if ambiguous else "",
+        "clarification_options": options if ambiguous else [],
+        "llm_calls": call_records(caller),
+    }
+    if "started_at" not in state:
+        update["started_at"] = time.time()
+    if not state.get("messages"):
+        update["messages"] = [HumanMessage(content=query)]
+    return update
+
+
+def clarify(state: ResearchState) -> dict[str, Any]:
+    """The human-in-the-loop stop: the caller injects `user_clarification` before this runs."""
+    answer = state.get("user_clarification", "").strip()
+    if not answer:
+        return {"user_clarification": ""}
+    return {
+        "user_clarification": answer,
+        "messages": [HumanMessage(content=f"Clarification: {answer}")],
+    }
+
+
+async def plan(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Research questions, aspects and first searches; resets the run's accumulators."""
+    config = runtime.context
+    emitter(runtime, "plan")("planning the research")
+    caller = services_of(runtime).caller("plan", "smart")
+    request = request_block(state["query"], state.get("user_clarification", ""))
+    errors = []
+    try:
+        result = await caller.structured(
+            ResearchPlan,
+            [
+                SystemMessage(content=PLAN_SYSTEM.format(today=dt.date.today().isoformat())),
+                HumanMessage(
+                    content=PLAN_USER.format(
+                        request=request, understanding=state.get("understanding", "")
+                    )
+                ),
+            ],
+        )
+        questions = clip(result.research_questions, MAX_QUESTIONS)
+        aspects = clip(result.aspects_to_cover, 8)
+        searches = dedupe_queries(result.searches, [], config.query_similarity_threshold)
+    except ResearchStudioError as exc:
+        # Without a plan the request itself is the only question worth searching.
+        errors.append(error_record("plan", exc))
+        questions, aspects, searches = [state["query"]], [], [state["query"]]
+    return {
+        "research_questions": questions or [state["query"]],
+        "aspects_to_cover": aspects,
+        "pending_searches": searches[:MAX_INITIAL_SEARCHES] or [state["query"]],
+        "min_coverage": config.min_coverage,
+        "max_iterations": config.max_iterations,
+        "iteration": 0,
+        "searches_done": [],
+        "fetched_urls": [],
+        "sources": [],
+        "evidence": Overwrite([]),
+        "worker_results": Overwrite([]),
+        "done_workers": Overwrite(0),
+        "collected_results": 0,
+        "coverage": 0.0,
+        "coverage_history": [],
+        "gaps": [],
+        "ready_to_write": False,
+        "llm_calls": call_records(caller),
+        "errors": errors,
+        "messages": [AIMessage(content="Plan:\n" + "\n".join(f"- {q}" for q in questions))],
+    }

@@ -1,0 +1,257 @@
+"""Research nodes: the single agent's search loop, and the multi-agent orchestrate/worker/collect."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.gathering import GatherRequest, gather
+from research_studio.pipelines.consolidate import consolidate
+from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.standard.schemas import WorkerSummary, WorkPlan
+from research_studio.prompts.context import numbered, request_block
+from research_studio.prompts.extract import WORKER_SUMMARY_SYSTEM, WORKER_SUMMARY_USER
+from research_studio.prompts.plan import (
+    ORCHESTRATE_LOOP_HINT,
+    ORCHESTRATE_SYSTEM,
+    ORCHESTRATE_USER,
+)
+from research_studio.queries import dedupe_queries
+from research_studio.state import (
+    FindingRecord,
+    PageRecord,
+    ResearchState,
+    SubQuestion,
+    WorkerResult,
+    WorkerState,
+)
+
+
+def _request(state: ResearchState | WorkerState) -> str:
+    return request_block(state.get("query", ""), state.get("user_clarification", ""))
+
+
+def _merge_progress(
+    state: ResearchState,
+    pages: list[PageRecord],
+    findings: list[FindingRecord],
+    searches: list[str],
+    max_sources: int,
+) -> dict[str, Any]:
+    """Sources, new evidence, and the run's searched/fetched lists after a round of reading."""
+    sources, new_evidence = consolidate(
+        state.get("sources", []),
+        state.get("evidence", []),
+        pages,
+        findings,
+        max_sources=max_sources,
+    )
+    return {
+        "sources": sources,
+        "evidence": new_evidence,
+        "searches_done": [*state.get("searches_done", []), *searches],
+        "fetched_urls": [*state.get("fetched_urls", []), *(page["url"] for page in pages)],
+    }
+
+
+async def search_and_extract(
+    state: ResearchState, runtime: Runtime[Configuration]
+) -> dict[str, Any]:
+    """Run the pending searches one after another, reading and extracting each one's pages."""
+    config = runtime.context
+    services = services_of(runtime)
+    emit = emitter(runtime, "search_and_extract")
+    queries = dedupe_queries(
+        state.get("pending_searches", []),
+        state.get("searches_done", []),
+        config.query_similarity_threshold,
+    )
+    task = GatherRequest(
+        node="search_and_extract",
+        queries=queries,
+        request=_request(state),
+        questions=state.get("research_questions", []),
+        known_urls=set(state.get("fetched_urls", [])),
+    )
+    if len(state.get("sources", [])) >= config.max_sources:
+        task.queries = []
+    gathered = await gather(services, task, emit=emit, parallel_searches=False)
+    update = _merge_progress(
+        state, gathered.pages, gathered.findings, gathered.searches, config.max_sources
+    )
+    emit(
+        f"{len(update['evidence'])} new evidence items from {len(gathered.pages)} pages",
+        searches=len(update["searches_done"]),
+        sources=len(update["sources"]),
+        evidence=len(state.get("evidence", [])) + len(update["evidence"]),
+    )
+    return {
+        **update,
+        "pending_searches": [],
+        "llm_calls": gathered.calls,
+        "errors": gathered.errors,
+        "fetch_count": gathered.fetches,
+    }
+
+
+async def orchestrate(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Split the work into independent sub-questions, each with its own searches."""
+    config = runtime.context
+    emitter(runtime, "orchestrate")("assigning sub-questions to workers")
+    caller = services_of(runtime).caller("orchestrate", "smart")
+    done = state.get("searches_done", [])
+    synthesis = state.get("synthesis")
+    gaps = (synthesis or {}).get("gaps", []) if synthesis else state.get("gaps", [])
+    messages = [
+        SystemMessage(
+            content=ORCHESTRATE_SYSTEM.format(
+                workers=config.max_subagents,
+                searches=config.searches_per_worker,
+                loop_hint=ORCHESTRATE_LOOP_HINT if done else "",
+                today=dt.date.today().isoformat(),
+            )
+        ),
+        HumanMessage(
+            content=ORCHESTRATE_USER.format(
+                request=_request(state),
+                questions=numbered(state.get("research_questions", [])),
+                gaps=numbered(gaps),
+                suggested=numbered(state.get("pending_searches", [])),
+                done=numbered(done),
+            )
+        ),
+    ]
+    errors = []
+    try:
+        work = (await caller.structured(WorkPlan, messages)).sub_questions
+        planned = [(item.question, item.searches) for item in work]
+    except ResearchStudioError as exc:
+        errors.append(error_record("orchestrate", exc))
+        planned = [(question, [question]) for question in state.get("research_questions", [])]
+        if done:
+            planned = [(search, [search]) for search in state.get("pending_searches", [])]
+    assigned: list[SubQuestion] = []
+    taken = list(done)
+    for question, searches in planned[: config.max_subagents]:
+        fresh = dedupe_queries(searches, taken, config.query_similarity_threshold)[
+            : config.searches_per_worker
+        ]
+        if fresh:
+            taken.extend(fresh)
+            assigned.append(SubQuestion(question=question.strip(), searches=fresh))
+    return {
+        "sub_questions": assigned,
+        "total_workers": len(assigned),
+        "llm_calls": call_records(caller),
+        "errors": errors,
+    }
+
+
+def fanout_workers(state: ResearchState) -> list[Send] | str:
+    """One Send per sub-question; straight to collect when nothing is left to search."""
+    assigned = state.get("sub_questions", [])
+    if not assigned:
+        return "collect"
+    iteration = state.get("iteration", 0)
+    return [
+        Send(
+            "search_worker",
+            WorkerState(
+                worker_id=f"W{iteration + 1}.{index}",
+                iteration=iteration,
+                sub_question=sub_question,
+                query=state["query"],
+                user_clarification=state.get("user_clarification", ""),
+                searches_done=state.get("searches_done", []),
+                fetched_urls=state.get("fetched_urls", []),
+            ),
+        )
+        for index, sub_question in enumerate(assigned, 1)
+    ]
+
+
+def _evidence_lines(findings: list[FindingRecord]) -> str:
+    return (
+        "\n".join(f'- {item["text"]} (quote: "{item["quote"]}")' for item in findings) or "(none)"
+    )
+
+
+async def search_worker(state: WorkerState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Research one sub-question: its searches in parallel, pages read, evidence summarized."""
+    services = services_of(runtime)
+    sub_question = state["sub_question"]
+    emit = emitter(runtime, "search_worker")
+    task = GatherRequest(
+        node="search_worker",
+        queries=sub_question["searches"],
+        request=_request(state),
+        questions=[sub_question["question"]],
+        known_urls=set(state.get("fetched_urls", [])),
+    )
+    gathered = await gather(services, task, emit=emit, parallel_searches=True)
+    summary = WorkerSummary(
+        answer="No usable evidence was found.", confidence=0.0, gaps=[sub_question["question"]]
+    )
+    caller = services.caller("search_worker", "smart")
+    if gathered.findings:
+        try:
+            summary = await caller.structured(
+                WorkerSummary,
+                [
+                    SystemMessage(content=WORKER_SUMMARY_SYSTEM),
+                    HumanMessage(
+                        content=WORKER_SUMMARY_USER.format(
+                            request=task.request,
+                            question=sub_question["question"],
+                            evidence=_evidence_lines(gathered.findings),
+                        )
+                    ),
+                ],
+            )
+        except ResearchStudioError as exc:
+            gathered.errors.append(error_record("search_worker", exc, sub_question["question"]))
+    emit(
+        f"worker {state['worker_id']} done: {len(gathered.findings)} findings",
+        evidence=len(gathered.findings),
+    )
+    result = WorkerResult(
+        worker_id=state["worker_id"],
+        iteration=state.get("iteration", 0),
+        question=sub_question["question"],
+        answer=summary.answer,
+        key_findings=summary.key_findings,
+        confidence=summary.confidence,
+        gaps=summary.gaps,
+        searches=gathered.searches,
+        pages=gathered.pages,
+        findings=gathered.findings,
+    )
+    return {
+        "worker_results": [result],
+        "done_workers": 1,
+        "llm_calls": gathered.calls + call_records(caller),
+        "errors": gathered.errors,
+        "fetch_count": gathered.fetches,
+    }
+
+
+def collect(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Fan-in: merge the new workers' pages and findings, one source per URL."""
+    results = state.get("worker_results", [])
+    fresh = results[state.get("collected_results", 0) :]
+    pages = [page for result in fresh for page in result["pages"]]
+    findings = [finding for result in fresh for finding in result["findings"]]
+    searches = [search for result in fresh for search in result["searches"]]
+    update = _merge_progress(state, pages, findings, searches, runtime.context.max_sources)
+    emitter(runtime, "collect")(
+        f"collected {len(fresh)} worker result(s): {len(update['evidence'])} new evidence items",
+        sources=len(update["sources"]),
+        evidence=len(state.get("evidence", [])) + len(update["evidence"]),
+    )
+    return {**update, "collected_results": len(results)}

@@ -1,0 +1,71 @@
+"""Shared fixtures: an isolated environment, the local web, configurations and scripted models."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from research_studio.config import PROVIDER_ENV_VARS, Configuration
+from research_studio.testing.fake_web import FakeWeb
+from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the developer's keys, settings file or cache."""
+    for name in list(os.environ):
+        if name.startswith("RESEARCH_STUDIO_") or name in PROVIDER_ENV_VARS.values():
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def web_server() -> Iterator[FakeWeb]:
+    with FakeWeb() as web:
+        yield web
+
+
+@pytest.fixture
+def web(web_server: FakeWeb) -> Iterator[FakeWeb]:
+    """The local web, with faults, logs, latency and the chat endpoint reset for each test."""
+    yield web_server
+    web_server.clear_faults()
+    web_server.clear_requests()
+    web_server.latency_s = web_server.search_latency_s = web_server.page_latency_s = 0.0
+    web_server.chat.reset()
+
+
+@pytest.fixture
+def make_config(tmp_path: Path, web: FakeWeb) -> Callable[..., Configuration]:
+    """A configuration aimed at the local web: SearXNG and Tavily endpoints, private networks on."""
+
+    def make(**overrides: Any) -> Configuration:
+        values: dict[str, Any] = {
+            "search": "searxng",
+            "searxng_url": web.base_url,
+            "tavily_base_url": web.url("/tavily"),
+            "tavily_api_key": "tvly-test",
+            "allow_private_networks": True,
+            "cache_dir": tmp_path / "cache",
+            "runs_dir": tmp_path / "runs",
+            "retry_base_delay_s": 0.01,
+            "search_timeout_s": 2.0,
+            "fetch_timeout_s": 2.0,
+        }
+        values.update(overrides)
+        return Configuration(**values)
+
+    return make
+
+
+@pytest.fixture
+def scripted() -> ScriptedChatModel:
+    """A fresh scripted model registered as "scripted:default"."""
+    model = ScriptedChatModel()
+    use_scripted_model(model)
+    return model
