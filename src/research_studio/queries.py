@@ -7,36 +7,54 @@ from collections.abc import Iterable
 
 from rapidfuzz import fuzz
 
-_NON_WORD = re.compile(r"[^\w\s\"']+")
+_WORD = re.compile(r"[a-z0-9]+")
 _SPACE = re.compile(r"\s+")
+STOP_WORDS = frozenset(
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "of", "on", "or", "the", "to", "vs", "what", "when", "where", "which", "who", "why", "with"]
+)
+TOKEN_MATCH = 88  # rapidfuzz ratio at which two words count as the same (plurals, typos)
 
 
 def normalize_query(query: str) -> str:
-    """Lower-case, punctuation-light, single-spaced."""
-    return _SPACE.sub(" ", _NON_WORD.sub(" ", query.lower())).strip()
+    """Lower-case words, single-spaced."""
+    return " ".join(_WORD.findall(query.lower()))
+
+
+def content_words(query: str) -> list[str]:
+    """Distinct words that carry meaning (stop words dropped)."""
+    words = [word for word in _WORD.findall(query.lower()) if word not in STOP_WORDS]
+    return list(dict.fromkeys(words)) or _WORD.findall(query.lower())
+
+
+def similarity(first: str, second: str) -> float:
+    """Soft Jaccard of content words: order and stop words ignored, near-identical words matched.
+
+    "applications of quantum computing" and "quantum computing applications" score 1.0, while
+    adding a qualifier ("... challenges") makes a different search.
+    """
+    a, b = content_words(first), content_words(second)
+    if not a or not b:
+        return 0.0
+    unmatched = list(b)
+    matches = 0
+    for word in a:
+        for index, other in enumerate(unmatched):
+            if word == other or fuzz.ratio(word, other) >= TOKEN_MATCH:
+                matches += 1
+                del unmatched[index]
+                break
+    return matches / (len(a) + len(b) - matches)
 
 
 def is_near_duplicate(query: str, others: Iterable[str], threshold: float) -> bool:
-    """True when `query` matches one of `others` after normalization, or is at least `threshold` similar.
-
-    Token-sort similarity treats "applications of quantum computing" and "quantum computing
-    applications" alike while keeping different subjects apart.
-    """
-    normalized = normalize_query(query)
-    for other in others:
-        candidate = normalize_query(other)
-        if (
-            normalized == candidate
-            or fuzz.token_sort_ratio(normalized, candidate) >= threshold * 100
-        ):
-            return True
-    return False
+    """True when `query` is at least `threshold` similar to one of `others`."""
+    return any(similarity(query, other) >= threshold for other in others)
 
 
 def dedupe_queries(queries: Iterable[str], done: Iterable[str], threshold: float) -> list[str]:
     """New, distinct queries: drops empties and anything near a done or an earlier query."""
     kept: list[str] = []
-    seen = [query for query in done]
+    seen = list(done)
     for query in queries:
         query = _SPACE.sub(" ", query).strip()
         if not query or is_near_duplicate(query, seen, threshold):

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from research_studio import __version__
-from research_studio.cli import tools
+from research_studio.cli import research, tools
 
 app = typer.Typer(
     name="research-studio",
@@ -16,6 +16,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.command()(research.run)
+app.command()(research.resume)
+app.command()(research.runs)
 app.command()(tools.search)
 app.command()(tools.fetch)
 app.command()(tools.config)

@@ -1,0 +1,334 @@
+"""The research commands: run, resume, runs."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.prompt import Prompt
+from rich.table import Table
+
+from research_studio.cli.common import (
+    ConfigFileOption,
+    JsonFlag,
+    NoCacheFlag,
+    PrivateOption,
+    SearchOption,
+    SearxngOption,
+    TavilyUrlOption,
+    err,
+    out,
+    print_json,
+    run_async,
+    settings,
+    user_errors,
+)
+from research_studio.cli.progress import ProgressView
+from research_studio.config import SECRET_FIELDS, Configuration, ReportStructure, load_configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.pipelines.registry import PipelineName, graph_builder
+from research_studio.runner import AskFn, Outcome, execute
+from research_studio.runs import RunFolder, RunRecord, find_run, list_runs, new_run_id
+
+METRICS = (
+    "iterations",
+    "coverage",
+    "confidence",
+    "sources_count",
+    "evidence_count",
+    "verified_quotes",
+    "cited_sources",
+    "searches",
+    "fetches",
+    "llm_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "elapsed_s",
+)
+
+
+def _asker(view: ProgressView, *, answer: str | None, interactive: bool) -> AskFn:
+    async def ask(question: str, options: list[str]) -> str | None:
+        if answer is not None:
+            return answer
+        if not interactive:
+            err.print(
+                f"[yellow]The request is ambiguous ({question}); continuing without asking (no terminal).[/]"
+            )
+            return ""
+
+        def prompt() -> str:
+            err.print(f"\n[bold]{question}[/]")
+            for number, option in enumerate(options, 1):
+                err.print(f"  {number}. {option}")
+            reply = Prompt.ask("Pick a number or type your own answer", console=err).strip()
+            if reply.isdigit() and 1 <= int(reply) <= len(options):
+                return options[int(reply) - 1]
+            return reply
+
+        with view.paused():
+            return await asyncio.to_thread(prompt)
+
+    return ask
+
+
+async def _execute(
+    folder: RunFolder,
+    config: Configuration,
+    *,
+    initial: dict[str, Any] | None,
+    answer: str | None,
+    interactive: bool,
+) -> Outcome:
+    view = ProgressView(
+        err, title=f"{folder.record.pipeline}/{folder.record.mode}: {folder.record.query}"
+    )
+    with view.shown():
+        return await execute(
+            folder,
+            config,
+            initial=initial,
+            ask=_asker(view, answer=answer, interactive=interactive),
+            on_event=view,
+            answer=None if initial else answer,
+        )
+
+
+def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool) -> None:
+    if outcome.status == "awaiting_clarification":
+        err.print(
+            f"[yellow]Run {folder.record.run_id} waits for an answer to: {outcome.question}[/]"
+        )
+        err.print(f'Resume with: research-studio resume {folder.record.run_id} --answer "..."')
+        raise typer.Exit(code=3)
+    if outcome.status != "completed":
+        raise ResearchStudioError(
+            f"run {folder.record.run_id} ended as {outcome.status}: {folder.record.error or ''}"
+        )
+    metadata = outcome.state.get("metadata", {})
+    if as_json:
+        print_json(
+            {"run_id": folder.record.run_id, "folder": str(folder.path), "metadata": metadata}
+        )
+        return
+    table = Table(title=f"Run {folder.record.run_id}", show_header=False)
+    for name in METRICS:
+        table.add_row(name, str(metadata.get(name, "")))
+    table.add_row("errors", str(len(metadata.get("errors", []))))
+    out.print(table)
+    out.print(
+        f"Report: [bold]{folder.path / 'report.md'}[/]  (result.json, events.jsonl beside it)"
+    )
+
+
+def _new_folder(
+    config: Configuration,
+    out_dir: Path | None,
+    query: str,
+    pipeline: str,
+    mode: str,
+    overrides: dict[str, Any],
+    interactive_clarify: bool,
+    suffix: str = "",
+) -> RunFolder:
+    run_id = new_run_id() + suffix
+    path = (
+        (out_dir / suffix.lstrip("-"))
+        if (out_dir and suffix)
+        else (out_dir or config.runs_dir / run_id)
+    )
+    saved = {
+        name: value
+        for name, value in overrides.items()
+        if value is not None and name not in SECRET_FIELDS
+    }
+    record = RunRecord(
+        run_id=run_id,
+        query=query,
+        pipeline=pipeline,
+        mode=mode,
+        settings=_jsonable(saved),
+        interactive_clarify=interactive_clarify,
+    )
+    return RunFolder.create(path, record)
+
+
+def _jsonable(values: dict[str, Any]) -> dict[str, Any]:
+    return {
+        name: str(value) if isinstance(value, Path) else value for name, value in values.items()
+    }
+
+
+def run(
+    query: Annotated[str, typer.Argument(help="The research question.")],
+    pipeline: Annotated[
+        PipelineName, typer.Option("--pipeline", help="standard, advanced or supervisor.")
+    ] = "standard",
+    single_agent: Annotated[
+        bool,
+        typer.Option(
+            "--single-agent", help="One agent looping over searches (default: parallel workers)."
+        ),
+    ] = False,
+    compare: Annotated[
+        bool,
+        typer.Option("--compare", help="Run single- and multi-agent and compare their metrics."),
+    ] = False,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Smart model, provider:name.")
+    ] = None,
+    fast_model: Annotated[
+        str | None, typer.Option("--fast-model", help="Fast model for extraction.")
+    ] = None,
+    report_format: Annotated[
+        ReportStructure | None, typer.Option("--format", help="detailed, concise or bullet_points.")
+    ] = None,
+    iterations: Annotated[
+        int | None, typer.Option("--iterations", min=1, max=20, help="Research loop iterations.")
+    ] = None,
+    system_prompt: Annotated[
+        str | None, typer.Option("--system-prompt", help="Extra instructions for the writer.")
+    ] = None,
+    no_clarify: Annotated[
+        bool, typer.Option("--no-clarify", help="Never ask a clarification question.")
+    ] = False,
+    answer: Annotated[
+        str | None, typer.Option("--answer", help="Answer to give if a clarification is asked.")
+    ] = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Run folder (default: runs/<run-id>).")
+    ] = None,
+    search_provider: SearchOption = None,
+    searxng_url: SearxngOption = None,
+    tavily_base_url: TavilyUrlOption = None,
+    allow_private_networks: PrivateOption = None,
+    no_cache: NoCacheFlag = False,
+    as_json: JsonFlag = False,
+    config_file: ConfigFileOption = None,
+) -> None:
+    """Research a question and write report.md, result.json and events.jsonl."""
+    with user_errors():
+        if not query.strip():
+            raise typer.BadParameter("the question is empty", param_hint="QUERY")
+        overrides: dict[str, Any] = {
+            "model": model,
+            "fast_model": fast_model,
+            "report_structure": report_format,
+            "max_iterations": iterations,
+            "system_prompt": system_prompt,
+            "search": search_provider,
+            "searxng_url": searxng_url,
+            "tavily_base_url": tavily_base_url,
+            "allow_private_networks": allow_private_networks,
+            "use_cache": False if no_cache else None,
+        }
+        loaded = settings(config_file, **overrides)
+        graph_builder(pipeline)  # an unavailable pipeline fails before any work
+        interactive = sys.stdin.isatty() and not no_clarify
+        modes = ["single", "multi"] if compare else ["single" if single_agent else "multi"]
+        folders = [
+            _new_folder(
+                loaded.config,
+                out_dir,
+                query,
+                pipeline,
+                mode,
+                overrides,
+                not no_clarify,
+                suffix=f"-{mode}" if compare else "",
+            )
+            for mode in modes
+        ]
+    outcomes = []
+    for folder in folders:
+        initial = {"query": query.strip(), "mode": folder.record.mode}
+        outcome = run_async(
+            _execute(folder, loaded.config, initial=initial, answer=answer, interactive=interactive)
+        )
+        with user_errors():
+            if not compare:
+                _report_outcome(folder, outcome, as_json)
+        outcomes.append((folder, outcome))
+    if compare:
+        _print_comparison(outcomes, as_json)
+
+
+def _print_comparison(outcomes: list[tuple[RunFolder, Outcome]], as_json: bool) -> None:
+    rows = {folder.record.mode: outcome.state.get("metadata", {}) for folder, outcome in outcomes}
+    if as_json:
+        print_json(
+            {
+                mode: {name: metadata.get(name) for name in METRICS}
+                for mode, metadata in rows.items()
+            }
+        )
+        return
+    table = Table(title="Single agent vs multi agent")
+    table.add_column("metric")
+    for mode in rows:
+        table.add_column(mode, justify="right")
+    for name in METRICS:
+        table.add_row(name, *(str(metadata.get(name, "")) for metadata in rows.values()))
+    out.print(table)
+    for folder, _outcome in outcomes:
+        out.print(f"{folder.record.mode}: {folder.path / 'report.md'}")
+
+
+def resume(
+    run_id: Annotated[
+        str, typer.Argument(help="Run id (in the runs folder) or a run folder path.")
+    ],
+    answer: Annotated[
+        str | None, typer.Option("--answer", help="Answer to a pending clarification question.")
+    ] = None,
+    as_json: JsonFlag = False,
+    config_file: ConfigFileOption = None,
+) -> None:
+    """Continue an interrupted run from its last checkpoint."""
+    with user_errors():
+        runs_dir = load_configuration(config_file=config_file).config.runs_dir
+        folder = find_run(runs_dir, run_id)
+        if folder.record.status == "completed":
+            raise ResearchStudioError(
+                f"run {folder.record.run_id} is already completed: {folder.path / 'report.md'}"
+            )
+        config = load_configuration(folder.record.settings, config_file=config_file).config
+    interactive = sys.stdin.isatty()
+    err.print(f"[dim]resuming {folder.record.run_id} ({folder.record.status})[/]")
+    outcome = run_async(
+        _execute(folder, config, initial=None, answer=answer, interactive=interactive)
+    )
+    with user_errors():
+        _report_outcome(folder, outcome, as_json)
+
+
+def runs(
+    as_json: JsonFlag = False,
+    config_file: ConfigFileOption = None,
+) -> None:
+    """List runs with their status."""
+    with user_errors():
+        runs_dir = load_configuration(config_file=config_file).config.runs_dir
+    records = list_runs(runs_dir)
+    if as_json:
+        print_json([record.model_dump() for record in records])
+        return
+    if not records:
+        err.print(f"No runs in {runs_dir}.")
+        return
+    table = Table(title=f"Runs in {runs_dir}")
+    for column in ("run id", "status", "pipeline", "mode", "created", "query"):
+        table.add_column(column)
+    for record in records:
+        table.add_row(
+            record.run_id,
+            record.status,
+            record.pipeline,
+            record.mode,
+            record.created,
+            record.query[:60],
+        )
+    out.print(table)

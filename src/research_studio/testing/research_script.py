@@ -1,0 +1,259 @@
+"""A prompt-driven stand-in for a capable model: plays every role of the research pipelines.
+
+Replies are computed from the prompt (the request, the research questions, the page text),
+so runs behave like real ones: extraction copies real sentences from the page shown, the
+writer cites the sources it was given. Knobs steer the loop for tests and benchmarks.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from research_studio.chunking import split_sentences
+from research_studio.testing.scripted_model import ScriptedChatModel, ScriptedRequest
+
+_REQUEST = re.compile(r"^Research request: (.+)$", re.MULTILINE)
+_CLARIFICATION = re.compile(r"^User clarification: (.+)$", re.MULTILINE)
+_PAGE = re.compile(r"Page text:\n<<<\n(.*?)\n>>>", re.DOTALL)
+_SECTION = re.compile(r"^{label}:\n((?:\d+\. .*\n?)+)", re.MULTILINE)
+_SOURCE_BLOCK = re.compile(r"^\[(S\d+)\] (.*?) — \S+\n((?:  - .*\n?)+)", re.MULTILINE)
+_CLAIM = re.compile(r"^(\d+)\. Claim: ", re.MULTILINE)
+_QUOTE_TAIL = re.compile(r' \(".*$')
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "of", "on", "or", "the", "to", "was", "what", "which", "who", "why", "with"]
+)
+
+
+def _numbered(prompt: str, label: str) -> list[str]:
+    match = re.search(_SECTION.pattern.format(label=re.escape(label)), prompt, re.MULTILINE)
+    if not match:
+        return []
+    return [
+        re.sub(r"^\d+\. ", "", line).strip() for line in match.group(1).splitlines() if line.strip()
+    ]
+
+
+def _terms(text: str) -> set[str]:
+    return {word for word in _WORD.findall(text.lower()) if word not in _STOP and len(word) > 2}
+
+
+def _short(text: str, words: int = 6) -> str:
+    return " ".join(re.sub(r"[?.!]", "", text).split()[:words])
+
+
+@dataclass
+class ResearchScript:
+    """Knobs: ambiguity, per-round coverage and readiness, verification verdicts, a bogus citation."""
+
+    ambiguous: bool = False
+    coverage: list[float] = field(default_factory=lambda: [0.9])
+    ready: list[bool] = field(default_factory=lambda: [True])
+    follow_up_searches: bool = True
+    facts_per_page: int = 2
+    unsupported_claims: set[int] = field(default_factory=set)
+    bogus_citation: str | None = None
+    _round: dict[str, int] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def _next(self, name: str, values: list[Any]) -> Any:
+        with self._lock:
+            index = self._round.get(name, 0)
+            self._round[name] = index + 1
+        return values[min(index, len(values) - 1)]
+
+    def request(self, prompt: str) -> str:
+        match = _REQUEST.search(prompt)
+        return match.group(1).strip() if match else prompt.strip().splitlines()[-1]
+
+    # --- roles -------------------------------------------------------------------------------
+
+    def understanding(self, prompt: str) -> dict[str, Any]:
+        query = self.request(prompt)
+        if self.ambiguous:
+            return {
+                "understanding": f"The user asks about {query}, which has several meanings.",
+                "is_clear": False,
+                "ambiguity_kinds": ["polysemy"],
+                "clarification_question": f"Which {query} do you mean?",
+                "clarification_options": [
+                    "The programming language",
+                    "The snake",
+                    "Something else",
+                ],
+            }
+        return {
+            "understanding": f"The user wants a researched overview of {query}.",
+            "is_clear": True,
+        }
+
+    def plan(self, prompt: str) -> dict[str, Any]:
+        query = self.request(prompt)
+        clarification = _CLARIFICATION.search(prompt)
+        subject = f"{query} {clarification.group(1)}" if clarification else query
+        topic = _short(subject, 5)
+        return {
+            "research_questions": [
+                f"What is {topic} and how does it work?",
+                f"What are the latest developments in {topic}?",
+                f"What are the main challenges of {topic}?",
+            ],
+            "aspects_to_cover": ["definitions", "recent developments", "challenges"],
+            "searches": [
+                topic,
+                f"{topic} latest developments",
+                f"{topic} challenges",
+                f"{topic} data 2024",
+            ],
+        }
+
+    def work_plan(self, prompt: str) -> dict[str, Any]:
+        suggested = _numbered(prompt, "Suggested follow-up searches")
+        questions = suggested or _numbered(prompt, "Research questions")
+        return {
+            "sub_questions": [
+                {"question": question, "searches": [_short(question)]} for question in questions
+            ]
+        }
+
+    def extraction(self, prompt: str) -> dict[str, Any]:
+        page = _PAGE.search(prompt)
+        if not page:
+            return {"facts": []}
+        wanted = _terms(
+            self.request(prompt) + " " + " ".join(_numbered(prompt, "Research questions"))
+        )
+        sentences = [
+            s
+            for s in split_sentences(page.group(1))
+            if 8 <= len(s.split()) <= 60 and not s.startswith("#")
+        ]
+        ranked = sorted(sentences, key=lambda s: -len(_terms(s) & wanted))
+        questions = _numbered(prompt, "Research questions") or [""]
+        return {
+            "facts": [
+                {"fact": sentence, "quote": sentence, "question": questions[index % len(questions)]}
+                for index, sentence in enumerate(ranked[: self.facts_per_page])
+                if _terms(sentence) & wanted
+            ]
+        }
+
+    def worker_summary(self, prompt: str) -> dict[str, Any]:
+        findings = re.findall(r"^- (.*?) \(quote:", prompt, re.MULTILINE)
+        return {
+            "answer": " ".join(findings[:2]) or "Nothing found.",
+            "key_findings": findings[:3],
+            "confidence": 0.8 if findings else 0.1,
+            "gaps": [],
+        }
+
+    def gaps(self, prompt: str) -> dict[str, Any]:
+        coverage = self._next("gaps", self.coverage)
+        ready = self._next("ready", self.ready)
+        questions = _numbered(prompt, "Research questions")
+        round_number = self._round["gaps"]
+        searches = (
+            [f"{_short(q, 4)} evidence round {round_number}" for q in questions[:2]]
+            if self.follow_up_searches
+            else []
+        )
+        return {
+            "coverage": coverage,
+            "gaps": [] if ready else [f"More detail on {q}" for q in questions[:1]],
+            "new_searches": searches,
+            "ready_to_write": ready,
+        }
+
+    def synthesis(self, prompt: str) -> dict[str, Any]:
+        coverage = self._next("gaps", self.coverage)
+        ready = self._next("ready", self.ready)
+        round_number = self._round["gaps"]
+        questions = _numbered(prompt, "Research questions")
+        searches = (
+            [f"{_short(q, 4)} evidence round {round_number}" for q in questions[:2]]
+            if self.follow_up_searches
+            else []
+        )
+        return {
+            "summary": "Workers agree on the main points.",
+            "key_findings": re.findall(r"^  - (.*)$", prompt, re.MULTILINE)[:4],
+            "conflicts": [],
+            "gaps": [] if ready else ["Some questions need more evidence"],
+            "confidence": coverage,
+            "needs_more_research": not ready,
+            "additional_searches": searches,
+        }
+
+    def verification(self, prompt: str) -> dict[str, Any]:
+        indices = [int(number) for number in _CLAIM.findall(prompt)]
+        return {
+            "claims": [
+                {"index": i, "supported": i not in self.unsupported_claims, "reason": "checked"}
+                for i in indices
+            ]
+        }
+
+    def report(self, prompt: str) -> dict[str, Any]:
+        sections = []
+        for sid, title, facts in _SOURCE_BLOCK.findall(prompt):
+            points = [
+                f"{_QUOTE_TAIL.sub('', fact.strip()[2:])} [{sid}]"
+                for fact in facts.strip().splitlines()
+            ]
+            sections.append({"heading": title[:80], "points": points})
+        if not sections:
+            sections = [{"heading": "Findings", "points": ["No verified evidence was available."]}]
+        summary = f"This report answers: {self.request(prompt)}."
+        if self.bogus_citation:
+            summary += f" An unsupported aside {self.bogus_citation}."
+        return {
+            "title": f"Research report: {_short(self.request(prompt), 8)}",
+            "summary": summary,
+            "sections": sections,
+            "conclusion": "The sources above support these findings.",
+        }
+
+    # --- dispatch ----------------------------------------------------------------------------
+
+    def responders(self) -> dict[str, Callable[[str], Any]]:
+        return {
+            "Understanding": self.understanding,
+            "ResearchPlan": self.plan,
+            "WorkPlan": self.work_plan,
+            "PageExtraction": self.extraction,
+            "WorkerSummary": self.worker_summary,
+            "GapAssessment": self.gaps,
+            "SynthesisOutput": self.synthesis,
+            "Verification": self.verification,
+            "ReportDraft": self.report,
+        }
+
+    def respond(self, schema_name: str | None, prompt: str) -> Any:
+        """The reply for a schema (None: a free-text call)."""
+        if schema_name is None:
+            return "OK"
+        return self.responders()[schema_name](prompt)
+
+    def __call__(self, request: ScriptedRequest) -> Any:
+        return self.respond(request.schema_name, request.prompt)
+
+    def model(self, **kwargs: Any) -> ScriptedChatModel:
+        """A scripted model answering every role from this script."""
+        return ScriptedChatModel(fallback=self, **kwargs)
+
+    def chat_responder(self) -> Callable[[dict[str, Any]], Any]:
+        """A responder for the fake OpenAI-compatible endpoint, dispatching on the tool/schema name."""
+
+        def respond(request: dict[str, Any]) -> Any:
+            tools = request.get("tools") or []
+            name = tools[0]["function"]["name"] if tools else None
+            response_format = request.get("response_format") or {}
+            name = name or (response_format.get("json_schema") or {}).get("name")
+            prompt = "\n\n".join(str(m.get("content") or "") for m in request.get("messages", []))
+            return self.respond(name, prompt)
+
+        return respond
