@@ -69,3 +69,28 @@ def scripted() -> ScriptedChatModel:
     model = ScriptedChatModel()
     use_scripted_model(model)
     return model
+
+
+@pytest.fixture
+def run_pipeline(make_config: Callable[..., Configuration]) -> Callable[..., Any]:
+    """Run a compiled pipeline to the end (no clarification pause) with a research script."""
+    from research_studio.pipelines.registry import compile_pipeline
+    from research_studio.services import open_services
+    from research_studio.testing.research_script import ResearchScript
+
+    async def run(
+        query: str,
+        *,
+        mode: str = "single",
+        script: ResearchScript | None = None,
+        pipeline: str = "standard",
+        **settings: Any,
+    ) -> tuple[dict[str, Any], ScriptedChatModel]:
+        model = (script or ResearchScript()).model()
+        config = make_config(model=use_scripted_model(model), **settings)
+        graph = compile_pipeline(pipeline, None, interrupt_on_clarify=False)
+        async with open_services(config):
+            state = await graph.ainvoke({"query": query, "mode": mode}, context=config)
+        return state, model
+
+    return run

@@ -64,8 +64,10 @@ async def _stream(
     folder: RunFolder,
     on_event: EventFn,
 ) -> None:
+    # "sync": each step's checkpoint is on disk before the next step starts, so a killed run
+    # resumes after its last finished node instead of redoing it.
     async for mode, chunk in graph.astream(
-        payload, thread, context=config, stream_mode=["tasks", "custom"]
+        payload, thread, context=config, stream_mode=["tasks", "custom"], durability="sync"
     ):
         if mode == "custom" and isinstance(chunk, dict):
             _record(

@@ -25,7 +25,33 @@ _CLAIM = re.compile(r"^(\d+)\. Claim: ", re.MULTILINE)
 _QUOTE_TAIL = re.compile(r' \(".*$')
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "is", "it", "of", "on", "or", "the", "to", "was", "what", "which", "who", "why", "with"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "how",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "was",
+        "what",
+        "which",
+        "who",
+        "why",
+        "with",
+    ]
 )
 
 
