@@ -7,6 +7,7 @@ writer cites the sources it was given. Knobs steer the loop for tests and benchm
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Callable
@@ -23,6 +24,7 @@ _SECTION = re.compile(r"^{label}:\n((?:\d+\. .*\n?)+)", re.MULTILINE)
 _SOURCE_BLOCK = re.compile(r"^\[(S\d+)\] (.*?) — \S+\n((?:  - .*\n?)+)", re.MULTILINE)
 _CLAIM = re.compile(r"^(\d+)\. Claim: ", re.MULTILINE)
 _QUOTE_TAIL = re.compile(r' \(".*$')
+_SCHEMA_IN_PROMPT = re.compile(r"conform to this JSON schema:\n")
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     [
@@ -280,6 +282,9 @@ class ResearchScript:
             response_format = request.get("response_format") or {}
             name = name or (response_format.get("json_schema") or {}).get("name")
             prompt = "\n\n".join(str(m.get("content") or "") for m in request.get("messages", []))
+            if name is None and (marker := _SCHEMA_IN_PROMPT.search(prompt)):
+                # JSON mode carries no schema name: read the schema from the prompt, as a model would.
+                name = json.JSONDecoder().raw_decode(prompt, marker.end())[0].get("title")
             return self.respond(name, prompt)
 
         return respond

@@ -109,7 +109,7 @@ def test_routing_is_a_pure_function_of_state() -> None:
 async def test_parallel_workers_all_contribute_and_urls_are_read_once(
     run_pipeline: RunPipeline, web: FakeWeb
 ) -> None:
-    state, model = await run_pipeline(
+    state, _model = await run_pipeline(
         "coral bleaching heat stress",
         mode="multi",
         script=ResearchScript(ready=[True]),
@@ -268,4 +268,31 @@ async def test_failing_searches_and_pages_become_errors_and_the_run_completes(
     assert any(
         error["target"].endswith("solid-state-electrolytes-explained.html")
         for error in state["errors"]
+    )
+
+
+@pytest.mark.parametrize("capability", ["json_mode_only", "function_calling_only"])
+async def test_full_run_over_a_limited_openai_compatible_server(
+    capability: str, web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    from research_studio.pipelines.registry import compile_pipeline
+
+    web.chat.supports_json_schema = False
+    web.chat.supports_tools = capability == "function_calling_only"
+    web.chat.responder = ResearchScript().chat_responder()
+    config = make_config(
+        model="openai:fake-model", openai_base_url=web.url("/v1"), llm_max_retries=0
+    )
+    async with open_services(config):
+        state = await compile_pipeline("standard", None, False).ainvoke(
+            {"query": "coral bleaching heat stress", "mode": "multi"}, context=config
+        )
+    assert state["evidence"] and cited(state["report"]) <= {s["sid"] for s in state["sources"]}
+    assert not state["errors"]
+    expected = "json_mode" if capability == "json_mode_only" else "function_calling"
+    assert {call["method"] for call in state["llm_calls"] if call["ok"]} == {expected}
+    assert (
+        web.chat.requests[-1].get("tools")
+        if expected == "function_calling"
+        else web.chat.requests[-1]["response_format"]["type"] == "json_object"
     )
