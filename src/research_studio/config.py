@@ -74,6 +74,9 @@ class Configuration(BaseModel):
     llm_timeout_s: float = _seconds(120.0, "Timeout of one model call.")
     llm_max_retries: int = Field(2, ge=0, le=10, description="Client retries of a failed call.")
     max_concurrent_llm_calls: int = _count(4, "Model calls in flight at once.", maximum=64)
+    local_model_context: int = Field(
+        8192, ge=512, le=131_072, description="Context tokens of the embedded model."
+    )
 
     # Search
     search: SearchProviderName | None = Field(
@@ -87,6 +90,9 @@ class Configuration(BaseModel):
     search_retries: int = Field(3, ge=0, le=10, description="Retries on 429 and 5xx.")
     retry_base_delay_s: float = Field(1.0, ge=0.0, le=60.0, description="First retry backoff.")
     max_concurrent_searches: int = _count(4, "Searches in flight at once.", maximum=64)
+    index_chunk_size: int = Field(
+        1000, ge=200, le=20_000, description="Characters per indexed chunk."
+    )
     docs: list[Path] = Field(
         default_factory=list, description="Local folders for the local provider."
     )
@@ -154,6 +160,23 @@ class Configuration(BaseModel):
 SECRET_FIELDS = frozenset(
     name for name, info in Configuration.model_fields.items() if info.annotation == SecretStr | None
 )
+
+
+def settings_reference() -> str:
+    """A Markdown table of every setting: name, environment variables, default, meaning."""
+    rows = ["| Setting | Environment | Default | Meaning |", "|---|---|---|---|"]
+    for name, info in Configuration.model_fields.items():
+        if name == "cache_dir":
+            default = "~/.cache/research-studio"
+        elif info.default_factory is not None:
+            default = repr(info.default_factory())  # type: ignore[call-arg]
+        else:
+            default = "—" if info.default is None else str(info.default)
+        environment = f"`{ENV_PREFIX}{name.upper()}`"
+        if name in PROVIDER_ENV_VARS:
+            environment += f", `{PROVIDER_ENV_VARS[name]}`"
+        rows.append(f"| `{name}` | {environment} | `{default}` | {info.description} |")
+    return "\n".join(rows)
 
 
 @dataclass

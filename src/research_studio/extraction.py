@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from research_studio.chunking import chunk_text
+from research_studio.chunking import chunk_text, split_sentences
 from research_studio.config import Configuration
 from research_studio.grounding import quote_in_text, tokens
 from research_studio.prompts.context import numbered
@@ -128,6 +129,68 @@ async def extract_findings(
                 quote=fact.quote.strip(),
                 quote_verified=quote_in_text(fact.quote, text, config.quote_match_threshold),
                 question=fact.question.strip(),
+            )
+        )
+    return findings
+
+
+MIN_SENTENCE_WORDS = 6
+MAX_SENTENCE_WORDS = 70
+
+
+def _bm25_scores(
+    sentences: list[list[str]], terms: Counter[str], k1: float = 1.2, b: float = 0.75
+) -> list[float]:
+    """BM25 of each tokenized sentence against the query terms, with idf over the page's sentences."""
+    count = len(sentences)
+    average = sum(len(tokens_) for tokens_ in sentences) / max(count, 1)
+    frequency = Counter(token for tokens_ in sentences for token in set(tokens_))
+    scores = []
+    for tokens_ in sentences:
+        counts = Counter(tokens_)
+        score = 0.0
+        for term in terms:
+            tf = counts.get(term, 0)
+            if not tf:
+                continue
+            idf = math.log(1 + (count - frequency[term] + 0.5) / (frequency[term] + 0.5))
+            score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(tokens_) / max(average, 1)))
+        scores.append(score)
+    return scores
+
+
+def extract_sentences(
+    config: Configuration, *, request: str, questions: list[str], url: str, text: str
+) -> list[FindingRecord]:
+    """Extractive evidence: the page's sentences most relevant to the questions, copied verbatim."""
+    candidates = [
+        sentence
+        for sentence in split_sentences(text)
+        if MIN_SENTENCE_WORDS <= len(sentence.split()) <= MAX_SENTENCE_WORDS
+        and not sentence.startswith("#")
+        and sentence.rstrip("\"')]").endswith(
+            (".", "!", "?")
+        )  # titles and fragments are not statements
+    ]
+    if not candidates:
+        return []
+    terms = query_terms(request, *questions)
+    scores = _bm25_scores([tokens(sentence) for sentence in candidates], terms)
+    best = sorted(range(len(candidates)), key=lambda index: -scores[index])[: config.facts_per_page]
+    findings: list[FindingRecord] = []
+    for index in sorted(best):
+        if scores[index] <= 0:
+            continue
+        sentence = candidates[index]
+        sentence_terms = set(tokens(sentence))
+        question = max(questions, key=lambda q: len(sentence_terms & set(tokens(q))), default="")
+        findings.append(
+            FindingRecord(
+                url=url,
+                text=sentence,
+                quote=sentence,
+                quote_verified=quote_in_text(sentence, text, config.quote_match_threshold),
+                question=question,
             )
         )
     return findings

@@ -186,6 +186,23 @@ class PageFetcher:
         )
 
 
+class RoutingFetcher:
+    """file:// URLs go to the local documents fetcher (when there is one), everything else to the web."""
+
+    def __init__(self, web: Fetcher, local: Fetcher | None) -> None:
+        self._web = web
+        self._local = local
+
+    async def fetch(self, url: str) -> Page:
+        if url.strip().lower().startswith("file:"):
+            if self._local is None:
+                raise FetchError(
+                    url, "local files are only read from the document index", kind="refused"
+                )
+            return await self._local.fetch(url)
+        return await self._web.fetch(url)
+
+
 class CachedFetcher:
     """Serves pages fetched before from the cache; failures are never cached."""
 

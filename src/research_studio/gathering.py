@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from research_studio.errors import ProviderError, ResearchStudioError
-from research_studio.extraction import extract_findings
+from research_studio.extraction import extract_findings, extract_sentences
 from research_studio.search import SearchResult
 from research_studio.services import Services
 from research_studio.state import ErrorRecord, FindingRecord, LLMCallRecord, PageRecord
@@ -62,6 +62,16 @@ async def _read(
             gathered.error(task.node, exc, result.url)
             return
         text, title, published = page.text, page.title or result.title, page.published or published
+    if services.extraction_mode == "extractive":
+        findings = extract_sentences(
+            services.config,
+            request=task.request,
+            questions=task.questions,
+            url=result.url,
+            text=text,
+        )
+        _keep(result, title, published, findings, gathered)
+        return
     caller = services.caller(task.node, "fast")
     try:
         findings = await extract_findings(
@@ -78,6 +88,17 @@ async def _read(
         findings = []
     finally:
         _record_calls(caller, gathered)
+    _keep(result, title, published, findings, gathered)
+
+
+def _keep(
+    result: SearchResult,
+    title: str,
+    published: str | None,
+    findings: list[FindingRecord],
+    gathered: Gathered,
+) -> None:
+    """Record the page read and its findings, under normalized URLs."""
     gathered.pages.append(
         PageRecord(
             url=normalize_url(result.url),

@@ -15,7 +15,7 @@ from research_studio.errors import ConfigError
 ModelTier = Literal["smart", "fast"]
 ChatModelFactory = Callable[[str, Configuration], BaseChatModel]
 
-BUILTIN_PROVIDERS = ("openai", "anthropic", "ollama")
+BUILTIN_PROVIDERS = ("openai", "anthropic", "ollama", "local")
 _registered: dict[str, ChatModelFactory] = {}
 
 
@@ -92,6 +92,10 @@ def create_chat_model(
     provider, name = split_spec(spec)
     if provider in _registered:
         return _registered[provider](name, config)
+    if provider == "local":
+        from research_studio.local_model import create_local_model
+
+        return create_local_model(name, config)
     from langchain.chat_models import init_chat_model
 
     kwargs = _provider_kwargs(provider, config)

@@ -35,13 +35,14 @@ def render_draft(draft: ReportDraft, structure: ReportStructure) -> str:
     return "\n\n".join(parts)
 
 
-def fallback_draft(query: str, evidence: Sequence[EvidenceRecord], note: str) -> ReportDraft:
-    """A plain report straight from the evidence, for when the writer model fails."""
+def fallback_draft(
+    query: str, evidence: Sequence[EvidenceRecord], note: str, *, by_source: bool = False
+) -> ReportDraft:
+    """A plain report straight from the evidence, grouped by question (or by source title)."""
     by_question: dict[str, list[str]] = {}
     for item in evidence:
-        by_question.setdefault(item["question"] or "Findings", []).append(
-            f"{item['text']} [{item['sid']}]"
-        )
+        heading = item["title"] if by_source else item["question"]
+        by_question.setdefault(heading or "Findings", []).append(f"{item['text']} [{item['sid']}]")
     sections = [
         ReportSection(heading=heading, points=points) for heading, points in by_question.items()
     ]

@@ -12,7 +12,8 @@ from langchain_core.language_models import BaseChatModel
 
 from research_studio.cache import Cache
 from research_studio.config import Configuration
-from research_studio.fetch import CachedFetcher, Fetcher, PageFetcher
+from research_studio.docindex import DocumentIndex
+from research_studio.fetch import CachedFetcher, Fetcher, PageFetcher, RoutingFetcher
 from research_studio.http_client import build_http_client
 from research_studio.models import ModelTier, create_chat_model, model_spec_for
 from research_studio.search import (
@@ -33,12 +34,14 @@ class Services:
         self.cache: Cache | None = Cache.in_dir(config.cache_dir) if config.use_cache else None
         self._clients: list[httpx.AsyncClient] = []
         self._search: SearchProvider | None = None
+        self._index: DocumentIndex | None = None
         self._fetcher: Fetcher | None = None
         self._models: dict[str, BaseChatModel] = {}
         self._llm_limiter = asyncio.Semaphore(config.max_concurrent_llm_calls)
         self._search_limiter = asyncio.Semaphore(config.max_concurrent_searches)
         self._methods = MethodMemory()
         self._claimed_urls: set[str] = set()
+        self._resolved: Configuration | None = None
         self.search_choice: SearchChoice = choose_search_provider(config)
 
     def _client(self, timeout_s: float) -> httpx.AsyncClient:
@@ -47,9 +50,23 @@ class Services:
         return client
 
     @property
+    def index(self) -> DocumentIndex:
+        """The local document index (in the cache folder, used even with the cache off)."""
+        if self._index is None:
+            self._index = DocumentIndex.in_dir(
+                self.config.cache_dir, chunk_size=self.config.index_chunk_size
+            )
+        return self._index
+
+    @property
     def search(self) -> SearchProvider:
-        """The configured search provider (cached when the cache is on)."""
+        """The configured search provider (web providers cached when the cache is on)."""
         if self._search is None:
+            if self.search_choice.name == "local":
+                from research_studio.search.local import LocalSearch
+
+                self._search = LocalSearch(self.index, list(self.config.docs))
+                return self._search
             provider = build_search_provider(
                 self.search_choice.name, self.config, self._client(self.config.search_timeout_s)
             )
@@ -74,8 +91,21 @@ class Services:
             )
             if self.cache is not None:
                 fetcher = CachedFetcher(fetcher, self.cache, self.config.page_cache_ttl_s)
-            self._fetcher = fetcher
+            local: Fetcher | None = None
+            if self.search_choice.name == "local" or self.config.docs:
+                from research_studio.search.local import IndexedDocumentFetcher
+
+                local = IndexedDocumentFetcher(self.index)
+            self._fetcher = RoutingFetcher(fetcher, local)
         return self._fetcher
+
+    @property
+    def extraction_mode(self) -> str:
+        """ "extractive" (verbatim sentences, no model) or "llm"; auto picks extractive for local models."""
+        if self.config.extraction != "auto":
+            return self.config.extraction
+        fast = self._model_config().fast_model or self._model_config().model or ""
+        return "extractive" if fast.startswith("local:") else "llm"
 
     def claim_url(self, url: str) -> bool:
         """True the first time a (normalized) URL is claimed in this run, so it is read once."""
@@ -84,9 +114,22 @@ class Services:
         self._claimed_urls.add(url)
         return True
 
+    def _model_config(self) -> Configuration:
+        """The configuration with a model chosen, for runs that did not name one (Studio)."""
+        if self.config.model:
+            return self.config
+        if self._resolved is None:
+            from research_studio.resolution import choose_model
+
+            choice = choose_model(self.config)
+            self._resolved = self.config.model_copy(
+                update={"model": choice.model, "fast_model": choice.fast_model}
+            )
+        return self._resolved
+
     def caller(self, node: str, tier: ModelTier) -> ModelCaller:
         """A recording model caller for one node invocation."""
-        spec = model_spec_for(self.config, node, tier)
+        spec = model_spec_for(self._model_config(), node, tier)
         if spec not in self._models:
             # Model servers are often local: no address guard, but our own closable client.
             client = httpx.AsyncClient(timeout=httpx.Timeout(self.config.llm_timeout_s))
@@ -107,6 +150,8 @@ class Services:
         self._clients.clear()
         if self.cache is not None:
             self.cache.close()
+        if self._index is not None:
+            self._index.close()
 
 
 _current: ContextVar[Services | None] = ContextVar("research_studio_services", default=None)

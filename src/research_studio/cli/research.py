@@ -26,12 +26,21 @@ from research_studio.cli.common import (
     settings,
     user_errors,
 )
+from research_studio.cli.documents import DocsOption, check_docs, update_index
 from research_studio.cli.progress import ProgressView
-from research_studio.config import SECRET_FIELDS, Configuration, ReportStructure, load_configuration
+from research_studio.config import (
+    SECRET_FIELDS,
+    Configuration,
+    LoadedConfiguration,
+    ReportStructure,
+    load_configuration,
+)
 from research_studio.errors import ResearchStudioError
 from research_studio.pipelines.registry import PipelineName, graph_builder
+from research_studio.resolution import ModelChoice, resolve
 from research_studio.runner import AskFn, Outcome, execute
 from research_studio.runs import RunFolder, RunRecord, find_run, list_runs, new_run_id
+from research_studio.search import SearchChoice
 
 METRICS = (
     "iterations",
@@ -48,6 +57,21 @@ METRICS = (
     "completion_tokens",
     "elapsed_s",
 )
+
+
+def _announce(config: Configuration, model: ModelChoice, search: SearchChoice) -> None:
+    """Say what was chosen and why, before any work."""
+    fast = f" (fast: {model.fast_model})" if model.fast_model != model.model else ""
+    err.print(f"[dim]model: {model.model}{fast} — {model.reason}[/]", highlight=False)
+    err.print(f"[dim]search: {search.name} — {search.reason}[/]", highlight=False)
+    mode = config.extraction
+    if mode == "auto":
+        mode = (
+            "extractive (verbatim sentences)"
+            if (config.fast_model or "").startswith("local:")
+            else "llm"
+        )
+    err.print(f"[dim]extraction: {mode}[/]", highlight=False)
 
 
 def _asker(view: ProgressView, *, answer: str | None, interactive: bool) -> AskFn:
@@ -202,6 +226,7 @@ def run(
         Path | None, typer.Option("--out", help="Run folder (default: runs/<run-id>).")
     ] = None,
     search_provider: SearchOption = None,
+    docs: DocsOption = None,
     searxng_url: SearxngOption = None,
     tavily_base_url: TavilyUrlOption = None,
     allow_private_networks: PrivateOption = None,
@@ -224,9 +249,16 @@ def run(
             "tavily_base_url": tavily_base_url,
             "allow_private_networks": allow_private_networks,
             "use_cache": False if no_cache else None,
+            "docs": [str(path.resolve()) for path in docs] if docs else None,
         }
-        loaded = settings(config_file, **overrides)
+        check_docs(docs or [])
         graph_builder(pipeline)  # an unavailable pipeline fails before any work
+        config, model_choice, search_choice = resolve(settings(config_file, **overrides).config)
+        _announce(config, model_choice, search_choice)
+        overrides.update(model=config.model, fast_model=config.fast_model, search=config.search)
+        if config.search == "local" and config.docs:
+            update_index(config, list(config.docs))
+        loaded = LoadedConfiguration(config=config)
         interactive = sys.stdin.isatty() and not no_clarify
         modes = ["single", "multi"] if compare else ["single" if single_agent else "multi"]
         folders = [

@@ -23,15 +23,18 @@ from research_studio.cli.common import (
     settings,
     user_errors,
 )
-from research_studio.config import SECRET_FIELDS, Configuration
+from research_studio.cli.documents import DocsOption, check_docs
+from research_studio.config import SECRET_FIELDS, Configuration, settings_reference
 from research_studio.errors import FetchError
 from research_studio.fetch import Page
+from research_studio.resolution import choose_search
 from research_studio.search import SearchResult
 from research_studio.services import open_services
 from research_studio.urls import is_web_url
 
 
 async def _search(config: Configuration, query: str, limit: int) -> tuple[str, list[SearchResult]]:
+    choose_search(config)  # fail fast, naming the options, when nothing can serve
     async with open_services(config) as services:
         choice = services.search_choice
         err.print(f"[dim]search: {choice.name} ({choice.reason})[/]")
@@ -47,6 +50,7 @@ def search(
     tavily_base_url: TavilyUrlOption = None,
     allow_private_networks: PrivateOption = None,
     no_cache: NoCacheFlag = False,
+    docs: DocsOption = None,
     as_json: JsonFlag = False,
     config_file: ConfigFileOption = None,
 ) -> None:
@@ -54,8 +58,10 @@ def search(
     with user_errors():
         if not query.strip():
             raise typer.BadParameter("the query is empty", param_hint="QUERY")
+        check_docs(docs or [])
         loaded = settings(
             config_file,
+            docs=docs or None,
             search=search_provider,
             searxng_url=searxng_url,
             tavily_base_url=tavily_base_url,
@@ -111,9 +117,15 @@ def fetch(
 
 def config(
     as_json: JsonFlag = False,
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print the settings reference as a Markdown table.")
+    ] = False,
     config_file: ConfigFileOption = None,
 ) -> None:
     """Show the effective configuration (secrets redacted) and where each value came from."""
+    if markdown:
+        sys.stdout.write(settings_reference() + "\n")
+        return
     with user_errors():
         loaded = settings(config_file)
     values = loaded.config.redacted()

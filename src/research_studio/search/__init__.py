@@ -63,4 +63,4 @@ def build_search_provider(
         from research_studio.search.duckduckgo import DuckDuckGoSearch
 
         return DuckDuckGoSearch(timeout_s=config.search_timeout_s, **retry)
-    raise ConfigError(f"search provider {name!r} is not available in this version")
+    raise ConfigError(f"search provider {name!r} needs the document index; use Services")

@@ -67,14 +67,15 @@ async def detect_gaps(state: ResearchState, runtime: Runtime[Configuration]) -> 
         )
         update["llm_calls"] = call_records(caller)
         return update
-    coverage = coverage_of(assessment)
-    searches = dedupe_queries(assessment.new_searches, done, config.query_similarity_threshold)
+    has_evidence = bool(evidence)
+    coverage = coverage_of(assessment) if has_evidence else 0.0
+    searches = next_searches(state, assessment.new_searches, config)
     update.update(
         coverage=coverage,
         coverage_history=[*state.get("coverage_history", []), coverage],
         gaps=assessment.gaps,
-        pending_searches=searches[:MAX_FOLLOW_UP_SEARCHES],
-        ready_to_write=assessment.ready_to_write,
+        pending_searches=searches,
+        ready_to_write=assessment.ready_to_write and has_evidence,
         llm_calls=call_records(caller),
         messages=[
             AIMessage(
@@ -87,6 +88,20 @@ async def detect_gaps(state: ResearchState, runtime: Runtime[Configuration]) -> 
         iteration=iteration,
     )
     return update
+
+
+def next_searches(state: ResearchState, proposed: list[str], config: Configuration) -> list[str]:
+    """The next round's searches: the model's proposals, new ones only.
+
+    A model's judgement is not trusted while there is no evidence at all: then the research
+    questions themselves are searched too, and the loop is never "ready".
+    """
+    if not state.get("evidence"):
+        proposed = [*proposed, *state.get("research_questions", [])]
+    done = state.get("searches_done", [])
+    return dedupe_queries(proposed, done, config.query_similarity_threshold)[
+        :MAX_FOLLOW_UP_SEARCHES
+    ]
 
 
 def _worker_report(result: WorkerResult) -> str:
@@ -129,32 +144,30 @@ async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> d
         )
         update["llm_calls"] = call_records(caller)
         return update
-    searches = dedupe_queries(
-        output.additional_searches,
-        state.get("searches_done", []),
-        config.query_similarity_threshold,
-    )[:MAX_FOLLOW_UP_SEARCHES]
+    has_evidence = bool(state.get("evidence"))
+    confidence = output.confidence if has_evidence else 0.0
+    searches = next_searches(state, output.additional_searches, config)
     synthesis = Synthesis(
         summary=output.summary,
         key_findings=output.key_findings,
         conflicts=output.conflicts,
         gaps=output.gaps,
-        confidence=output.confidence,
-        needs_more_research=output.needs_more_research,
+        confidence=confidence,
+        needs_more_research=output.needs_more_research or not has_evidence,
         additional_searches=searches,
     )
     update.update(
         synthesis=synthesis,
-        coverage=output.confidence,
-        coverage_history=[*state.get("coverage_history", []), output.confidence],
+        coverage=confidence,
+        coverage_history=[*state.get("coverage_history", []), confidence],
         gaps=output.gaps,
         pending_searches=searches,
-        ready_to_write=not output.needs_more_research,
+        ready_to_write=not output.needs_more_research and has_evidence,
         llm_calls=call_records(caller),
         messages=[AIMessage(content=f"Synthesis {iteration}: {output.summary}")],
     )
     emitter(runtime, "synthesize")(
-        f"iteration {iteration}: confidence {output.confidence:.0%}, {len(output.gaps)} gap(s)",
+        f"iteration {iteration}: confidence {confidence:.0%}, {len(output.gaps)} gap(s)",
         iteration=iteration,
     )
     return update

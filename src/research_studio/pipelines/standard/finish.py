@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -9,13 +10,21 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
+from research_studio.grounding import normalize_for_match
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.pipelines.standard.schemas import ReportDraft, Verification
 from research_studio.prompts.context import numbered, request_block
 from research_studio.prompts.verify import VERIFY_SYSTEM, VERIFY_USER
 from research_studio.prompts.write import STYLE, WORKER_CONTEXT, WRITE_SYSTEM, WRITE_USER
 from research_studio.report import build_metadata, fallback_draft, render_report
-from research_studio.state import EvidenceRecord, ResearchState, SourceRecord, VerifiedClaim
+from research_studio.state import (
+    ErrorRecord,
+    EvidenceRecord,
+    ResearchState,
+    SourceRecord,
+    VerifiedClaim,
+)
+from research_studio.structured import ModelCaller
 
 MAX_CLAIMS = 20
 
@@ -26,33 +35,32 @@ def _claims_to_check(evidence: list[EvidenceRecord]) -> list[EvidenceRecord]:
     return ordered[:MAX_CLAIMS]
 
 
+def _is_its_own_quote(item: EvidenceRecord) -> bool:
+    """A verbatim claim whose quote code found in the page needs no model to be supported."""
+    return item["quote_verified"] and normalize_for_match(item["text"]) == normalize_for_match(
+        item["quote"]
+    )
+
+
 async def verify(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """A supported flag per claim: the model must agree and code must have found the quote."""
     caller = services_of(runtime).caller("verify", "smart")
     claims = _claims_to_check(state.get("evidence", []))
     if not claims:
         return {"verified_claims": [], "confidence": 0.0}
+    verdicts: dict[int, tuple[bool, str]] = {
+        index: (True, "verbatim from the source")
+        for index, item in enumerate(claims, 1)
+        if _is_its_own_quote(item)
+    }
     listing = "\n".join(
         f'{index}. Claim: {item["text"]}\n   Passage [{item["sid"]}]: "{item["quote"]}"'
         for index, item in enumerate(claims, 1)
+        if index not in verdicts
     )
-    verdicts: dict[int, tuple[bool, str]] = {}
-    errors = []
-    try:
-        result = await caller.structured(
-            Verification,
-            [
-                SystemMessage(content=VERIFY_SYSTEM),
-                HumanMessage(content=VERIFY_USER.format(claims=listing)),
-            ],
-        )
-        verdicts = {check.index: (check.supported, check.reason) for check in result.claims}
-    except ResearchStudioError as exc:
-        errors.append(error_record("verify", exc))
-        verdicts = {
-            index: (True, "not checked by the model; quote check only")
-            for index in range(1, len(claims) + 1)
-        }
+    errors: list[ErrorRecord] = []
+    if listing:
+        verdicts.update(await _judge(caller, listing, errors))
     checked: list[VerifiedClaim] = []
     for index, item in enumerate(claims, 1):
         supported, reason = verdicts.get(index, (False, "not assessed"))
@@ -72,6 +80,25 @@ async def verify(state: ResearchState, runtime: Runtime[Configuration]) -> dict[
         "llm_calls": call_records(caller),
         "errors": errors,
     }
+
+
+async def _judge(
+    caller: ModelCaller, listing: str, errors: list[ErrorRecord]
+) -> dict[int, tuple[bool, str]]:
+    """The model's verdicts by claim number; on failure the quote check alone decides."""
+    try:
+        result = await caller.structured(
+            Verification,
+            [
+                SystemMessage(content=VERIFY_SYSTEM),
+                HumanMessage(content=VERIFY_USER.format(claims=listing)),
+            ],
+        )
+    except ResearchStudioError as exc:
+        errors.append(error_record("verify", exc))
+        numbers = [int(number) for number in re.findall(r"^(\d+)\. Claim:", listing, re.MULTILINE)]
+        return {number: (True, "not checked by the model; quote check only") for number in numbers}
+    return {check.index: (check.supported, check.reason) for check in result.claims}
 
 
 def _writer_evidence(state: ResearchState) -> list[EvidenceRecord]:
@@ -97,6 +124,14 @@ def _evidence_by_source(evidence: list[EvidenceRecord], sources: list[SourceReco
             facts = "\n".join(f'  - {item["text"]} ("{item["quote"]}")' for item in items)
             blocks.append(f"[{source['sid']}] {source['title']} — {source['url']}\n{facts}")
     return "\n\n".join(blocks) or "(no verified evidence)"
+
+
+def _extractive_summary(evidence: list[EvidenceRecord], sources: list[SourceRecord]) -> str:
+    used = len({item["sid"] for item in evidence})
+    return (
+        f"This report collects {len(evidence)} passages quoted verbatim from {used} of {len(sources)} "
+        "sources, grouped by source. Each passage is cited; nothing was paraphrased."
+    )
 
 
 async def write_report(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
@@ -132,15 +167,21 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         ),
     ]
     errors = []
-    try:
-        draft = await caller.structured(ReportDraft, messages)
-    except ResearchStudioError as exc:
-        errors.append(error_record("write_report", exc))
+    if services.extraction_mode == "extractive":
+        # A small local model cannot be trusted with prose: the report is the verified evidence itself.
         draft = fallback_draft(
-            state["query"],
-            evidence,
-            "The writer model failed; these are the verified findings as collected.",
+            state["query"], evidence, _extractive_summary(evidence, sources), by_source=True
         )
+    else:
+        try:
+            draft = await caller.structured(ReportDraft, messages)
+        except ResearchStudioError as exc:
+            errors.append(error_record("write_report", exc))
+            draft = fallback_draft(
+                state["query"],
+                evidence,
+                "The writer model failed; these are the verified findings as collected.",
+            )
     report, cited = render_report(draft, config.report_structure, sources)
     final_state = {
         **state,

@@ -92,7 +92,10 @@ async def plan(state: ResearchState, runtime: Runtime[Configuration]) -> dict[st
         )
         questions = clip(result.research_questions, MAX_QUESTIONS)
         aspects = clip(result.aspects_to_cover, 8)
-        searches = dedupe_queries(result.searches, [], config.query_similarity_threshold)
+        # The user's own words are always searched: weak planners still find the obvious sources.
+        searches = dedupe_queries(
+            [state["query"], *result.searches], [], config.query_similarity_threshold
+        )
     except ResearchStudioError as exc:
         # Without a plan the request itself is the only question worth searching.
         errors.append(error_record("plan", exc))

@@ -136,21 +136,43 @@ async def orchestrate(state: ResearchState, runtime: Runtime[Configuration]) -> 
         planned = [(question, [question]) for question in state.get("research_questions", [])]
         if done:
             planned = [(search, [search]) for search in state.get("pending_searches", [])]
-    assigned: list[SubQuestion] = []
-    taken = list(done)
-    for question, searches in planned[: config.max_subagents]:
-        fresh = dedupe_queries(searches, taken, config.query_similarity_threshold)[
-            : config.searches_per_worker
-        ]
-        if fresh:
-            taken.extend(fresh)
-            assigned.append(SubQuestion(question=question.strip(), searches=fresh))
+    assigned = assign_work(planned, state.get("pending_searches", []), done, config)
     return {
         "sub_questions": assigned,
         "total_workers": len(assigned),
         "llm_calls": call_records(caller),
         "errors": errors,
     }
+
+
+def assign_work(
+    planned: list[tuple[str, list[str]]], pending: list[str], done: list[str], config: Configuration
+) -> list[SubQuestion]:
+    """Workers' assignments: the model's split, plus every pending search it left out.
+
+    The plan's (or the synthesis's) searches are always run, even when the model's split is
+    weak, so the user's own words are searched whatever the model does.
+    """
+    threshold = config.query_similarity_threshold
+    assigned: list[SubQuestion] = []
+    taken = list(done)
+    for question, searches in planned[: config.max_subagents]:
+        fresh = dedupe_queries(searches, taken, threshold)[: config.searches_per_worker]
+        if fresh and question.strip():
+            taken.extend(fresh)
+            assigned.append(SubQuestion(question=question.strip(), searches=fresh))
+    for search in dedupe_queries(pending, taken, threshold):
+        open_slots = [
+            item for item in assigned if len(item["searches"]) < config.searches_per_worker
+        ]
+        if len(assigned) < config.max_subagents:
+            assigned.append(SubQuestion(question=search, searches=[search]))
+        elif open_slots:
+            min(open_slots, key=lambda item: len(item["searches"]))["searches"].append(search)
+        else:
+            break
+        taken.append(search)
+    return assigned
 
 
 def fanout_workers(state: ResearchState) -> list[Send] | str:
@@ -182,6 +204,14 @@ def _evidence_lines(findings: list[FindingRecord]) -> str:
     )
 
 
+def extractive_summary(findings: list[FindingRecord]) -> WorkerSummary:
+    """A worker's summary made of its own verbatim findings (no model prose)."""
+    texts = [finding["text"] for finding in findings]
+    return WorkerSummary(
+        answer=" ".join(texts[:2]), key_findings=texts[:3], confidence=min(1.0, len(texts) / 4)
+    )
+
+
 async def search_worker(state: WorkerState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Research one sub-question: its searches in parallel, pages read, evidence summarized."""
     services = services_of(runtime)
@@ -199,7 +229,9 @@ async def search_worker(state: WorkerState, runtime: Runtime[Configuration]) -> 
         answer="No usable evidence was found.", confidence=0.0, gaps=[sub_question["question"]]
     )
     caller = services.caller("search_worker", "smart")
-    if gathered.findings:
+    if gathered.findings and services.extraction_mode == "extractive":
+        summary = extractive_summary(gathered.findings)
+    elif gathered.findings:
         try:
             summary = await caller.structured(
                 WorkerSummary,
