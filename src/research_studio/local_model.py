@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import copy
 import importlib.util
 import threading
@@ -183,6 +184,15 @@ class LocalChatModel(BaseChatModel):
 
 
 _models: dict[tuple[str, int], LocalChatModel] = {}
+
+
+@atexit.register
+def _close_models() -> None:
+    """Free llama contexts before interpreter shutdown, when their destructors would fail noisily."""
+    for model in _models.values():
+        if model._llama is not None:
+            model._llama.close()
+            model._llama = None
 
 
 def create_local_model(name: str, config: Configuration) -> BaseChatModel:

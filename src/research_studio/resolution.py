@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import httpx
 
+from research_studio import local_model
 from research_studio.config import Configuration
 from research_studio.errors import ConfigError
-from research_studio.local_model import embedded_model_available
 from research_studio.search import SearchChoice, choose_search_provider
 
 DEFAULT_OLLAMA = "http://127.0.0.1:11434"
@@ -41,7 +41,7 @@ def ollama_models(host: str, timeout_s: float = 0.5) -> list[str]:
 
 
 def choose_model(
-    config: Configuration, *, probe: Callable[[str], list[str]] = ollama_models
+    config: Configuration, *, probe: Callable[[str], list[str]] | None = None
 ) -> ModelChoice:
     """Explicit --model; else a hosted API key; else a local Ollama; else the embedded model."""
     if config.model:
@@ -53,11 +53,11 @@ def choose_model(
         smart, fast = HOSTED_DEFAULTS["anthropic"]
         return ModelChoice(smart, config.fast_model or fast, "an Anthropic key is set")
     host = config.ollama_host or DEFAULT_OLLAMA
-    models = probe(host)
+    models = (probe or ollama_models)(host)
     if models:
         spec = f"ollama:{models[0]}"
         return ModelChoice(spec, config.fast_model or spec, f"Ollama answers at {host}")
-    if embedded_model_available():
+    if local_model.embedded_model_available():
         return ModelChoice(
             "local:smollm2",
             config.fast_model or "local:smollm2",
@@ -79,7 +79,7 @@ def host_resolves(host: str) -> bool:
 
 
 def choose_search(
-    config: Configuration, *, resolves: Callable[[str], bool] = host_resolves
+    config: Configuration, *, resolves: Callable[[str], bool] | None = None
 ) -> SearchChoice:
     """The provider, failing fast when a web provider is chosen but the network cannot reach it."""
     choice = choose_search_provider(config)
@@ -91,7 +91,7 @@ def choose_search(
     host = WEB_HOSTS.get(choice.name)
     if choice.name == "tavily" and "api.tavily.com" not in config.tavily_base_url:
         host = None  # a self-hosted or test endpoint: nothing to pre-check
-    if host and not resolves(host):
+    if host and not (resolves or host_resolves)(host):
         raise ConfigError(
             f"{choice.name} search needs the network, but {host} cannot be reached. "
             "Use local documents (--docs PATH), a SearXNG instance (--searxng-url URL), "
