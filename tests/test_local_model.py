@@ -57,7 +57,7 @@ def test_schemas_get_bounds_for_small_models() -> None:
 
 
 def test_bad_local_model_paths_are_config_errors(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="not a .gguf file"):
+    with pytest.raises(ConfigError, match=r"not a \.gguf file"):
         create_chat_model(f"local:{tmp_path / 'missing.gguf'}", Configuration())
 
 

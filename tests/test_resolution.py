@@ -86,7 +86,7 @@ def test_search_resolution(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         choose_search(config_from({}, tmp_path), resolves=offline)
     assert "--docs PATH" in str(caught.value) and "duckduckgo.com" in str(caught.value)
-    with pytest.raises(ConfigError, match="api.tavily.com"):
+    with pytest.raises(ConfigError, match=r"api\.tavily\.com"):
         choose_search(config_from({"TAVILY_API_KEY": "t"}, tmp_path), resolves=offline)
     # A self-hosted Tavily-compatible endpoint is not pre-checked against the public host.
     custom = config_from(
