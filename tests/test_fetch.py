@@ -70,7 +70,7 @@ async def test_text_and_markdown_as_is(
         ("/huge", "too_large", "exceeds"),
         ("/huge-declared", "too_large", "exceeds"),
         ("/notfound", "not_found", "404"),
-        ("/status/403", "refused", "paywall"),
+        ("/status/403", "paywall", "paywall"),
         ("/status/500", "server_error", "500"),
         ("/redirect-chain/9", "refused", "too many redirects"),
     ],

@@ -11,6 +11,7 @@ FailureKind = Literal[
     "network",
     "bad_response",
     "refused",
+    "paywall",
     "too_large",
     "unsupported",
     "not_found",

@@ -93,7 +93,7 @@ def _status_error(url: str, status: int) -> FetchError:
         return FetchError(url, "rate limited (HTTP 429)", kind="rate_limited")
     if status in (401, 402, 403):
         return FetchError(
-            url, f"access denied, likely a paywall or login (HTTP {status})", kind="refused"
+            url, f"access denied, likely a paywall or login (HTTP {status})", kind="paywall"
         )
     if status >= 500:
         return FetchError(url, f"server error (HTTP {status})", kind="server_error")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from research_studio.errors import ProviderError, ResearchStudioError
@@ -27,6 +27,7 @@ class Gathered:
     errors: list[ErrorRecord] = field(default_factory=list)
     calls: list[LLMCallRecord] = field(default_factory=list)
     fetches: int = 0
+    empty_queries: list[str] = field(default_factory=list)
 
     def error(self, node: str, exc: Exception, target: str) -> None:
         kind = exc.kind if isinstance(exc, ProviderError) else type(exc).__name__
@@ -49,63 +50,76 @@ def _record_calls(caller: ModelCaller, gathered: Gathered) -> None:
     caller.calls.clear()
 
 
-async def _read(
-    services: Services, task: GatherRequest, result: SearchResult, gathered: Gathered
+@dataclass
+class PageText:
+    """A page read for a query: the search result and the text (fetched or sent by the provider)."""
+
+    result: SearchResult
+    query: str
+    title: str
+    text: str
+    published: str | None
+
+
+OnPage = Callable[[PageText], Awaitable[None]]
+
+
+async def _load(
+    services: Services, task: GatherRequest, result: SearchResult, query: str, gathered: Gathered
+) -> PageText | None:
+    """The page's text: the provider's when it sent it, else fetched; None (recorded) on failure."""
+    if result.content:
+        return PageText(result, query, result.title, result.content, result.published)
+    gathered.fetches += 1
+    try:
+        page = await services.fetcher.fetch(result.url)
+    except ProviderError as exc:
+        gathered.error(task.node, exc, result.url)
+        return None
+    return PageText(
+        result, query, page.title or result.title, page.text, page.published or result.published
+    )
+
+
+async def _extract(
+    services: Services, task: GatherRequest, page: PageText, gathered: Gathered
 ) -> None:
-    """Fetch (unless the provider sent the text), then extract; failures become error records."""
-    text, title, published = result.content or "", result.title, result.published
-    if not text:
-        gathered.fetches += 1
-        try:
-            page = await services.fetcher.fetch(result.url)
-        except ProviderError as exc:
-            gathered.error(task.node, exc, result.url)
-            return
-        text, title, published = page.text, page.title or result.title, page.published or published
+    """Evidence from one page (verbatim sentences, or the fast model); failures become records."""
+    url = page.result.url
     if services.extraction_mode == "extractive":
         findings = extract_sentences(
-            services.config,
-            request=task.request,
-            questions=task.questions,
-            url=result.url,
-            text=text,
+            services.config, request=task.request, questions=task.questions, url=url, text=page.text
         )
-        _keep(result, title, published, findings, gathered)
-        return
-    caller = services.caller(task.node, "fast")
-    try:
-        findings = await extract_findings(
-            caller,
-            services.config,
-            request=task.request,
-            questions=task.questions,
-            url=result.url,
-            title=title,
-            text=text,
-        )
-    except ResearchStudioError as exc:
-        gathered.error(task.node, exc, result.url)
-        findings = []
-    finally:
-        _record_calls(caller, gathered)
-    _keep(result, title, published, findings, gathered)
+    else:
+        caller = services.caller(task.node, "fast")
+        try:
+            findings = await extract_findings(
+                caller,
+                services.config,
+                request=task.request,
+                questions=task.questions,
+                url=url,
+                title=page.title,
+                text=page.text,
+            )
+        except ResearchStudioError as exc:
+            gathered.error(task.node, exc, url)
+            findings = []
+        finally:
+            _record_calls(caller, gathered)
+    keep_page(page, findings, gathered)
 
 
-def _keep(
-    result: SearchResult,
-    title: str,
-    published: str | None,
-    findings: list[FindingRecord],
-    gathered: Gathered,
-) -> None:
-    """Record the page read and its findings, under normalized URLs."""
+def keep_page(page: PageText, findings: list[FindingRecord], gathered: Gathered) -> None:
+    """Record a page read and its findings, under normalized URLs."""
+    result = page.result
     gathered.pages.append(
         PageRecord(
             url=normalize_url(result.url),
-            title=title or result.url,
+            title=page.title or result.url,
             snippet=result.snippet[:300],
             provider=result.provider,
-            published=published,
+            published=page.published,
         )
     )
     for finding in findings:
@@ -119,10 +133,13 @@ async def _search(
     gathered.searches.append(query)
     try:
         async with services.search_limiter:
-            return await services.search.search(query, services.config.search_results)
+            results = await services.search.search(query, services.config.search_results)
     except ProviderError as exc:
         gathered.error(task.node, exc, query)
         return []
+    if not results:
+        gathered.empty_queries.append(query)
+    return results
 
 
 def _new_results(
@@ -141,23 +158,59 @@ def _new_results(
     return chosen
 
 
-async def gather(
-    services: Services, task: GatherRequest, *, emit: Emit, parallel_searches: bool
-) -> Gathered:
-    """Run the task's searches (in parallel or in order) and read the new pages they find."""
-    gathered = Gathered()
+async def read_pages(
+    services: Services,
+    task: GatherRequest,
+    *,
+    emit: Emit,
+    parallel_searches: bool,
+    on_page: OnPage | None = None,
+    into: Gathered | None = None,
+) -> tuple[list[PageText], Gathered]:
+    """Run the task's searches (in parallel or in order) and read the new pages they find.
+
+    With `on_page`, each page is handed over as soon as it is read (so work overlaps).
+    """
+    gathered = into if into is not None else Gathered()
+    pages: list[PageText] = []
+
+    async def read(result: SearchResult, query: str) -> None:
+        page = await _load(services, task, result, query, gathered)
+        if page is not None:
+            pages.append(page)
+            if on_page is not None:
+                await on_page(page)
 
     async def one(query: str) -> None:
         emit(f"searching: {query}")
-        results = await _search(services, task, query, gathered)
-        chosen = _new_results(services, task, results)
+        chosen = _new_results(services, task, await _search(services, task, query, gathered))
         if chosen:
             emit(f"reading {len(chosen)} page(s) for: {query}")
-        await asyncio.gather(*(_read(services, task, result, gathered) for result in chosen))
+        await asyncio.gather(*(read(result, query) for result in chosen))
 
     if parallel_searches:
         await asyncio.gather(*(one(query) for query in task.queries))
     else:
         for query in task.queries:
             await one(query)
+    return pages, gathered
+
+
+async def gather(
+    services: Services, task: GatherRequest, *, emit: Emit, parallel_searches: bool
+) -> Gathered:
+    """Search, read and extract: evidence from every new page the task's searches find."""
+    gathered = Gathered()
+
+    async def extract(page: PageText) -> None:
+        await _extract(services, task, page, gathered)
+
+    await read_pages(
+        services,
+        task,
+        emit=emit,
+        parallel_searches=parallel_searches,
+        on_page=extract,
+        into=gathered,
+    )
     return gathered

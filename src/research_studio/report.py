@@ -116,7 +116,7 @@ def _count_by_node(calls: Sequence[LLMCallRecord]) -> dict[str, int]:
 def result_document(state: Mapping[str, Any], *, pipeline: str) -> dict[str, Any]:
     """result.json: query, pipeline, mode, clarification, report, sources, evidence, claims, metadata."""
     document: dict[str, Any] = {
-        "query": state.get("query", ""),
+        "query": state.get("query") or state.get("original_query", ""),
         "pipeline": pipeline,
         "mode": state.get("mode", ""),
         "clarification": {

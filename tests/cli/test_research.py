@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -235,3 +236,33 @@ def test_a_killed_run_resumes_without_redoing_finished_nodes(web: FakeWeb, tmp_p
     assert after["PageExtraction"] > 0 and after["ReportDraft"] == 1
     assert (folder / "report.md").read_text().startswith("# ")
     assert json.loads((folder / "run.json").read_text())["status"] == "completed"
+
+
+def test_advanced_pipeline_through_the_cli(web: FakeWeb, tmp_path: Path) -> None:
+    model = ResearchScript(coverage=[0.9], ready=[True]).model()
+    result = scripted_run(
+        web, model, "coral bleaching heat stress", "--pipeline", "advanced", "--out", "adv"
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads((tmp_path / "adv" / "result.json").read_text())
+    assert document["pipeline"] == "advanced"
+    assert document["claims"] and document["source_credibility"]
+    metadata = document["research_metadata"]
+    for key in (
+        "overall_confidence",
+        "verified_claims",
+        "total_claims",
+        "cross_validated",
+        "knowledge_gaps",
+        "sources_used",
+        "iterations",
+        "searches",
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+    ):
+        assert key in metadata, key
+    assert document["metadata"]["sources_count"] == len(document["sources"])
+    assert document["metadata"]["evidence_count"] == len(document["evidence"])
+    report = (tmp_path / "adv" / "report.md").read_text()
+    assert set(re.findall(r"\[(S\d+)\]", report)) <= {s["sid"] for s in document["sources"]}

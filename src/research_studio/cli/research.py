@@ -36,7 +36,7 @@ from research_studio.config import (
     load_configuration,
 )
 from research_studio.errors import ResearchStudioError
-from research_studio.pipelines.registry import PipelineName, graph_builder
+from research_studio.pipelines.registry import PipelineName, graph_builder, initial_state
 from research_studio.resolution import ModelChoice, resolve
 from research_studio.runner import AskFn, Outcome, execute
 from research_studio.runs import RunFolder, RunRecord, find_run, list_runs, new_run_id
@@ -276,7 +276,7 @@ def run(
         ]
     outcomes = []
     for folder in folders:
-        initial = {"query": query.strip(), "mode": folder.record.mode}
+        initial = initial_state(pipeline, query.strip(), folder.record.mode)
         outcome = run_async(
             _execute(folder, loaded.config, initial=initial, answer=answer, interactive=interactive)
         )

@@ -20,7 +20,19 @@ def graph_builder(name: str) -> GraphBuilder:
         from research_studio.pipelines.standard.graph import build_graph
 
         return build_graph
-    raise ConfigError(f"pipeline {name!r} is not available in this version (available: standard)")
+    if name == "advanced":
+        from research_studio.pipelines.advanced.graph import build_graph as build_advanced
+
+        return build_advanced
+    raise ConfigError(
+        f"pipeline {name!r} is not available in this version (available: standard, advanced)"
+    )
+
+
+def initial_state(name: str, query: str, mode: str) -> dict[str, str]:
+    """A new run's input for the named pipeline."""
+    key = "original_query" if name == "advanced" else "query"
+    return {key: query, "mode": mode}
 
 
 def compile_pipeline(

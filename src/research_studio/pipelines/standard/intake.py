@@ -34,7 +34,12 @@ async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> d
     """Judge whether the request is clear; prepare a question with options when it is not."""
     emitter(runtime, "understand")("analysing the request")
     caller = services_of(runtime).caller("understand", "smart")
-    query = state["query"]
+    # LangGraph Studio's chat sends the query as a message rather than as `query`.
+    query = state.get("query") or next(
+        (str(m.content) for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), ""
+    )
+    if not query.strip():
+        raise ResearchStudioError("no query given: pass query or a human message")
     result = await caller.structured(
         Understanding,
         [
@@ -46,6 +51,7 @@ async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> d
     question = result.clarification_question.strip()
     ambiguous = not result.is_clear and bool(question) and len(options) >= 2
     update: dict[str, Any] = {
+        "query": query,
         "understanding": result.understanding.strip() or query,
         "is_ambiguous": ambiguous,
         "ambiguity_kinds": list(result.ambiguity_kinds),

@@ -1,0 +1,82 @@
+"""The advanced (V9) graph: builder, pure routing, and the module-level `graph`."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from research_studio.config import Configuration
+from research_studio.pipelines.advanced.nodes.analyzer import clarify, query_analyzer
+from research_studio.pipelines.advanced.nodes.loop import (
+    gap_detector,
+    increment_iteration,
+    reducer,
+    synthesizer,
+)
+from research_studio.pipelines.advanced.nodes.orchestrator import fanout_subagents, orchestrator
+from research_studio.pipelines.advanced.nodes.planner import planner
+from research_studio.pipelines.advanced.nodes.subagent import subagent
+from research_studio.pipelines.advanced.nodes.trust_engine import trust_engine
+from research_studio.pipelines.advanced.nodes.writer import writer
+from research_studio.pipelines.advanced.state import AgentState
+
+
+def route_after_analysis(state: AgentState) -> Literal["clarify", "planner"]:
+    """Ask the user only when the analyzer says the query needs it."""
+    return "clarify" if state.get("needs_clarification") else "planner"
+
+
+def route_after_gap_detection(state: AgentState) -> Literal["increment_iteration", "trust_engine"]:
+    """Another round when the stop rules allow it and there is something to search."""
+    if state.get("proceed_to_synthesis"):
+        return "trust_engine"
+    if state.get("refinement_queries"):
+        return "increment_iteration"
+    return "trust_engine"
+
+
+def build_graph(
+    checkpointer: BaseCheckpointSaver | None = None, interrupt_on_clarify: bool = True
+) -> CompiledStateGraph:
+    """Compile the advanced pipeline; with `interrupt_on_clarify` it pauses before `clarify`."""
+    builder = StateGraph(AgentState, context_schema=Configuration)
+    for name, node in (
+        ("query_analyzer", query_analyzer),
+        ("clarify", clarify),
+        ("planner", planner),
+        ("orchestrator", orchestrator),
+        ("subagent", subagent),
+        ("synthesizer", synthesizer),
+        ("reducer", reducer),
+        ("gap_detector", gap_detector),
+        ("increment_iteration", increment_iteration),
+        ("trust_engine", trust_engine),
+        ("writer", writer),
+    ):
+        builder.add_node(name, node)
+    builder.add_edge(START, "query_analyzer")
+    builder.add_conditional_edges("query_analyzer", route_after_analysis, ["clarify", "planner"])
+    builder.add_edge("clarify", "planner")
+    builder.add_edge("planner", "orchestrator")
+    builder.add_conditional_edges("orchestrator", fanout_subagents, ["subagent", "synthesizer"])
+    builder.add_edge("subagent", "synthesizer")
+    builder.add_edge("synthesizer", "reducer")
+    builder.add_edge("reducer", "gap_detector")
+    builder.add_conditional_edges(
+        "gap_detector", route_after_gap_detection, ["increment_iteration", "trust_engine"]
+    )
+    builder.add_edge("increment_iteration", "orchestrator")
+    builder.add_edge("trust_engine", "writer")
+    builder.add_edge("writer", END)
+    return builder.compile(
+        checkpointer=checkpointer,
+        interrupt_before=["clarify"] if interrupt_on_clarify else None,
+        name="advanced",
+    )
+
+
+# LangGraph Studio / `langgraph dev` entry point; the server supplies the checkpointer.
+graph = build_graph()

@@ -1,0 +1,159 @@
+"""query_analyzer and clarify: understand the query, and merge a clarification into it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.pipelines.advanced.schemas import (
+    QUERY_CLASSES,
+    ClarificationOutput,
+    QueryAnalysisOutput,
+)
+from research_studio.pipelines.advanced.state import AgentState, QueryAnalysis
+from research_studio.pipelines.node_kit import (
+    call_records,
+    clip,
+    emitter,
+    error_record,
+    services_of,
+)
+from research_studio.prompts.analyze import (
+    ANALYZER_SYSTEM,
+    ANALYZER_USER,
+    CLARIFY_SYSTEM,
+    CLARIFY_USER,
+)
+
+
+def brief(state: AgentState) -> str:
+    """What every downstream prompt is told the research is about."""
+    return state.get("enriched_context") or state.get("original_query", "")
+
+
+def _analysis(output: QueryAnalysisOutput) -> QueryAnalysis:
+    query_class = output.query_class
+    # The one rule code can hold without reading the query: recent matters are never timeless concepts.
+    if query_class == "concept_explanation" and output.temporal_scope == "recent":
+        query_class = "current_events"
+    return QueryAnalysis(
+        intent=output.intent,
+        query_class=query_class,
+        primary_subject=output.primary_subject.strip(),
+        subject_type=output.subject_type,
+        topic_focus=output.topic_focus,
+        temporal_scope=output.temporal_scope,
+        domain=output.domain,
+        complexity=output.complexity,
+        ambiguity_level=output.ambiguity_level,
+        needs_clarification=output.needs_clarification
+        and bool(output.clarification_question.strip()),
+        clarification_question=output.clarification_question.strip(),
+        clarification_options=clip(output.clarification_options, 5),
+        suggested_questions=clip(output.suggested_questions, 6),
+        suggested_outline=clip(output.suggested_outline, 8),
+        analysis_confidence=output.analysis_confidence,
+    )
+
+
+async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """LLM-only analysis: intent, class (one of 17), subject, scope, ambiguity, questions, outline."""
+    emitter(runtime, "query_analyzer")("analysing the query")
+    # LangGraph Studio's chat sends the query as a message rather than as original_query.
+    query = state.get("original_query") or next(
+        (
+            str(m.content)
+            for m in reversed(state.get("messages", []))
+            if isinstance(m, HumanMessage)
+        ),
+        "",
+    )
+    if not query.strip():
+        raise ResearchStudioError("no query given: pass original_query or a human message")
+    caller = services_of(runtime).caller("query_analyzer", "smart")
+    output = await caller.structured(
+        QueryAnalysisOutput,
+        [
+            SystemMessage(
+                content=ANALYZER_SYSTEM.format(
+                    classes=", ".join(QUERY_CLASSES), today=dt.date.today().isoformat()
+                )
+            ),
+            HumanMessage(content=ANALYZER_USER.format(query=query)),
+        ],
+    )
+    analysis = _analysis(output)
+    update: dict[str, Any] = {
+        "original_query": query,
+        "query_analysis": analysis,
+        "needs_clarification": analysis["needs_clarification"],
+        "clarification_question": analysis["clarification_question"],
+        "clarification_options": analysis["clarification_options"],
+        "primary_anchor": analysis["primary_subject"] or query,
+        "llm_calls": call_records(caller),
+    }
+    if "started_at" not in state:
+        update["started_at"] = time.time()
+    if not state.get("messages"):
+        update["messages"] = [HumanMessage(content=query)]
+    return update
+
+
+async def clarify(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Merge the user's answer into enriched_context and update the analysis (after the interrupt)."""
+    answer = state.get("user_clarification", "").strip()
+    analysis = dict(state["query_analysis"])
+    if not answer:
+        return {"needs_clarification": False, "enriched_context": state["original_query"]}
+    caller = services_of(runtime).caller("clarify", "smart")
+    try:
+        output = await caller.structured(
+            ClarificationOutput,
+            [
+                SystemMessage(content=CLARIFY_SYSTEM),
+                HumanMessage(
+                    content=CLARIFY_USER.format(
+                        query=state["original_query"],
+                        intent=analysis["intent"],
+                        question=analysis["clarification_question"],
+                        answer=answer,
+                    )
+                ),
+            ],
+        )
+    except ResearchStudioError as exc:
+        # The answer still reaches every later prompt, merged plainly.
+        context = f"{state['original_query']} — clarified by the user: {answer}"
+        return {
+            "enriched_context": context,
+            "needs_clarification": False,
+            "errors": [error_record("clarify", exc)],
+            "llm_calls": call_records(caller),
+        }
+    analysis.update(
+        intent=output.updated_intent,
+        primary_subject=output.updated_subject.strip() or analysis["primary_subject"],
+        query_class=output.updated_class,
+        suggested_questions=clip(output.suggested_questions, 6) or analysis["suggested_questions"],
+        analysis_confidence=round(
+            min(1.0, analysis["analysis_confidence"] + output.confidence_boost), 3
+        ),
+        needs_clarification=False,
+    )
+    enriched = output.enriched_context.strip()
+    if answer.lower() not in enriched.lower():
+        enriched = f"{enriched} (User clarification: {answer})"
+    return {
+        "enriched_context": enriched,
+        "query_analysis": analysis,
+        "needs_clarification": False,
+        "primary_anchor": analysis["primary_subject"],
+        "llm_calls": call_records(caller),
+        "messages": [HumanMessage(content=f"Clarification: {answer}")],
+    }

@@ -1,0 +1,212 @@
+"""The research loop's fan-in: synthesizer, reducer, gap_detector, increment_iteration."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.pipelines.advanced.schemas import GapAnalysis
+from research_studio.pipelines.advanced.state import (
+    AgentState,
+    KnowledgeGap,
+    PlanQuery,
+    TrajectoryStep,
+)
+from research_studio.pipelines.consolidate import consolidate
+from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.prompts.coverage import GAP_SYSTEM, GAP_USER
+from research_studio.state import FindingRecord, PageRecord
+
+MAX_EVIDENCE_PER_SECTION = 12
+
+
+def synthesizer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Average confidence of this round's subagents, their dead ends, and a trajectory step."""
+    iteration = state.get("research_iteration", 0)
+    findings = [
+        item for item in state.get("subagent_findings", []) if item["iteration"] == iteration
+    ]
+    average = (
+        round(sum(item["confidence"] for item in findings) / len(findings), 3) if findings else 0.0
+    )
+    dead_ends = [end for item in state.get("subagent_findings", []) for end in item["dead_ends"]]
+    summary = f"{len(findings)} subagent(s), average confidence {average:.2f}, {len(dead_ends)} dead end(s) so far"
+    emitter(runtime, "synthesizer")(summary, iteration=iteration + 1)
+    return {
+        "overall_confidence": average,
+        "dead_ends": dead_ends,
+        "research_trajectory": [
+            TrajectoryStep(iteration=iteration, action="synthesize", summary=summary)
+        ],
+    }
+
+
+def reducer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """One source per normalized URL (S ids), evidence linked to it (E ids); stable across rounds."""
+    pages = [
+        PageRecord(
+            url=s["url"],
+            title=s["title"],
+            snippet=s["snippet"],
+            provider=s["provider"],
+            published=s["published"],
+        )
+        for s in state.get("raw_sources", [])
+    ]
+    findings = [
+        FindingRecord(
+            url=e["url"],
+            text=e["text"],
+            quote=e["quote"],
+            quote_verified=e["quote_verified"],
+            question=e["section"],
+        )
+        for e in state.get("raw_evidence", [])
+    ]
+    sources, evidence = consolidate(
+        [], [], pages, findings, max_sources=runtime.context.max_sources
+    )
+    emitter(runtime, "reducer")(
+        f"{len(sources)} sources, {len(evidence)} evidence items",
+        sources=len(sources),
+        evidence=len(evidence),
+    )
+    return {"sources": sources, "evidence": evidence}
+
+
+def _evidence_by_section(state: AgentState) -> str:
+    outline = state["plan"]["outline"]
+    by_section: dict[str, list[str]] = {section: [] for section in outline}
+    for item in state.get("evidence", []):
+        by_section.setdefault(item["question"] or "General", []).append(
+            f"- [{item['eid']}] {item['text']}"
+        )
+    return "\n\n".join(
+        f"{section} ({len(lines)} items):\n"
+        + ("\n".join(lines[:MAX_EVIDENCE_PER_SECTION]) or "- (none)")
+        for section, lines in by_section.items()
+    )
+
+
+def stop_reason(
+    iteration: int,
+    max_iterations: int,
+    confidence: float,
+    previous: float,
+    gaps: list[KnowledgeGap],
+    min_confidence: float,
+    min_gain: float,
+) -> str:
+    """Why the loop stops now ("" to go on): iteration cap, confidence, small gain, no gaps."""
+    if iteration + 1 >= max_iterations:
+        return "iteration cap"
+    if confidence >= min_confidence:
+        return "confidence reached"
+    if iteration > 0 and confidence - previous < min_gain:
+        return "gain below threshold"
+    if not gaps:
+        return "no gaps"
+    return ""
+
+
+async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Coverage by outline section (model), gaps with queries, and the stop decision (code)."""
+    config = runtime.context
+    caller = services_of(runtime).caller("gap_detector", "smart")
+    plan = state["plan"]
+    iteration = state.get("research_iteration", 0)
+    anchor = state.get("primary_anchor", "")
+    dead_ends = state.get("dead_ends", [])
+    previous = state.get("previous_confidence", 0.0) if iteration > 0 else 0.0
+    errors = []
+    try:
+        analysis = await caller.structured(
+            GapAnalysis,
+            [
+                SystemMessage(
+                    content=GAP_SYSTEM.format(
+                        anchor=anchor,
+                        dead_ends="\n".join(
+                            f"- {e['reason']}: {e['query'] or e['url']}" for e in dead_ends[-15:]
+                        )
+                        or "(none)",
+                    )
+                ),
+                HumanMessage(
+                    content=GAP_USER.format(
+                        topic=plan["topic"],
+                        outline="; ".join(plan["outline"]),
+                        count_sources=len(state.get("sources", [])),
+                        count_evidence=len(state.get("evidence", [])),
+                        evidence=_evidence_by_section(state),
+                    )
+                ),
+            ],
+        )
+        section_confidence = {item.section: item.confidence for item in analysis.section_analysis}
+        confidence = analysis.overall_confidence if state.get("evidence") else 0.0
+        gaps = [
+            KnowledgeGap(
+                section=gap.section,
+                severity=gap.severity,
+                description=gap.description,
+                suggested_queries=gap.suggested_queries,
+            )
+            for gap in analysis.gaps
+        ]
+    except ResearchStudioError as exc:
+        errors.append(error_record("gap_detector", exc))
+        section_confidence, confidence, gaps = {}, state.get("overall_confidence", 0.0), []
+    priority = {"high": 1.0, "medium": 0.7, "low": 0.4}
+    refinements = [
+        PlanQuery(
+            qid=f"R{iteration + 1}.{i}",
+            query=query,
+            section=gap["section"],
+            priority=priority[gap["severity"]],
+        )
+        for gap in gaps
+        for i, query in enumerate(gap["suggested_queries"][:2], 1)
+    ]
+    reason = stop_reason(
+        iteration,
+        state.get("max_iterations", config.max_iterations),
+        confidence,
+        previous,
+        gaps,
+        config.min_confidence,
+        config.min_confidence_gain,
+    )
+    emitter(runtime, "gap_detector")(
+        f"iteration {iteration + 1}: confidence {confidence:.2f}, {len(gaps)} gap(s)"
+        + (f"; stop: {reason}" if reason else ""),
+        iteration=iteration + 1,
+    )
+    return {
+        "knowledge_gaps": gaps,
+        "refinement_queries": refinements,
+        "section_confidence": section_confidence,
+        "overall_confidence": confidence,
+        "previous_confidence": confidence,
+        "proceed_to_synthesis": bool(reason),
+        "stop_reason": reason,
+        "research_trajectory": [
+            TrajectoryStep(
+                iteration=iteration,
+                action="gap_detection",
+                summary=f"confidence {confidence:.2f}, gaps {len(gaps)}, {reason or 'continue'}",
+            )
+        ],
+        "llm_calls": call_records(caller),
+        "errors": errors,
+        "messages": [AIMessage(content=f"Iteration {iteration + 1}: confidence {confidence:.2f}")],
+    }
+
+
+def increment_iteration(state: AgentState) -> dict[str, Any]:
+    """The next round."""
+    return {"research_iteration": state.get("research_iteration", 0) + 1}

@@ -1,0 +1,106 @@
+"""orchestrator: assignments from the research tree (first round) or the refinement queries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from research_studio.config import Configuration
+from research_studio.pipelines.advanced.nodes.analyzer import brief
+from research_studio.pipelines.advanced.state import (
+    AgentState,
+    PlanQuery,
+    SubagentAssignment,
+    SubagentState,
+)
+from research_studio.pipelines.node_kit import emitter
+from research_studio.queries import is_near_duplicate
+from research_studio.urls import normalize_url
+
+
+def _from_tree(state: AgentState) -> list[tuple[str, str, list[str], list[str]]]:
+    plan = state["plan"]
+    nodes = sorted(plan["primary"] + plan["secondary"], key=lambda node: -node["priority"])
+    return [
+        (node["question"], node["section"], node["queries"], node["target_sources"])
+        for node in nodes
+    ]
+
+
+def _from_refinements(queries: list[PlanQuery]) -> list[tuple[str, str, list[str], list[str]]]:
+    by_section: dict[str, list[str]] = {}
+    for item in sorted(queries, key=lambda q: -q["priority"]):
+        by_section.setdefault(item["section"], []).append(item["query"])
+    return [
+        (f"Find more information about: {section}", section, found, [])
+        for section, found in by_section.items()
+    ]
+
+
+def make_assignments(
+    groups: list[tuple[str, str, list[str], list[str]]],
+    done: list[str],
+    config: Configuration,
+    iteration: int,
+) -> list[SubagentAssignment]:
+    """Drop near-duplicate queries (against each other and what ran), keep at most max_subagents."""
+    seen = list(done)
+    assignments: list[SubagentAssignment] = []
+    for question, section, queries, targets in groups:
+        fresh = []
+        for query in queries:
+            if not is_near_duplicate(query, seen, config.query_similarity_threshold):
+                fresh.append(query)
+                seen.append(query)
+        if fresh:
+            number = len(assignments) + 1
+            assignments.append(
+                SubagentAssignment(
+                    subagent_id=f"SA{iteration + 1}.{number}",
+                    question=question,
+                    section=section,
+                    queries=fresh[: config.searches_per_worker],
+                    target_sources=targets,
+                )
+            )
+        if len(assignments) == config.max_subagents:
+            break
+    return assignments
+
+
+def orchestrator(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Who researches what this round."""
+    iteration = state.get("research_iteration", 0)
+    refinements = state.get("refinement_queries") or []
+    groups = _from_refinements(refinements) if iteration > 0 and refinements else _from_tree(state)
+    assignments = make_assignments(
+        groups, state.get("searches_done", []), runtime.context, iteration
+    )
+    emitter(runtime, "orchestrator")(
+        f"iteration {iteration + 1}: {len(assignments)} subagent(s)", iteration=iteration + 1
+    )
+    return {"subagent_assignments": assignments, "total_workers": len(assignments)}
+
+
+def fanout_subagents(state: AgentState) -> list[Send] | str:
+    """One Send per assignment; straight to the synthesizer when there is nothing to do."""
+    assignments = state.get("subagent_assignments") or []
+    if not assignments:
+        return "synthesizer"
+    known = sorted({normalize_url(source["url"]) for source in state.get("raw_sources", [])})
+    return [
+        Send(
+            "subagent",
+            SubagentState(
+                assignment=assignment,
+                iteration=state.get("research_iteration", 0),
+                context=brief(state),
+                anchor=state.get("primary_anchor", ""),
+                known_urls=known,
+                searches_done=state.get("searches_done", []),
+            ),
+        )
+        for assignment in assignments
+    ]

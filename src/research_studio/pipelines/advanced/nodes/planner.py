@@ -1,0 +1,183 @@
+"""planner: outline, research tree and a flat, rule-abiding query list."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.pipelines.advanced.nodes.analyzer import brief
+from research_studio.pipelines.advanced.schemas import PlanOutput, TreeQuestionOutput
+from research_studio.pipelines.advanced.state import (
+    AgentState,
+    PlanQuery,
+    ResearchPlan,
+    TreeQuestion,
+)
+from research_studio.pipelines.node_kit import (
+    call_records,
+    clip,
+    emitter,
+    error_record,
+    services_of,
+)
+from research_studio.prompts.research_tree import CLASS_GUIDANCE, PLANNER_SYSTEM, PLANNER_USER
+from research_studio.queries import content_words
+
+MIN_WORDS, MAX_WORDS = 3, 7
+_YEAR = re.compile(r"\b(19|20)\d{2}\b")
+
+
+def apply_query_rules(query: str, anchor: str, *, recent: bool, year: int) -> str:
+    """Hold the planner's query rules in code: anchor present, a year when recent, 3-7 words."""
+    query = " ".join(query.replace("\u201c", '"').replace("\u201d", '"').split())
+    anchor_words = content_words(anchor)[:3]
+    present = set(content_words(query))
+    if anchor_words and not any(word in present for word in anchor_words):
+        query = f"{' '.join(anchor_words)} {query}"
+    if recent and not _YEAR.search(query) and "latest" not in query.lower():
+        query = f"{query} {year}"
+    words = query.split()
+    if len(words) > MAX_WORDS:
+        # Keep the anchor's words and the year, drop from the middle.
+        tail = [words[-1]] if _YEAR.fullmatch(words[-1]) else []
+        words = words[: MAX_WORDS - len(tail)] + tail
+    if len(words) < MIN_WORDS:
+        words += [word for word in anchor.split() if word.lower() not in query.lower()][
+            : MIN_WORDS - len(words)
+        ]
+    return " ".join(words)
+
+
+def _tree(questions: list[TreeQuestionOutput], outline: list[str]) -> list[TreeQuestion]:
+    return [
+        TreeQuestion(
+            question=item.question.strip(),
+            queries=item.queries,
+            target_sources=item.target_sources,
+            priority=item.priority,
+            section=item.section
+            if item.section in outline
+            else (outline[0] if outline else item.section),
+        )
+        for item in questions
+        if item.question.strip()
+    ]
+
+
+def build_plan(output: PlanOutput, anchor: str, *, recent: bool) -> ResearchPlan:
+    """The plan with rule-abiding queries and the flat list ordered by priority (qid Q1...)."""
+    outline = clip(output.outline, 8)
+    year = dt.date.today().year
+    primary, secondary = (
+        _tree(output.research_tree.primary, outline),
+        _tree(output.research_tree.secondary, outline),
+    )
+    flat: list[PlanQuery] = []
+    for node in sorted(primary + secondary, key=lambda item: -item["priority"]):
+        node["queries"] = clip(
+            (apply_query_rules(q, anchor, recent=recent, year=year) for q in node["queries"]), 3
+        )
+        for query in node["queries"]:
+            flat.append(
+                PlanQuery(
+                    qid=f"Q{len(flat) + 1}",
+                    query=query,
+                    section=node["section"],
+                    priority=node["priority"],
+                )
+            )
+    return ResearchPlan(
+        topic=output.topic.strip(),
+        outline=outline,
+        primary=primary,
+        secondary=secondary,
+        queries=flat,
+        search_strategy=output.search_strategy,
+    )
+
+
+def fallback_plan(state: AgentState) -> ResearchPlan:
+    """A plan from the analysis alone, when the planner model fails."""
+    analysis = state["query_analysis"]
+    anchor = state.get("primary_anchor") or state["original_query"]
+    outline = analysis["suggested_outline"] or ["Overview"]
+    questions = analysis["suggested_questions"] or [state["original_query"]]
+    nodes = [
+        TreeQuestion(
+            question=q,
+            queries=[apply_query_rules(q, anchor, recent=False, year=dt.date.today().year)],
+            target_sources=[],
+            priority=1.0,
+            section=outline[min(i, len(outline) - 1)],
+        )
+        for i, q in enumerate(questions)
+    ]
+    flat = [
+        PlanQuery(qid=f"Q{i + 1}", query=n["queries"][0], section=n["section"], priority=1.0)
+        for i, n in enumerate(nodes)
+    ]
+    return ResearchPlan(
+        topic=state["original_query"],
+        outline=outline,
+        primary=nodes,
+        secondary=[],
+        queries=flat,
+        search_strategy="",
+    )
+
+
+async def planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Topic, outline, research tree (primary/secondary) and the flat query list."""
+    emitter(runtime, "planner")("planning the research tree")
+    analysis = state["query_analysis"]
+    anchor = state.get("primary_anchor") or state["original_query"]
+    caller = services_of(runtime).caller("planner", "smart")
+    errors = []
+    try:
+        output = await caller.structured(
+            PlanOutput,
+            [
+                SystemMessage(
+                    content=PLANNER_SYSTEM.format(
+                        year=dt.date.today().year,
+                        anchor=anchor,
+                        guidance=CLASS_GUIDANCE.get(analysis["query_class"], ""),
+                        today=dt.date.today().isoformat(),
+                    )
+                ),
+                HumanMessage(
+                    content=PLANNER_USER.format(
+                        brief=brief(state),
+                        intent=analysis["intent"],
+                        query_class=analysis["query_class"],
+                        anchor=anchor,
+                        temporal_scope=analysis["temporal_scope"],
+                        domain=analysis["domain"],
+                        questions="; ".join(analysis["suggested_questions"]),
+                        outline="; ".join(analysis["suggested_outline"]),
+                    )
+                ),
+            ],
+        )
+        plan = build_plan(output, anchor, recent=analysis["temporal_scope"] == "recent")
+    except ResearchStudioError as exc:
+        errors.append(error_record("planner", exc))
+        plan = fallback_plan(state)
+    config = runtime.context
+    return {
+        "plan": plan,
+        "research_iteration": 0,
+        "max_iterations": config.max_iterations,
+        "overall_confidence": 0.0,
+        "previous_confidence": 0.0,
+        "refinement_queries": [],
+        "llm_calls": call_records(caller),
+        "errors": errors,
+        "messages": [AIMessage(content=f"Plan: {plan['topic']} — " + "; ".join(plan["outline"]))],
+    }

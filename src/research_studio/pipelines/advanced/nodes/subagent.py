@@ -1,0 +1,248 @@
+"""subagent: search, read, extract in one batch, assess, refine when unsure; dead ends as data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.extraction import extract_sentences, query_terms, select_chunks
+from research_studio.gathering import Gathered, GatherRequest, PageText, read_pages
+from research_studio.grounding import quote_in_text
+from research_studio.pipelines.advanced.schemas import SubagentExtraction
+from research_studio.pipelines.advanced.state import (
+    DeadEnd,
+    RawEvidence,
+    RawSource,
+    SubagentFindings,
+    SubagentState,
+)
+from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.prompts.subagent import SUBAGENT_SYSTEM, SUBAGENT_USER
+from research_studio.queries import dedupe_queries
+from research_studio.services import Services
+from research_studio.structured import ModelCaller
+from research_studio.trust.credibility import domain_trust
+from research_studio.urls import normalize_url
+
+CONFIDENT = 0.7
+LOW_TRUST = 0.4
+MAX_EVIDENCE_PER_PAGE = 4
+
+
+def _dead_ends(subagent_id: str, gathered: Gathered) -> list[DeadEnd]:
+    ends = [
+        DeadEnd(
+            subagent_id=subagent_id,
+            query=query,
+            url="",
+            reason="no_results",
+            detail="the search found nothing",
+        )
+        for query in gathered.empty_queries
+    ]
+    for error in gathered.errors:
+        reason = (
+            "paywall"
+            if error["kind"] == "paywall"
+            else "fetch_error"
+            if error["target"].startswith(("http", "file"))
+            else "no_results"
+        )
+        ends.append(
+            DeadEnd(
+                subagent_id=subagent_id,
+                query="",
+                url=error["target"],
+                reason=reason,
+                detail=error["message"],
+            )
+        )
+    return ends
+
+
+def _page_block(number: int, page: PageText, terms: Any, config: Configuration) -> str:
+    size = max(400, config.chunk_size // max(1, config.chunks_per_page))
+    excerpt = "\n[...]\n".join(select_chunks(page.text, terms, size, config.chunks_per_page))
+    return f"PAGE {number}: {page.title} — {page.result.url}\n<<<\n{excerpt}\n>>>"
+
+
+async def _batch_extract(
+    caller: ModelCaller, config: Configuration, state: SubagentState, pages: list[PageText]
+) -> tuple[list[tuple[PageText, str, str]], float, str, list[str]]:
+    """One model call for every page: (page, fact, quote) items, confidence, summary, refinements."""
+    assignment = state["assignment"]
+    terms = query_terms(state["context"], assignment["question"])
+    result = await caller.structured(
+        SubagentExtraction,
+        [
+            SystemMessage(content=SUBAGENT_SYSTEM.format(anchor=state.get("anchor", ""))),
+            HumanMessage(
+                content=SUBAGENT_USER.format(
+                    context=f"Research brief: {state['context']}",
+                    question=assignment["question"],
+                    section=assignment["section"],
+                    pages="\n\n".join(
+                        _page_block(i, page, terms, config) for i, page in enumerate(pages, 1)
+                    ),
+                )
+            ),
+        ],
+    )
+    per_page: dict[int, int] = {}
+    items = []
+    for item in result.evidence:
+        if (
+            1 <= item.page <= len(pages)
+            and item.text.strip()
+            and per_page.get(item.page, 0) < MAX_EVIDENCE_PER_PAGE
+        ):
+            per_page[item.page] = per_page.get(item.page, 0) + 1
+            items.append((pages[item.page - 1], item.text.strip(), item.quote.strip()))
+    return items, result.confidence, result.summary, result.refined_queries
+
+
+def _extractive(
+    config: Configuration, state: SubagentState, pages: list[PageText]
+) -> tuple[list[tuple[PageText, str, str]], float, str, list[str]]:
+    """The same outputs without a model: verbatim sentences, confidence from how many were found."""
+    items = []
+    for page in pages:
+        for finding in extract_sentences(
+            config,
+            request=state["context"],
+            questions=[state["assignment"]["question"]],
+            url=page.result.url,
+            text=page.text,
+        )[:MAX_EVIDENCE_PER_PAGE]:
+            items.append((page, finding["text"], finding["quote"]))
+    summary = " ".join(text for _page, text, _quote in items[:2])
+    return items, min(1.0, len(items) / 4), summary, []
+
+
+async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Research one assignment in up to subagent_max_iterations rounds."""
+    config = runtime.context
+    services: Services = services_of(runtime)
+    assignment = state["assignment"]
+    emit = emitter(runtime, "subagent")
+    caller = services.caller("subagent", "fast")
+    known = set(state.get("known_urls", []))
+    queries = list(assignment["queries"])
+    tried: list[str] = list(state.get("searches_done", []))
+    sources: list[RawSource] = []
+    evidence: list[RawEvidence] = []
+    dead_ends: list[DeadEnd] = []
+    errors, searches = [], []
+    confidence, summary, fetches, rounds = 0.0, "", 0, 0
+    for round_number in range(1, config.subagent_max_iterations + 1):
+        rounds = round_number
+        task = GatherRequest(
+            node="subagent",
+            queries=queries,
+            request=state["context"],
+            questions=[assignment["question"]],
+            known_urls=known,
+        )
+        pages, gathered = await read_pages(services, task, emit=emit, parallel_searches=True)
+        searches += gathered.searches
+        tried += gathered.searches
+        fetches += gathered.fetches
+        errors += gathered.errors
+        dead_ends += _dead_ends(assignment["subagent_id"], gathered)
+        trusted = []
+        for page in pages:
+            if domain_trust(page.result.url) < LOW_TRUST:
+                dead_ends.append(
+                    DeadEnd(
+                        subagent_id=assignment["subagent_id"],
+                        query=page.query,
+                        url=page.result.url,
+                        reason="low_credibility",
+                        detail="low-trust domain",
+                    )
+                )
+            else:
+                trusted.append(page)
+        if not trusted:
+            refined: list[str] = []
+        else:
+            try:
+                if services.extraction_mode == "extractive":
+                    items, confidence, summary, refined = _extractive(config, state, trusted)
+                else:
+                    items, confidence, summary, refined = await _batch_extract(
+                        caller, config, state, trusted
+                    )
+            except ResearchStudioError as exc:
+                errors.append(error_record("subagent", exc, assignment["question"]))
+                items, refined = [], []
+            used = set()
+            for page, text, quote in items:
+                used.add(page.result.url)
+                evidence.append(
+                    RawEvidence(
+                        url=normalize_url(page.result.url),
+                        title=page.title,
+                        text=text,
+                        quote=quote,
+                        quote_verified=quote_in_text(
+                            quote, page.text, config.quote_match_threshold
+                        ),
+                        section=assignment["section"],
+                        question=assignment["question"],
+                    )
+                )
+            for page in trusted:
+                sources.append(
+                    RawSource(
+                        url=normalize_url(page.result.url),
+                        title=page.title or page.result.url,
+                        snippet=page.result.snippet[:300],
+                        provider=page.result.provider,
+                        published=page.published,
+                    )
+                )
+                if page.result.url not in used:
+                    dead_ends.append(
+                        DeadEnd(
+                            subagent_id=assignment["subagent_id"],
+                            query=page.query,
+                            url=page.result.url,
+                            reason="irrelevant",
+                            detail="no evidence for the question",
+                        )
+                    )
+        queries = dedupe_queries(refined, tried, config.query_similarity_threshold)[
+            : config.searches_per_worker
+        ]
+        if confidence >= CONFIDENT or not queries:
+            break
+    emit(
+        f"{assignment['subagent_id']} done: {len(evidence)} evidence, confidence {confidence:.2f}",
+        evidence=len(evidence),
+    )
+    findings = SubagentFindings(
+        subagent_id=assignment["subagent_id"],
+        iteration=state.get("iteration", 0),
+        question=assignment["question"],
+        section=assignment["section"],
+        findings=summary,
+        confidence=confidence,
+        iterations_used=rounds,
+        queries_run=searches,
+        dead_ends=dead_ends,
+    )
+    return {
+        "subagent_findings": [findings],
+        "raw_sources": sources,
+        "raw_evidence": evidence,
+        "searches_done": searches,
+        "done_workers": 1,
+        "llm_calls": call_records(caller),
+        "errors": errors,
+        "fetch_count": fetches,
+    }

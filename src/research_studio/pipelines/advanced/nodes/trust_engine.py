@@ -1,0 +1,220 @@
+"""trust_engine (batched): call 1 scores sources and extracts claims, call 2 verifies; code decides."""
+
+from __future__ import annotations
+
+from statistics import mean
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.pipelines.advanced.schemas import (
+    ClaimCheck,
+    ClaimDraft,
+    ClaimVerification,
+    CredibilityAndClaims,
+    SourceAssessment,
+)
+from research_studio.pipelines.advanced.state import AgentState, Claim, SourceCredibility
+from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.prompts.trust import (
+    TRUST_CLAIMS_SYSTEM,
+    TRUST_CLAIMS_USER,
+    TRUST_VERIFY_SYSTEM,
+    TRUST_VERIFY_USER,
+)
+from research_studio.state import EvidenceRecord, SourceRecord
+from research_studio.trust.credibility import credibility, domain_trust, freshness
+from research_studio.trust.verification import (
+    CROSS_VALIDATION_SOURCES,
+    claim_confidence,
+    indicator,
+    span_found,
+    span_match,
+)
+
+DEFAULT_JUDGEMENT = 0.6
+MAX_CLAIMS = 15
+
+
+def score_sources(
+    sources: list[SourceRecord], assessments: list[SourceAssessment]
+) -> dict[str, SourceCredibility]:
+    """Credibility of every source: the model's authority/quality, code's domain trust and freshness."""
+    by_sid = {item.sid: item for item in assessments}
+    scores: dict[str, SourceCredibility] = {}
+    for source in sources:
+        judged = by_sid.get(source["sid"])
+        authority = judged.authority if judged else DEFAULT_JUDGEMENT
+        quality = judged.content_quality if judged else DEFAULT_JUDGEMENT
+        domain, fresh = domain_trust(source["url"]), freshness(source["published"])
+        scores[source["sid"]] = SourceCredibility(
+            sid=source["sid"],
+            domain_trust=domain,
+            freshness=fresh,
+            authority=authority,
+            content_quality=quality,
+            overall=credibility(domain, fresh, authority, quality),
+        )
+    return scores
+
+
+def verify_claims(
+    drafts: list[ClaimDraft],
+    checks: dict[str, ClaimCheck],
+    evidence: list[EvidenceRecord],
+    scores: dict[str, SourceCredibility],
+) -> list[Claim]:
+    """Claims with code-checked spans, cross-validation by distinct sources, confidence and indicator."""
+    by_eid = {item["eid"]: item for item in evidence}
+    claims: list[Claim] = []
+    for number, draft in enumerate(drafts, 1):
+        cid = f"C{number}"
+        support = [eid for eid in dict.fromkeys(draft.supporting_eids) if eid in by_eid]
+        sids = list(dict.fromkeys(by_eid[eid]["sid"] for eid in support))
+        check = checks.get(cid)
+        span, score = "", 0.0
+        if check is not None and check.verified and support:
+            span = check.evidence_span
+            eid = check.source_eid if check.source_eid in support else support[0]
+            item = by_eid[eid]
+            score = span_match(span, f"{item['text']}\n{item['quote']}")
+        verified = span_found(score)
+        cross = len(sids) >= CROSS_VALIDATION_SOURCES
+        mean_credibility = mean(scores[sid]["overall"] for sid in sids) if sids else 0.0
+        confidence = claim_confidence(score if verified else 0.0, mean_credibility, cross)
+        claims.append(
+            Claim(
+                cid=cid,
+                text=draft.text.strip(),
+                section=draft.section,
+                supporting_eids=support,
+                supporting_sids=sids,
+                evidence_span=span,
+                span_match=score,
+                verified=verified,
+                cross_validated=cross,
+                confidence=confidence,
+                indicator=indicator(confidence, cross),
+            )
+        )
+    return claims
+
+
+def _verbatim_claims(
+    evidence: list[EvidenceRecord],
+) -> tuple[list[ClaimDraft], dict[str, ClaimCheck]]:
+    """Extractive mode: each verified quote is a claim, its own span; identical facts merge their support."""
+    drafts: dict[str, ClaimDraft] = {}
+    for item in evidence:
+        if item["quote_verified"]:
+            key = item["text"].lower()
+            if key in drafts:
+                drafts[key].supporting_eids.append(item["eid"])
+            elif len(drafts) < MAX_CLAIMS:
+                drafts[key] = ClaimDraft(
+                    text=item["text"],
+                    section=item["question"] or "Findings",
+                    supporting_eids=[item["eid"]],
+                )
+    ordered = list(drafts.values())
+    checks = {
+        f"C{n}": ClaimCheck(
+            cid=f"C{n}",
+            verified=True,
+            evidence_span=draft.text,
+            source_eid=draft.supporting_eids[0],
+            match_confidence=1.0,
+        )
+        for n, draft in enumerate(ordered, 1)
+    }
+    return ordered, checks
+
+
+def _listing(evidence: list[EvidenceRecord]) -> str:
+    return "\n".join(
+        f'[{item["eid"]}] (from {item["sid"]}) {item["text"]} — "{item["quote"]}"'
+        for item in evidence
+    )
+
+
+async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Credibility, claims, span verification, cross-validation and confidence in two model calls."""
+    config = runtime.context
+    services = services_of(runtime)
+    caller = services.caller("trust_engine", "smart")
+    sources, evidence = state.get("sources", []), state.get("evidence", [])
+    errors = []
+    assessments: list[SourceAssessment] = []
+    drafts: list[ClaimDraft] = []
+    checks: dict[str, ClaimCheck] = {}
+    extractive = services.extraction_mode == "extractive"
+    if evidence and not extractive:
+        try:
+            first = await caller.structured(
+                CredibilityAndClaims,
+                [
+                    SystemMessage(content=TRUST_CLAIMS_SYSTEM),
+                    HumanMessage(
+                        content=TRUST_CLAIMS_USER.format(
+                            sections="; ".join(state["plan"]["outline"]),
+                            sources="\n".join(
+                                f"[{s['sid']}] {s['title']}\nURL: {s['url']}\nSnippet: {s['snippet'][:200]}"
+                                for s in sources
+                            ),
+                            evidence=_listing(evidence),
+                        )
+                    ),
+                ],
+            )
+            assessments, drafts = first.source_assessments, first.claims[:MAX_CLAIMS]
+        except ResearchStudioError as exc:
+            errors.append(error_record("trust_engine", exc))
+    scores = score_sources(sources, assessments)
+    kept_sources = [
+        s for s in sources if scores[s["sid"]]["overall"] >= config.min_source_credibility
+    ]
+    kept_sids = {s["sid"] for s in kept_sources}
+    kept_evidence = [item for item in evidence if item["sid"] in kept_sids]
+    if extractive:
+        drafts, checks = _verbatim_claims(kept_evidence)
+    elif drafts:
+        numbered = "\n".join(
+            f"[C{n}] ({d.section}) {d.text} — evidence: {', '.join(d.supporting_eids)}"
+            for n, d in enumerate(drafts, 1)
+        )
+        try:
+            second = await caller.structured(
+                ClaimVerification,
+                [
+                    SystemMessage(content=TRUST_VERIFY_SYSTEM),
+                    HumanMessage(
+                        content=TRUST_VERIFY_USER.format(
+                            claims=numbered, evidence=_listing(kept_evidence)
+                        )
+                    ),
+                ],
+            )
+            checks = {check.cid: check for check in second.checks}
+        except ResearchStudioError as exc:
+            errors.append(error_record("trust_engine", exc))
+    claims = verify_claims(drafts, checks, kept_evidence, scores)
+    verified = [claim for claim in claims if claim["verified"]]
+    hallucination = round((len(claims) - len(verified)) / len(claims), 3) if claims else 0.0
+    overall = round(mean(claim["confidence"] for claim in verified), 3) if verified else 0.0
+    emitter(runtime, "trust_engine")(
+        f"{len(verified)}/{len(claims)} claims verified; {len(sources) - len(kept_sources)} source(s) dropped",
+        confidence=overall,
+    )
+    return {
+        "sources": kept_sources,
+        "evidence": kept_evidence,
+        "source_credibility": scores,
+        "claims": claims,
+        "hallucination_score": hallucination,
+        "overall_confidence": overall,
+        "llm_calls": call_records(caller),
+        "errors": errors,
+    }

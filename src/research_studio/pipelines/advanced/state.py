@@ -1,0 +1,223 @@
+"""State of the advanced pipeline and its record types (TypedDicts: checkpoint-safe)."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+from langgraph.graph import MessagesState
+
+from research_studio.state import ErrorRecord, EvidenceRecord, LLMCallRecord, SourceRecord
+
+
+class QueryAnalysis(TypedDict):
+    """What the analyzer understood of the query."""
+
+    intent: str
+    query_class: str
+    primary_subject: str
+    subject_type: str
+    topic_focus: str
+    temporal_scope: str
+    domain: str
+    complexity: str
+    ambiguity_level: str
+    needs_clarification: bool
+    clarification_question: str
+    clarification_options: list[str]
+    suggested_questions: list[str]
+    suggested_outline: list[str]
+    analysis_confidence: float
+
+
+class PlanQuery(TypedDict):
+    """One search of the plan, flattened from the research tree."""
+
+    qid: str
+    query: str
+    section: str
+    priority: float
+
+
+class TreeQuestion(TypedDict):
+    """A node of the research tree."""
+
+    question: str
+    queries: list[str]
+    target_sources: list[str]
+    priority: float
+    section: str
+
+
+class ResearchPlan(TypedDict):
+    """Topic, outline, research tree and the flat query list."""
+
+    topic: str
+    outline: list[str]
+    primary: list[TreeQuestion]
+    secondary: list[TreeQuestion]
+    queries: list[PlanQuery]
+    search_strategy: str
+
+
+class SubagentAssignment(TypedDict):
+    """One subagent's work."""
+
+    subagent_id: str
+    question: str
+    section: str
+    queries: list[str]
+    target_sources: list[str]
+
+
+class DeadEnd(TypedDict):
+    """A path that led nowhere, and why (no_results, irrelevant, paywall, low_credibility, fetch_error)."""
+
+    subagent_id: str
+    query: str
+    url: str
+    reason: str
+    detail: str
+
+
+class SubagentFindings(TypedDict):
+    """What one subagent reports back."""
+
+    subagent_id: str
+    iteration: int
+    question: str
+    section: str
+    findings: str
+    confidence: float
+    iterations_used: int
+    queries_run: list[str]
+    dead_ends: list[DeadEnd]
+
+
+class RawSource(TypedDict):
+    """A page a subagent read (before the reducer gives it an id)."""
+
+    url: str
+    title: str
+    snippet: str
+    provider: str
+    published: str | None
+
+
+class RawEvidence(TypedDict):
+    """Evidence before the reducer gives it ids."""
+
+    url: str
+    title: str
+    text: str
+    quote: str
+    quote_verified: bool
+    section: str
+    question: str
+
+
+class KnowledgeGap(TypedDict):
+    """A missing piece of the outline."""
+
+    section: str
+    severity: str
+    description: str
+    suggested_queries: list[str]
+
+
+class TrajectoryStep(TypedDict):
+    """One step of the research, for inspection."""
+
+    iteration: int
+    action: str
+    summary: str
+
+
+class SourceCredibility(TypedDict):
+    """A source's credibility and its parts."""
+
+    sid: str
+    domain_trust: float
+    freshness: float
+    authority: float
+    content_quality: float
+    overall: float
+
+
+class Claim(TypedDict):
+    """An atomic claim with its support, verification and confidence."""
+
+    cid: str
+    text: str
+    section: str
+    supporting_eids: list[str]
+    supporting_sids: list[str]
+    evidence_span: str
+    span_match: float
+    verified: bool
+    cross_validated: bool
+    confidence: float
+    indicator: str
+
+
+class AgentState(MessagesState, total=False):
+    """The advanced pipeline's state; accumulators merge the parallel subagents' writes."""
+
+    original_query: str
+    mode: str
+    started_at: float
+    # understanding and clarification
+    query_analysis: QueryAnalysis
+    needs_clarification: bool
+    clarification_question: str
+    clarification_options: list[str]
+    user_clarification: str
+    enriched_context: str
+    primary_anchor: str
+    # plan
+    plan: ResearchPlan
+    # research loop
+    research_iteration: int
+    max_iterations: int
+    subagent_assignments: list[SubagentAssignment]
+    subagent_findings: Annotated[list[SubagentFindings], operator.add]
+    raw_sources: Annotated[list[RawSource], operator.add]
+    raw_evidence: Annotated[list[RawEvidence], operator.add]
+    searches_done: Annotated[list[str], operator.add]
+    done_workers: Annotated[int, operator.add]
+    total_workers: int
+    dead_ends: list[DeadEnd]
+    research_trajectory: Annotated[list[TrajectoryStep], operator.add]
+    # reduced
+    sources: list[SourceRecord]
+    evidence: list[EvidenceRecord]
+    # gaps
+    knowledge_gaps: list[KnowledgeGap]
+    refinement_queries: list[PlanQuery]
+    section_confidence: dict[str, float]
+    overall_confidence: float
+    previous_confidence: float
+    proceed_to_synthesis: bool
+    stop_reason: str
+    # trust and output
+    source_credibility: dict[str, SourceCredibility]
+    claims: list[Claim]
+    hallucination_score: float
+    report: str
+    research_metadata: dict[str, object]
+    metadata: dict[str, object]
+    # accounting
+    llm_calls: Annotated[list[LLMCallRecord], operator.add]
+    errors: Annotated[list[ErrorRecord], operator.add]
+    fetch_count: Annotated[int, operator.add]
+
+
+class SubagentState(TypedDict, total=False):
+    """What one subagent receives through Send."""
+
+    assignment: SubagentAssignment
+    iteration: int
+    context: str
+    anchor: str
+    known_urls: list[str]
+    searches_done: list[str]

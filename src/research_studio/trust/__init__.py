@@ -1,0 +1,1 @@
+"""The trust engine: credibility, claims, span verification, cross-validation, confidence."""

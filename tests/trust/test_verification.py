@@ -1,0 +1,96 @@
+"""Claim verification in code: spans, cross-validation, confidence formula, indicators."""
+
+from __future__ import annotations
+
+import pytest
+
+from research_studio.pipelines.advanced.nodes.trust_engine import verify_claims
+from research_studio.pipelines.advanced.schemas import ClaimCheck, ClaimDraft
+from research_studio.trust.verification import claim_confidence, indicator, span_found, span_match
+
+EVIDENCE = [
+    {
+        "eid": "E1",
+        "sid": "S1",
+        "url": "u1",
+        "title": "",
+        "text": "Coral cover fell by 30 percent in 2024.",
+        "quote": "cover fell by 30 percent",
+        "quote_verified": True,
+        "question": "A",
+    },
+    {
+        "eid": "E2",
+        "sid": "S2",
+        "url": "u2",
+        "title": "",
+        "text": "Surveys found a 30 percent loss of coral cover.",
+        "quote": "a 30 percent loss",
+        "quote_verified": True,
+        "question": "A",
+    },
+]
+SCORES = {
+    sid: {
+        "sid": sid,
+        "domain_trust": 0.6,
+        "freshness": 0.5,
+        "authority": 0.8,
+        "content_quality": 0.8,
+        "overall": 0.8,
+    }
+    for sid in ("S1", "S2")
+}
+
+
+def test_span_must_be_in_the_evidence() -> None:
+    assert span_match("Coral cover fell by 30 percent", EVIDENCE[0]["text"]) == 1.0
+    assert not span_found(
+        span_match("Coral cover doubled in 2024 after rains", EVIDENCE[0]["text"])
+    )
+    assert span_match("x", EVIDENCE[0]["text"]) == 0.0
+
+
+def test_confidence_formula_and_indicators() -> None:
+    assert claim_confidence(1.0, 0.8, True) == pytest.approx(0.93)
+    assert claim_confidence(1.0, 0.8, False) == pytest.approx(0.78)
+    assert indicator(0.93, True) == "✓✓"
+    assert indicator(0.93, False) == "✓"
+    assert indicator(0.79, True) == "✓"
+    assert indicator(0.6, False) == "✓"
+    assert indicator(0.59, True) == "⚠"
+
+
+def test_claims_are_verified_by_code_not_by_the_model() -> None:
+    drafts = [
+        ClaimDraft(
+            text="Coral cover fell by 30 percent.", section="A", supporting_eids=["E1", "E2"]
+        ),
+        ClaimDraft(text="Coral cover doubled.", section="A", supporting_eids=["E1"]),
+        ClaimDraft(text="Unsupported.", section="A", supporting_eids=["E9"]),
+    ]
+    checks = {
+        "C1": ClaimCheck(
+            cid="C1", verified=True, evidence_span="Coral cover fell by 30 percent", source_eid="E1"
+        ),
+        "C2": ClaimCheck(
+            cid="C2",
+            verified=True,
+            evidence_span="coral cover doubled after heavy rains",
+            source_eid="E1",
+            cross_validated=True,
+        ),
+        "C3": ClaimCheck(
+            cid="C3", verified=True, evidence_span="anything at all here", source_eid="E9"
+        ),
+    }
+    first, second, third = verify_claims(drafts, checks, EVIDENCE, SCORES)  # type: ignore[arg-type]
+    assert (
+        first["verified"] and first["cross_validated"] and first["supporting_sids"] == ["S1", "S2"]
+    )
+    assert first["confidence"] == pytest.approx(0.93) and first["indicator"] == "✓✓"
+    assert (
+        not second["verified"] and not second["cross_validated"]
+    )  # the model's word is not enough
+    assert second["confidence"] == pytest.approx(0.28) and second["indicator"] == "⚠"
+    assert not third["verified"] and third["supporting_eids"] == []
