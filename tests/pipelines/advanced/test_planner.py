@@ -41,3 +41,11 @@ def test_quoted_proper_nouns_survive() -> None:
     assert '"Great Barrier Reef"' in apply_query_rules(
         '"Great Barrier Reef" survey results', "Great Barrier Reef", recent=False, year=2026
     )
+
+
+def test_headings_from_a_weak_model_are_cleaned() -> None:
+    from research_studio.pipelines.advanced.nodes.planner import clean_heading
+
+    assert clean_heading("- summary: }\nThe answer is") == "summary: }"
+    assert clean_heading("## **Key findings**") == "Key findings"
+    assert len(clean_heading("x" * 200)) == 80

@@ -36,7 +36,12 @@ async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> d
     caller = services_of(runtime).caller("understand", "smart")
     # LangGraph Studio's chat sends the query as a message rather than as `query`.
     query = state.get("query") or next(
-        (str(m.content) for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), ""
+        (
+            str(m.content)
+            for m in reversed(state.get("messages", []))
+            if isinstance(m, HumanMessage)
+        ),
+        "",
     )
     if not query.strip():
         raise ResearchStudioError("no query given: pass query or a human message")

@@ -54,6 +54,12 @@ def apply_query_rules(query: str, anchor: str, *, recent: bool, year: int) -> st
     return " ".join(words)
 
 
+def clean_heading(text: str) -> str:
+    """A usable section heading: one line, no Markdown marks, at most 80 characters."""
+    line = next((part for part in text.splitlines() if part.strip(" #*-:>`")), "")
+    return " ".join(line.strip(" #*-:>`").split())[:80].strip()
+
+
 def _tree(questions: list[TreeQuestionOutput], outline: list[str]) -> list[TreeQuestion]:
     return [
         TreeQuestion(
@@ -61,9 +67,9 @@ def _tree(questions: list[TreeQuestionOutput], outline: list[str]) -> list[TreeQ
             queries=item.queries,
             target_sources=item.target_sources,
             priority=item.priority,
-            section=item.section
-            if item.section in outline
-            else (outline[0] if outline else item.section),
+            section=clean_heading(item.section)
+            if clean_heading(item.section) in outline
+            else outline[0],
         )
         for item in questions
         if item.question.strip()
@@ -72,7 +78,7 @@ def _tree(questions: list[TreeQuestionOutput], outline: list[str]) -> list[TreeQ
 
 def build_plan(output: PlanOutput, anchor: str, *, recent: bool) -> ResearchPlan:
     """The plan with rule-abiding queries and the flat list ordered by priority (qid Q1...)."""
-    outline = clip(output.outline, 8)
+    outline = clip((clean_heading(item) for item in output.outline), 8) or ["Findings"]
     year = dt.date.today().year
     primary, secondary = (
         _tree(output.research_tree.primary, outline),

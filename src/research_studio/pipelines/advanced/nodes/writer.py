@@ -127,8 +127,17 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         "Sources used": str(len(cited_sources)),
         "Iterations": str(iterations),
     }
+    outline = plan["outline"]
+    if services.extraction_mode == "extractive":
+        # Verbatim claims read best under the title of the document they come from.
+        titles = {source["sid"]: source["title"] for source in state.get("sources", [])}
+        verified = [
+            {**claim, "section": titles.get(claim["supporting_sids"][0], "Findings")}
+            for claim in verified
+        ]  # type: ignore[typeddict-item]
+        outline = list(dict.fromkeys(claim["section"] for claim in verified))
     report, cited = finalize_report(
-        render_advanced(draft, verified, plan["outline"], gaps, quality),
+        render_advanced(draft, verified, outline, gaps, quality),
         source_index(state.get("sources", [])),
     )
     calls = [*state.get("llm_calls", []), *call_records(caller)]
