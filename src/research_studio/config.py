@@ -73,7 +73,7 @@ class Configuration(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
     llm_timeout_s: float = _seconds(120.0, "Timeout of one model call.")
     llm_max_retries: int = Field(2, ge=0, le=10, description="Client retries of a failed call.")
-    max_concurrent_llm_calls: int = _count(4, "Model calls in flight at once.", maximum=64)
+    max_concurrent_llm_calls: int = _count(8, "Model calls in flight at once.", maximum=64)
     local_model_context: int = Field(
         8192, ge=512, le=131_072, description="Context tokens of the embedded model."
     )

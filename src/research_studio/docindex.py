@@ -183,7 +183,12 @@ class DocumentIndex:
         self._db = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
+            # Queries read many posting lists: keep them in memory (64 MiB cache, mapped file).
+            self._db.execute("PRAGMA cache_size=-65536")
+            self._db.execute("PRAGMA mmap_size=268435456")
             self._db.executescript(_SCHEMA)
+            # Title matches count half as much as body matches.
+            self._db.execute("INSERT INTO chunks(chunks, rank) VALUES ('rank', 'bm25(1.0, 0.5)')")
             self._db.commit()
 
     @classmethod
@@ -289,27 +294,37 @@ class DocumentIndex:
         expression = match_expression(query)
         if not expression:
             return []
-        sql = (
-            "SELECT d.uri, d.title, c.ordinal, c.text, bm25(chunks, 1.0, 0.5) AS rank "
-            "FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE chunks MATCH ?"
-        )
+        # FTS5 ranks and limits on its own (the configured `rank`); documents are joined only
+        # for the hits, which keeps a 10,000-chunk query in a few milliseconds.
+        sql = "SELECT rowid, doc_id, ordinal, text, rank FROM chunks WHERE chunks MATCH ?"
         parameters: list[object] = [expression]
         prefixes = [str(root.expanduser().resolve()) for root in roots]
         if prefixes:
-            sql += (
-                " AND ("
-                + " OR ".join("d.path = ? OR substr(d.path, 1, ?) = ?" for _ in prefixes)
-                + ")"
-            )
+            scope = " OR ".join("path = ? OR substr(path, 1, ?) = ?" for _ in prefixes)
+            sql += f" AND doc_id IN (SELECT id FROM documents WHERE {scope})"
             for prefix in prefixes:
                 parameters += [prefix, len(prefix) + 1, prefix + "/"]
         sql += " ORDER BY rank LIMIT ?"
         parameters.append(limit)
         with self._lock:
             rows = self._db.execute(sql, parameters).fetchall()
+            ids = sorted({row[1] for row in rows})
+            marks = ",".join("?" * len(ids))
+            documents = {
+                doc_id: (uri, title)
+                for doc_id, uri, title in self._db.execute(
+                    f"SELECT id, uri, title FROM documents WHERE id IN ({marks})", ids
+                )
+            }
         return [
-            ChunkHit(uri=uri, title=title, ordinal=int(ordinal), text=text, score=round(-rank, 4))
-            for uri, title, ordinal, text, rank in rows
+            ChunkHit(
+                uri=documents[doc_id][0],
+                title=documents[doc_id][1],
+                ordinal=int(ordinal),
+                text=text,
+                score=round(-rank, 4),
+            )
+            for _rowid, doc_id, ordinal, text, rank in rows
         ]
 
     def document(self, uri: str) -> StoredDocument | None:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from research_studio import __version__
-from research_studio.cli import documents, research, tools
+from research_studio.cli import bench, documents, research, tools
 
 app = typer.Typer(
     name="research-studio",
@@ -20,6 +20,7 @@ app.command()(research.run)
 app.command()(research.resume)
 app.command()(research.runs)
 app.command()(documents.index)
+app.command()(bench.bench)
 app.command()(tools.search)
 app.command()(tools.fetch)
 app.command()(tools.config)

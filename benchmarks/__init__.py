@@ -1,0 +1,1 @@
+"""Performance benchmarks: `python -m benchmarks` (the same as `research-studio bench`)."""
