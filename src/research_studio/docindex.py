@@ -14,6 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 from research_studio.chunking import chunk_text
 from research_studio.fetch import extract_html, extract_pdf
+from research_studio.queries import STOP_WORDS
 
 SUPPORTED_SUFFIXES = {
     ".md": "markdown",
@@ -41,37 +42,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
 );
 """
 _WORD = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "how",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "the",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "with",
-    ]
-)
 
 
 class UnreadableDocument(Exception):
@@ -163,7 +133,7 @@ def _files(root: Path) -> Iterator[Path]:
 def match_expression(query: str) -> str:
     """An FTS5 query: the content words of `query`, each quoted, OR-ed (BM25 does the ranking)."""
     words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))
-    content = [word for word in words if word not in _STOP] or words
+    content = [word for word in words if word not in STOP_WORDS] or words
     return " OR ".join(f'"{word}"' for word in content[:32])
 
 

@@ -13,56 +13,9 @@ from research_studio.config import Configuration
 from research_studio.grounding import quote_in_text, tokens
 from research_studio.prompts.context import numbered
 from research_studio.prompts.extract import EXTRACT_SYSTEM, EXTRACT_USER
+from research_studio.queries import STOP_WORDS
 from research_studio.state import FindingRecord
 from research_studio.structured import ModelCaller
-
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "does",
-        "do",
-        "did",
-        "than",
-        "then",
-        "there",
-        "their",
-        "about",
-        "into",
-    ]
-)
 
 
 class ExtractedFact(BaseModel):

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from research_studio.config import Configuration
 from research_studio.errors import ConfigError
+from research_studio.structured import message_text
 
 DEFAULT_MODEL_NAME = "smollm2"
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -119,7 +120,7 @@ class LocalChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        chat = [{"role": _role(message), "content": str(message.content)} for message in messages]
+        chat = [{"role": _role(message), "content": message_text(message)} for message in messages]
         with self._lock:
             reply = self._model().create_chat_completion(
                 messages=chat,

@@ -9,9 +9,11 @@ from rapidfuzz import fuzz
 
 _WORD = re.compile(r"[a-z0-9]+")
 _SPACE = re.compile(r"\s+")
+# Words that carry no topic: ignored when comparing searches and weighing terms.
 STOP_WORDS = frozenset(
-    [
+    {
         "a",
+        "about",
         "an",
         "and",
         "are",
@@ -19,26 +21,42 @@ STOP_WORDS = frozenset(
         "at",
         "be",
         "by",
+        "did",
+        "do",
+        "does",
         "for",
         "from",
+        "has",
+        "have",
         "how",
         "in",
+        "into",
         "is",
         "it",
+        "its",
         "of",
         "on",
         "or",
+        "than",
+        "that",
         "the",
+        "their",
+        "then",
+        "there",
+        "this",
         "to",
         "vs",
+        "was",
+        "were",
         "what",
         "when",
         "where",
         "which",
         "who",
         "why",
+        "will",
         "with",
-    ]
+    }
 )
 TOKEN_MATCH = 88  # rapidfuzz ratio at which two words count as the same (plurals, typos)
 

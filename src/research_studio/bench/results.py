@@ -73,7 +73,9 @@ def explain(results: dict[str, Any]) -> list[str]:
             f"{floor:.2f} even with an instantaneous research phase (Amdahl's law)."
         )
     for name, row in variants.items():
-        notes.append(f"{name}: overhead beyond the critical path is {row['wall_s'] - row['critical_path_s']:.2f} s per run (efficiency {row['efficiency']}).")
+        notes.append(
+            f"{name}: overhead beyond the critical path is {row['wall_s'] - row['critical_path_s']:.2f} s per run (efficiency {row['efficiency']})."
+        )
     return notes
 
 

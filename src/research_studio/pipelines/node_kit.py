@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
@@ -58,3 +59,18 @@ def clip(items: Iterable[str], limit: int) -> list[str]:
         if item and item not in kept:
             kept.append(item)
     return kept[:limit]
+
+
+def query_of(state: Mapping[str, Any], key: str) -> str:
+    """The research question: the state's `key`, else the last human message (LangGraph Studio chat)."""
+    query = state.get(key) or next(
+        (
+            str(m.content)
+            for m in reversed(state.get("messages", []))
+            if isinstance(m, HumanMessage)
+        ),
+        "",
+    )
+    if not str(query).strip():
+        raise ResearchStudioError(f"no query given: pass {key} or a human message")
+    return str(query).strip()

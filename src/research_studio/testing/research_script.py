@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from research_studio.chunking import split_sentences
+from research_studio.queries import STOP_WORDS
 from research_studio.testing.scripted_model import ScriptedChatModel, ScriptedRequest
 
 _REQUEST = re.compile(r"^Research request: (.+)$", re.MULTILINE)
@@ -26,35 +27,6 @@ _CLAIM = re.compile(r"^(\d+)\. Claim: ", re.MULTILINE)
 _QUOTE_TAIL = re.compile(r' \(".*$')
 _SCHEMA_IN_PROMPT = re.compile(r"conform to this JSON schema:\n")
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "how",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "the",
-        "to",
-        "was",
-        "what",
-        "which",
-        "who",
-        "why",
-        "with",
-    ]
-)
 
 
 def _numbered(prompt: str, label: str) -> list[str]:
@@ -67,7 +39,9 @@ def _numbered(prompt: str, label: str) -> list[str]:
 
 
 def _terms(text: str) -> set[str]:
-    return {word for word in _WORD.findall(text.lower()) if word not in _STOP and len(word) > 2}
+    return {
+        word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS and len(word) > 2
+    }
 
 
 def _short(text: str, words: int = 6) -> str:

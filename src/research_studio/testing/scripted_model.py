@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from research_studio.config import Configuration
 from research_studio.models import register_provider
+from research_studio.structured import message_text
 
 TEXT = "__text__"  # the script key of free-text calls (no schema bound)
 
@@ -35,7 +36,7 @@ class ScriptedRequest:
     @property
     def prompt(self) -> str:
         """All message text, in order."""
-        return "\n\n".join(_text(message) for message in self.messages)
+        return "\n\n".join(message_text(message) for message in self.messages)
 
 
 @dataclass(frozen=True)
@@ -51,15 +52,6 @@ class RecordedCall:
 
 Reply = BaseModel | dict[str, Any] | list[Any] | str
 Script = Callable[[ScriptedRequest], Reply] | list[Reply] | Reply
-
-
-def _text(message: BaseMessage) -> str:
-    content = message.content
-    if isinstance(content, str):
-        return content
-    return "".join(
-        block.get("text", "") if isinstance(block, dict) else str(block) for block in content
-    )
 
 
 def _tokens(text: str) -> int:

@@ -17,6 +17,7 @@ from research_studio.pipelines.node_kit import (
     clip,
     emitter,
     error_record,
+    query_of,
     services_of,
 )
 from research_studio.pipelines.standard.schemas import ResearchPlan, Understanding
@@ -34,17 +35,7 @@ async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> d
     """Judge whether the request is clear; prepare a question with options when it is not."""
     emitter(runtime, "understand")("analysing the request")
     caller = services_of(runtime).caller("understand", "smart")
-    # LangGraph Studio's chat sends the query as a message rather than as `query`.
-    query = state.get("query") or next(
-        (
-            str(m.content)
-            for m in reversed(state.get("messages", []))
-            if isinstance(m, HumanMessage)
-        ),
-        "",
-    )
-    if not query.strip():
-        raise ResearchStudioError("no query given: pass query or a human message")
+    query = query_of(state, "query")
     result = await caller.structured(
         Understanding,
         [

@@ -22,6 +22,7 @@ from research_studio.pipelines.node_kit import (
     clip,
     emitter,
     error_record,
+    query_of,
     services_of,
 )
 from research_studio.prompts.analyze import (
@@ -65,17 +66,7 @@ def _analysis(output: QueryAnalysisOutput) -> QueryAnalysis:
 async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """LLM-only analysis: intent, class (one of 17), subject, scope, ambiguity, questions, outline."""
     emitter(runtime, "query_analyzer")("analysing the query")
-    # LangGraph Studio's chat sends the query as a message rather than as original_query.
-    query = state.get("original_query") or next(
-        (
-            str(m.content)
-            for m in reversed(state.get("messages", []))
-            if isinstance(m, HumanMessage)
-        ),
-        "",
-    )
-    if not query.strip():
-        raise ResearchStudioError("no query given: pass original_query or a human message")
+    query = query_of(state, "original_query")
     caller = services_of(runtime).caller("query_analyzer", "smart")
     output = await caller.structured(
         QueryAnalysisOutput,
