@@ -16,15 +16,33 @@ pytestmark = pytest.mark.e2e
 def test_quick_bench_writes_results_and_the_performance_page(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         app,
-        ["bench", "--quick", "--llm-latency", "0.01", "--token-latency", "0", "--search-latency", "0.01", "--page-latency", "0.01",
-         "--out", str(tmp_path / "results.json"), "--markdown", str(tmp_path / "performance.md")],
+        [
+            "bench",
+            "--quick",
+            "--llm-latency",
+            "0.01",
+            "--token-latency",
+            "0",
+            "--search-latency",
+            "0.01",
+            "--page-latency",
+            "0.01",
+            "--out",
+            str(tmp_path / "results.json"),
+            "--markdown",
+            str(tmp_path / "performance.md"),
+        ],
     )
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "results.json").read_text())
     variants = results["pipelines"]["variants"]
     assert set(variants) == {"standard-single", "standard-multi", "advanced"}
     for row in variants.values():
-        assert row["llm_calls"] > 0 and row["critical_path_s"] > 0 and row["wall_s"] >= row["critical_path_s"] * 0.9
+        assert (
+            row["llm_calls"] > 0
+            and row["critical_path_s"] > 0
+            and row["wall_s"] >= row["critical_path_s"] * 0.9
+        )
         assert row["llm_calls_by_node"] and row["prompt_tokens"] > 0
     assert variants["advanced"]["llm_calls"] <= 12
     assert "speedup_vs_single" in variants["standard-multi"]

@@ -21,7 +21,12 @@ def test_parallel_calls_count_once() -> None:
 
 
 def test_heaviest_chain_wins_over_longest_count() -> None:
-    calls = [Interval("a", 0, 0.1), Interval("b", 0.1, 0.2), Interval("c", 0.2, 0.3), Interval("long", 0, 2)]
+    calls = [
+        Interval("a", 0, 0.1),
+        Interval("b", 0.1, 0.2),
+        Interval("c", 0.2, 0.3),
+        Interval("long", 0, 2),
+    ]
     assert critical_path(calls)[0] == pytest.approx(2.0)
 
 

@@ -248,3 +248,45 @@ async def test_single_source_claims_are_not_cross_validated(
     verified = [claim for claim in state["claims"] if claim["verified"]]
     assert verified and not any(claim["cross_validated"] for claim in verified)
     assert {claim["indicator"] for claim in verified} <= {"✓", "⚠"}
+
+
+async def test_a_paywalled_page_is_a_dead_end(
+    make_config: Callable[..., Configuration], web: FakeWeb
+) -> None:
+    from research_studio.testing.fake_web import Fault
+
+    web.set_fault(web.page("coral-bleaching-causes").path, Fault("status", status=402))
+    state, _ = await run_advanced(
+        make_config, "coral bleaching heat stress", ResearchScript(coverage=[0.9], ready=[True])
+    )
+    paywalled = [end for end in state["dead_ends"] if end["reason"] == "paywall"]
+    assert (
+        paywalled
+        and paywalled[0]["url"].endswith("coral-bleaching-causes.html")
+        and "402" in paywalled[0]["detail"]
+    )
+    assert state["report"]
+
+
+def test_dead_end_reasons() -> None:
+    from research_studio.gathering import Gathered
+    from research_studio.pipelines.advanced.nodes.subagent import _dead_ends
+
+    gathered = Gathered(empty_queries=["nothing matches this"])
+    gathered.errors += [
+        {"node": "subagent", "kind": "paywall", "message": "HTTP 402", "target": "https://a.org/x"},
+        {
+            "node": "subagent",
+            "kind": "timeout",
+            "message": "timed out",
+            "target": "https://b.org/y",
+        },
+        {"node": "subagent", "kind": "rate_limited", "message": "429", "target": "a search query"},
+    ]
+    ends = _dead_ends("SA1.1", gathered)
+    assert [(end["reason"], end["query"] or end["url"]) for end in ends] == [
+        ("no_results", "nothing matches this"),
+        ("paywall", "https://a.org/x"),
+        ("fetch_error", "https://b.org/y"),
+        ("no_results", "a search query"),
+    ]

@@ -298,7 +298,9 @@ async def test_full_run_over_a_limited_openai_compatible_server(
     )
 
 
-async def test_a_studio_chat_message_is_the_query(make_config: Callable[..., Configuration]) -> None:
+async def test_a_studio_chat_message_is_the_query(
+    make_config: Callable[..., Configuration],
+) -> None:
     from langchain_core.messages import HumanMessage
 
     from research_studio.pipelines.registry import compile_pipeline
@@ -306,5 +308,10 @@ async def test_a_studio_chat_message_is_the_query(make_config: Callable[..., Con
     config = make_config(model=use_scripted_model(ResearchScript().model()), max_iterations=1)
     async with open_services(config):
         for pipeline in ("standard", "advanced"):
-            state = await compile_pipeline(pipeline, None, False).ainvoke({"messages": [HumanMessage("coral reef recovery")]}, context=config)
-            assert state["report"] and (state.get("query") or state.get("original_query")) == "coral reef recovery"
+            state = await compile_pipeline(pipeline, None, False).ainvoke(
+                {"messages": [HumanMessage("coral reef recovery")]}, context=config
+            )
+            assert (
+                state["report"]
+                and (state.get("query") or state.get("original_query")) == "coral reef recovery"
+            )
