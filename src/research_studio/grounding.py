@@ -71,9 +71,9 @@ def best_window_jaccard(quote: str, page: str) -> float:
             counts[entering] += 1
         if page_tokens[start] not in wanted:
             continue
-        window = counts.keys()
-        overlap = len(wanted & window)
-        score = overlap / (len(wanted) + len(window) - overlap)
+        window_size = len(counts)
+        overlap = sum(1 for token in wanted if token in counts)
+        score = overlap / (len(wanted) + window_size - overlap)
         if score > best:
             best = score
             if best == 1.0:

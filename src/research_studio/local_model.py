@@ -170,7 +170,7 @@ class LocalChatModel(BaseChatModel):
         else:
             raise NotImplementedError(f"the embedded model does not support {method}")
         bound = self.bind(response_format=response_format)
-        parser = PydanticOutputParser(pydantic_object=schema)
+        parser: PydanticOutputParser[BaseModel] = PydanticOutputParser(pydantic_object=schema)
         if not include_raw:
             return bound | parser
         parse = RunnablePassthrough.assign(

@@ -106,7 +106,7 @@ def create_chat_model(
         common["client_kwargs"] = {"timeout": config.llm_timeout_s}
     else:
         common.update(timeout=config.llm_timeout_s, max_retries=config.llm_max_retries)
-    model = init_chat_model(name, model_provider=provider, **common, **kwargs)
+    model = init_chat_model(name, model_provider=provider, **common, **kwargs)  # type: ignore[call-overload]
     assert isinstance(model, BaseChatModel)
     return model
 

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph.state import CompiledStateGraph
 
@@ -57,9 +58,9 @@ def _record(
 
 
 async def _stream(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     payload: Any,
-    thread: dict[str, Any],
+    thread: RunnableConfig,
     config: Configuration,
     folder: RunFolder,
     on_event: EventFn,
@@ -109,7 +110,7 @@ async def execute(
     answer: str | None = None,
 ) -> Outcome:
     """Run (or resume, when `initial` is None) the folder's pipeline to completion or a pause."""
-    thread = {"configurable": {"thread_id": folder.record.run_id}}
+    thread: RunnableConfig = {"configurable": {"thread_id": folder.record.run_id}}
     folder.save(status="running", error=None)
     try:
         async with (

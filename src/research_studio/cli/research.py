@@ -64,7 +64,7 @@ def _announce(config: Configuration, model: ModelChoice, search: SearchChoice) -
     fast = f" (fast: {model.fast_model})" if model.fast_model != model.model else ""
     err.print(f"[dim]model: {model.model}{fast} — {model.reason}[/]", highlight=False)
     err.print(f"[dim]search: {search.name} — {search.reason}[/]", highlight=False)
-    mode = config.extraction
+    mode: str = config.extraction
     if mode == "auto":
         mode = (
             "extractive (verbatim sentences)"

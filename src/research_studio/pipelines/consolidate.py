@@ -48,9 +48,10 @@ def consolidate(
     next_eid = _next_number(item["eid"] for item in evidence)
     new_evidence: list[EvidenceRecord] = []
     for finding in findings:
-        source = by_url.get(normalize_url(finding["url"]))
-        if source is None or (source["sid"], finding["text"].lower()) in seen:
+        found = by_url.get(normalize_url(finding["url"]))
+        if found is None or (found["sid"], finding["text"].lower()) in seen:
             continue
+        source = found
         seen.add((source["sid"], finding["text"].lower()))
         new_evidence.append(
             EvidenceRecord(

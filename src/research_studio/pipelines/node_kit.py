@@ -42,6 +42,7 @@ def call_records(*callers: ModelCaller) -> list[LLMCallRecord]:
 
 def error_record(node: str, exc: BaseException, target: str = "") -> ErrorRecord:
     """A failure as data."""
+    kind: str
     if isinstance(exc, ProviderError):
         kind = exc.kind
     elif isinstance(exc, ResearchStudioError):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
@@ -11,7 +11,7 @@ from langgraph.graph.state import CompiledStateGraph
 from research_studio.errors import ConfigError
 
 PipelineName = Literal["standard", "advanced", "supervisor"]
-GraphBuilder = Callable[..., CompiledStateGraph]
+GraphBuilder = Callable[..., CompiledStateGraph[Any, Any, Any, Any]]
 
 
 def graph_builder(name: str) -> GraphBuilder:
@@ -37,6 +37,6 @@ def initial_state(name: str, query: str, mode: str) -> dict[str, str]:
 
 def compile_pipeline(
     name: str, checkpointer: BaseCheckpointSaver | None, interrupt_on_clarify: bool
-) -> CompiledStateGraph:
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The named pipeline, compiled."""
     return graph_builder(name)(checkpointer=checkpointer, interrupt_on_clarify=interrupt_on_clarify)

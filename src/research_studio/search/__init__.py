@@ -45,22 +45,28 @@ def build_search_provider(
     name: SearchProviderName, config: Configuration, client: httpx.AsyncClient
 ) -> SearchProvider:
     """The provider `name`, configured from `config`, using `client` for HTTP."""
-    retry = {"retries": config.search_retries, "base_delay_s": config.retry_base_delay_s}
+    retries, base_delay_s = config.search_retries, config.retry_base_delay_s
     if name == "searxng":
         from research_studio.search.searxng import SearxngSearch
 
         if not config.searxng_url:
             raise ConfigError("searxng needs a base URL: set SEARXNG_URL or --searxng-url")
-        return SearxngSearch(client, config.searxng_url, **retry)
+        return SearxngSearch(client, config.searxng_url, retries=retries, base_delay_s=base_delay_s)
     if name == "tavily":
         from research_studio.search.tavily import TavilySearch
 
         client.base_url = httpx.URL(config.tavily_base_url.rstrip("/") + "/")
         return TavilySearch(
-            client, config.secret("tavily_api_key"), timeout_s=config.search_timeout_s, **retry
+            client,
+            config.secret("tavily_api_key"),
+            retries=retries,
+            base_delay_s=base_delay_s,
+            timeout_s=config.search_timeout_s,
         )
     if name == "duckduckgo":
         from research_studio.search.duckduckgo import DuckDuckGoSearch
 
-        return DuckDuckGoSearch(timeout_s=config.search_timeout_s, **retry)
+        return DuckDuckGoSearch(
+            retries=retries, base_delay_s=base_delay_s, timeout_s=config.search_timeout_s
+        )
     raise ConfigError(f"search provider {name!r} needs the document index; use Services")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from research_studio.docindex import DocumentIndex, IndexReport
+from research_studio.docindex import ChunkHit, DocumentIndex, IndexReport
 from research_studio.errors import ConfigError, FetchError
 from research_studio.fetch import Page
 from research_studio.search.base import SearchResult
@@ -35,8 +35,10 @@ class LocalSearch:
         await self.refresh()
         hits = await asyncio.to_thread(self._index.search, query, max_results * 4, self._roots)
         # Distinct documents first (their best chunk), then further chunks, so readers get breadth.
-        seen: set[str] = set()
-        firsts = [hit for hit in hits if not (hit.uri in seen or seen.add(hit.uri))]
+        best_per_document: dict[str, ChunkHit] = {}
+        for hit in hits:
+            best_per_document.setdefault(hit.uri, hit)
+        firsts = list(best_per_document.values())
         hits = (firsts + [hit for hit in hits if hit not in firsts])[:max_results]
         if not hits and not self._roots:
             documents, _chunks = await asyncio.to_thread(self._index.count)
@@ -72,4 +74,4 @@ class IndexedDocumentFetcher:
             title=document.title,
             text=document.text,
             kind=document.kind,
-        )  # type: ignore[arg-type]
+        )

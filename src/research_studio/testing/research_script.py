@@ -29,6 +29,12 @@ _SCHEMA_IN_PROMPT = re.compile(r"conform to this JSON schema:\n")
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+def _found(pattern: str, text: str) -> str:
+    """The first group of a pattern the pipeline's own prompt is known to contain ("" otherwise)."""
+    match = re.search(pattern, text)
+    return match.group(1) if match else ""
+
+
 def _numbered(prompt: str, label: str) -> list[str]:
     match = re.search(_SECTION.pattern.format(label=re.escape(label)), prompt, re.MULTILINE)
     if not match:
@@ -300,9 +306,7 @@ class ResearchScript:
 
     def subagent_extraction(self, prompt: str) -> dict[str, Any]:
         wanted = _terms(
-            re.search(r"Your question: (.+)", prompt).group(1)
-            if "Your question:" in prompt
-            else prompt[:200]
+            _found(r"Your question: (.+)", prompt) if "Your question:" in prompt else prompt[:200]
         )
         items = []
         for number, text in re.findall(
@@ -321,7 +325,7 @@ class ResearchScript:
         return {
             "evidence": items,
             "confidence": confidence,
-            "summary": " ".join(i["text"] for i in items[:2]) or "Nothing relevant.",
+            "summary": " ".join(str(i["text"]) for i in items[:2]) or "Nothing relevant.",
             "refined_queries": []
             if confidence >= 0.7
             else [f"{' '.join(sorted(wanted)[:3])} refined"],
@@ -330,7 +334,7 @@ class ResearchScript:
     def gap_analysis(self, prompt: str) -> dict[str, Any]:
         confidence = self._next("gaps", self.coverage)
         ready = self._next("ready", self.ready)
-        outline = re.search(r"Outline: (.+)", prompt).group(1).split("; ")
+        outline = _found(r"Outline: (.+)", prompt).split("; ")
         round_number = self._round["gaps"]
         gaps = (
             []
@@ -355,7 +359,7 @@ class ResearchScript:
         }
 
     def credibility_and_claims(self, prompt: str) -> dict[str, Any]:
-        sections = re.search(r"SECTIONS: (.+)", prompt).group(1).split("; ")
+        sections = _found(r"SECTIONS: (.+)", prompt).split("; ")
         sids = re.findall(r"^\[(S\d+)\] ", prompt, re.MULTILINE)
         evidence = re.findall(r"^\[(E\d+)\] \(from (S\d+)\) (.*?) — ", prompt, re.MULTILINE)
         claims = []
@@ -401,7 +405,7 @@ class ResearchScript:
         return {"checks": checks}
 
     def advanced_report(self, prompt: str) -> dict[str, Any]:
-        outline = re.search(r"OUTLINE: (.+)", prompt).group(1).split("; ")
+        outline = _found(r"OUTLINE: (.+)", prompt).split("; ")
         claims = re.findall(r"^\[(C\d+)\] \((.*?)\) (.*) — cite: (.*)$", prompt, re.MULTILINE)
         sections = []
         for heading in outline:
@@ -414,11 +418,11 @@ class ResearchScript:
             sections.append(
                 {"heading": heading, "text": text, "claim_ids": [cid for cid, _ in members]}
             )
-        summary = f"A report on {re.search(r'TITLE: (.+)', prompt).group(1)}."
+        summary = f"A report on {_found(r'TITLE: (.+)', prompt)}."
         if self.bogus_citation:
             summary += f" Unsupported aside {self.bogus_citation}."
         return {
-            "title": re.search(r"TITLE: (.+)", prompt).group(1),
+            "title": _found(r"TITLE: (.+)", prompt),
             "summary": summary,
             "sections": sections,
         }

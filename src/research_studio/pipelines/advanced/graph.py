@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -40,7 +40,7 @@ def route_after_gap_detection(state: AgentState) -> Literal["increment_iteration
 
 def build_graph(
     checkpointer: BaseCheckpointSaver | None = None, interrupt_on_clarify: bool = True
-) -> CompiledStateGraph:
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the advanced pipeline; with `interrupt_on_clarify` it pauses before `clarify`."""
     builder = StateGraph(AgentState, context_schema=Configuration)
     for name, node in (

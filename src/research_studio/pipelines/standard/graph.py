@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -58,7 +58,7 @@ def route_after_synthesis(state: ResearchState) -> Literal["orchestrate", "verif
 
 def build_graph(
     checkpointer: BaseCheckpointSaver | None = None, interrupt_on_clarify: bool = True
-) -> CompiledStateGraph:
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the standard pipeline; with `interrupt_on_clarify` it pauses before `clarify`."""
     builder = StateGraph(ResearchState, context_schema=Configuration)
     builder.add_node("understand", understand)

@@ -99,7 +99,7 @@ async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> 
 async def clarify(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Merge the user's answer into enriched_context and update the analysis (after the interrupt)."""
     answer = state.get("user_clarification", "").strip()
-    analysis = dict(state["query_analysis"])
+    analysis: dict[str, Any] = dict(state["query_analysis"])
     if not answer:
         return {"needs_clarification": False, "enriched_context": state["original_query"]}
     caller = services_of(runtime).caller("clarify", "smart")

@@ -132,9 +132,9 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         # Verbatim claims read best under the title of the document they come from.
         titles = {source["sid"]: source["title"] for source in state.get("sources", [])}
         verified = [
-            {**claim, "section": titles.get(claim["supporting_sids"][0], "Findings")}
+            Claim(**{**claim, "section": titles.get(claim["supporting_sids"][0], "Findings")})
             for claim in verified
-        ]  # type: ignore[typeddict-item]
+        ]
         outline = list(dict.fromkeys(claim["section"] for claim in verified))
     report, cited = finalize_report(
         render_advanced(draft, verified, outline, gaps, quality),
