@@ -11,7 +11,7 @@ from research_studio.extraction import extract_findings, extract_sentences
 from research_studio.search import SearchResult
 from research_studio.services import Services
 from research_studio.state import ErrorRecord, FindingRecord, LLMCallRecord, PageRecord
-from research_studio.structured import ModelCaller
+from research_studio.structured import call_records
 from research_studio.urls import normalize_url
 
 Emit = Callable[[str], None]
@@ -43,11 +43,6 @@ class GatherRequest:
     request: str
     questions: list[str]
     known_urls: set[str]
-
-
-def _record_calls(caller: ModelCaller, gathered: Gathered) -> None:
-    gathered.calls.extend(LLMCallRecord(**call.model_dump()) for call in caller.calls)  # type: ignore[typeddict-item]
-    caller.calls.clear()
 
 
 @dataclass
@@ -106,7 +101,7 @@ async def _extract(
             gathered.error(task.node, exc, url)
             findings = []
         finally:
-            _record_calls(caller, gathered)
+            gathered.calls.extend(call_records(caller))
     keep_page(page, findings, gathered)
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired
 
 from langgraph.graph import MessagesState
+
+# LangGraph's MessagesState is a typing_extensions TypedDict; bases must share its metaclass.
+from typing_extensions import TypedDict
 
 
 class SourceRecord(TypedDict):
@@ -120,7 +123,15 @@ class Synthesis(TypedDict):
     additional_searches: list[str]
 
 
-class ResearchState(MessagesState, total=False):
+class Accounting(TypedDict, total=False):
+    """What every graph keeps as data: model calls, failures, fetches (merged across workers)."""
+
+    llm_calls: Annotated[list[LLMCallRecord], operator.add]
+    errors: Annotated[list[ErrorRecord], operator.add]
+    fetch_count: Annotated[int, operator.add]
+
+
+class ResearchState(MessagesState, Accounting, total=False):
     """State of the standard pipeline; accumulators merge parallel workers' writes."""
 
     query: str
@@ -161,10 +172,6 @@ class ResearchState(MessagesState, total=False):
     report: str
     cited_sources: list[str]
     metadata: dict[str, object]
-    # accounting, as data
-    llm_calls: Annotated[list[LLMCallRecord], operator.add]
-    errors: Annotated[list[ErrorRecord], operator.add]
-    fetch_count: Annotated[int, operator.add]
 
 
 class WorkerState(TypedDict, total=False):

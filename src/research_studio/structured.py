@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from research_studio.errors import FailureKind, ModelError, StructuredOutputError
 from research_studio.models import LLMCall, ModelTier
 from research_studio.prompts.structured import REPAIR_REQUEST, SCHEMA_INSTRUCTIONS
+from research_studio.state import LLMCallRecord
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 Method = Literal["json_schema", "function_calling", "json_mode", "prompt"]
@@ -131,6 +132,15 @@ def _raw_text(raw: BaseMessage) -> str:
     if isinstance(raw, AIMessage) and raw.tool_calls:
         return json.dumps(raw.tool_calls[0]["args"])
     return message_text(raw)
+
+
+def call_records(*callers: ModelCaller) -> list[LLMCallRecord]:
+    """The calls made through these callers, as state records."""
+    return [
+        LLMCallRecord(**call.model_dump())  # type: ignore[typeddict-item]
+        for caller in callers
+        for call in caller.calls
+    ]
 
 
 class ModelCaller:

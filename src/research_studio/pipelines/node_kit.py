@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -11,8 +12,18 @@ from langgraph.runtime import Runtime
 from research_studio.config import Configuration
 from research_studio.errors import ProviderError, ResearchStudioError
 from research_studio.services import Services, current_services
-from research_studio.state import ErrorRecord, LLMCallRecord
-from research_studio.structured import ModelCaller
+from research_studio.state import ErrorRecord
+from research_studio.structured import call_records
+
+__all__ = [
+    "call_records",
+    "clip",
+    "emitter",
+    "error_record",
+    "query_of",
+    "run_start",
+    "services_of",
+]
 
 
 def services_of(runtime: Runtime[Configuration]) -> Services:
@@ -31,15 +42,6 @@ def emitter(runtime: Runtime[Configuration], node: str) -> Callable[..., None]:
     return emit
 
 
-def call_records(*callers: ModelCaller) -> list[LLMCallRecord]:
-    """The calls made through these callers, as state records."""
-    return [
-        LLMCallRecord(**call.model_dump())  # type: ignore[typeddict-item]
-        for caller in callers
-        for call in caller.calls
-    ]
-
-
 def error_record(node: str, exc: BaseException, target: str = "") -> ErrorRecord:
     """A failure as data."""
     kind: str
@@ -50,6 +52,16 @@ def error_record(node: str, exc: BaseException, target: str = "") -> ErrorRecord
     else:
         kind = "internal"
     return ErrorRecord(node=node, kind=kind, message=str(exc), target=target)
+
+
+def run_start(state: Mapping[str, Any], query: str) -> dict[str, Any]:
+    """What the first node of a run records: when it started and the question as a message."""
+    update: dict[str, Any] = {}
+    if "started_at" not in state:
+        update["started_at"] = time.time()
+    if not state.get("messages"):
+        update["messages"] = [HumanMessage(content=query)]
+    return update
 
 
 def clip(items: Iterable[str], limit: int) -> list[str]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, TypedDict
+from typing import Annotated
 
 from langgraph.graph import MessagesState
+from typing_extensions import TypedDict
 
-from research_studio.state import ErrorRecord, EvidenceRecord, LLMCallRecord, SourceRecord
+from research_studio.state import Accounting, EvidenceRecord, PageRecord, SourceRecord
 
 
 class QueryAnalysis(TypedDict):
@@ -94,14 +95,8 @@ class SubagentFindings(TypedDict):
     dead_ends: list[DeadEnd]
 
 
-class RawSource(TypedDict):
-    """A page a subagent read (before the reducer gives it an id)."""
-
-    url: str
-    title: str
-    snippet: str
-    provider: str
-    published: str | None
+# A page a subagent read, before the reducer gives it an id: the same record as the standard pipeline's.
+RawSource = PageRecord
 
 
 class RawEvidence(TypedDict):
@@ -160,7 +155,7 @@ class Claim(TypedDict):
     indicator: str
 
 
-class AgentState(MessagesState, total=False):
+class AgentState(MessagesState, Accounting, total=False):
     """The advanced pipeline's state; accumulators merge the parallel subagents' writes."""
 
     original_query: str
@@ -206,10 +201,6 @@ class AgentState(MessagesState, total=False):
     report: str
     research_metadata: dict[str, object]
     metadata: dict[str, object]
-    # accounting
-    llm_calls: Annotated[list[LLMCallRecord], operator.add]
-    errors: Annotated[list[ErrorRecord], operator.add]
-    fetch_count: Annotated[int, operator.add]
 
 
 class SubagentState(TypedDict, total=False):

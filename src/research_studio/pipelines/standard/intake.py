@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import time
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -18,6 +17,7 @@ from research_studio.pipelines.node_kit import (
     emitter,
     error_record,
     query_of,
+    run_start,
     services_of,
 )
 from research_studio.pipelines.standard.schemas import ResearchPlan, Understanding
@@ -54,11 +54,8 @@ async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> d
         "clarification_question": question if ambiguous else "",
         "clarification_options": options if ambiguous else [],
         "llm_calls": call_records(caller),
+        **run_start(state, query),
     }
-    if "started_at" not in state:
-        update["started_at"] = time.time()
-    if not state.get("messages"):
-        update["messages"] = [HumanMessage(content=query)]
     return update
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import time
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -23,6 +22,7 @@ from research_studio.pipelines.node_kit import (
     emitter,
     error_record,
     query_of,
+    run_start,
     services_of,
 )
 from research_studio.prompts.analyze import (
@@ -88,11 +88,8 @@ async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> 
         "clarification_options": analysis["clarification_options"],
         "primary_anchor": analysis["primary_subject"] or query,
         "llm_calls": call_records(caller),
+        **run_start(state, query),
     }
-    if "started_at" not in state:
-        update["started_at"] = time.time()
-    if not state.get("messages"):
-        update["messages"] = [HumanMessage(content=query)]
     return update
 
 

@@ -19,7 +19,7 @@ from research_studio.pipelines.advanced.state import (
 from research_studio.pipelines.consolidate import consolidate
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.prompts.coverage import GAP_SYSTEM, GAP_USER
-from research_studio.state import FindingRecord, PageRecord
+from research_studio.state import FindingRecord
 
 MAX_EVIDENCE_PER_SECTION = 12
 
@@ -47,16 +47,7 @@ def synthesizer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str,
 
 def reducer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """One source per normalized URL (S ids), evidence linked to it (E ids); stable across rounds."""
-    pages = [
-        PageRecord(
-            url=s["url"],
-            title=s["title"],
-            snippet=s["snippet"],
-            provider=s["provider"],
-            published=s["published"],
-        )
-        for s in state.get("raw_sources", [])
-    ]
+    pages = state.get("raw_sources", [])
     findings = [
         FindingRecord(
             url=e["url"],
