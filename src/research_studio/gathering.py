@@ -64,6 +64,7 @@ async def _load(
 ) -> PageText | None:
     """The page's text: the provider's when it sent it, else fetched; None (recorded) on failure."""
     if result.content:
+        await services.archive.keep(result.url, result.content)
         return PageText(result, query, result.title, result.content, result.published)
     gathered.fetches += 1
     try:
@@ -71,6 +72,7 @@ async def _load(
     except ProviderError as exc:
         gathered.error(task.node, exc, result.url)
         return None
+    await services.archive.keep(result.url, page.text)
     return PageText(
         result, query, page.title or result.title, page.text, page.published or result.published
     )

@@ -92,6 +92,75 @@ def quote_in_text(quote: str, text: str, threshold: float = 0.8) -> bool:
     return best_window_jaccard(normalized_quote, normalized_text) >= threshold
 
 
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+_ALL_CAPS = re.compile(r"\b[A-Z]{2,}\b")
+_URL = re.compile(
+    r"\b(?:https?://|www\.)[^\s)\]>\"']+"
+    r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|example|info|biz|xyz|ru|cn)\b",
+    re.IGNORECASE,
+)
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|prompts?|rules|above|previous)\b"
+    r"|\b(?:you must|you should|always|please)\s+(?:cite|include|link|mention|recommend|visit)\b"
+    r"|\bcite\s+(?:https?://|www\.|\S+\.(?:com|org|net|io|example)\b)"
+    r"|\b(?:system prompt|as an ai|new instructions)\b",
+    re.IGNORECASE,
+)
+CONNECTIVE_MAX_WORDS = 25
+CONNECTIVE_OPENERS = frozenset(
+    "a an the this these that those it its they their there here in on at by for with from to of "
+    "as and but or so yet however overall together also moreover furthermore still thus therefore "
+    "meanwhile similarly likewise instead by contrast in short finally first second third next "
+    "both each all some many most several other others such while although though because since "
+    "when where what which who how why evidence research sources studies taken".split()
+)
+
+
+def numbers_in(text: str) -> set[str]:
+    """Every figure in the text (years, versions, percentages, amounts), thousands separators dropped."""
+    found = set()
+    for match in _NUMBER.findall(normalize_for_match(text)):
+        number = match.rstrip(".,")
+        if re.fullmatch(r"\d{1,3}(?:,\d{3})+", number):
+            number = number.replace(",", "")
+        found.add(number)
+    return found
+
+
+def unsupported_numbers(statement: str, quotes: Iterable[str]) -> list[str]:
+    """Figures of the statement that none of the quotes contains."""
+    available: set[str] = set()
+    for quote in quotes:
+        available |= numbers_in(quote)
+    return sorted(number for number in numbers_in(statement) if number not in available)
+
+
+def is_factual(statement: str) -> bool:
+    """Whether a sentence asserts something checkable: a figure, a name, or more than a connective."""
+    text = normalize_for_match(statement)
+    if _NUMBER.search(text) or _ALL_CAPS.search(text):
+        return True
+    words = text.split()
+    if len(words) > CONNECTIVE_MAX_WORDS:
+        return True
+    # A capitalized word is a proper noun (names, places, organisations), unless it is the
+    # first word and a function word or discourse marker ("However, ...", "These ...").
+    first = words[0].strip(",;:").lower() if words else ""
+    if words and words[0][:1].isupper() and first not in CONNECTIVE_OPENERS:
+        return True
+    return any(word[:1].isupper() and word[1:2].islower() for word in words[1:] if word != "I")
+
+
+def urls_in(text: str) -> list[str]:
+    """Web addresses and bare domain names written in the text."""
+    return _URL.findall(unicodedata.normalize("NFKC", text))
+
+
+def instructs_reader(text: str) -> bool:
+    """Whether the text addresses its reader with instructions (prompt injection in page text)."""
+    return bool(_INSTRUCTION.search(normalize_for_match(text)))
+
+
 def strip_sources_section(report: str) -> str:
     """The report without any sources/references section the writer added itself."""
     match = _SOURCES_HEADING.search(report)

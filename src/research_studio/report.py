@@ -6,61 +6,13 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from research_studio.config import Configuration, ReportStructure
-from research_studio.grounding import finalize_report
-from research_studio.pipelines.standard.schemas import ReportDraft, ReportSection
+from research_studio.config import Configuration
 from research_studio.state import EvidenceRecord, LLMCallRecord, SourceRecord
-
-CONCISE_POINTS = 2
-
-
-def render_draft(draft: ReportDraft, structure: ReportStructure) -> str:
-    """Markdown for a draft: paragraphs (detailed), trimmed paragraphs (concise) or bullets."""
-    parts = [f"# {draft.title.strip()}"]
-    if structure == "bullet_points":
-        parts.append(f"**Summary:** {draft.summary.strip()}")
-        for section in draft.sections:
-            bullets = "\n".join(f"- {point.strip()}" for point in section.points if point.strip())
-            parts.append(f"## {section.heading.strip()}\n\n{bullets}")
-        if draft.conclusion.strip():
-            parts.append(f"**Bottom line:** {draft.conclusion.strip()}")
-        return "\n\n".join(parts)
-    parts.append(f"## Summary\n\n{draft.summary.strip()}")
-    for section in draft.sections:
-        points = section.points[:CONCISE_POINTS] if structure == "concise" else section.points
-        body = "\n\n".join(point.strip() for point in points if point.strip())
-        parts.append(f"## {section.heading.strip()}\n\n{body}")
-    if draft.conclusion.strip():
-        parts.append(f"## Conclusion\n\n{draft.conclusion.strip()}")
-    return "\n\n".join(parts)
-
-
-def fallback_draft(
-    query: str, evidence: Sequence[EvidenceRecord], note: str, *, by_source: bool = False
-) -> ReportDraft:
-    """A plain report straight from the evidence, grouped by question (or by source title)."""
-    by_question: dict[str, list[str]] = {}
-    for item in evidence:
-        heading = item["title"] if by_source else item["question"]
-        by_question.setdefault(heading or "Findings", []).append(f"{item['text']} [{item['sid']}]")
-    sections = [
-        ReportSection(heading=heading, points=points) for heading, points in by_question.items()
-    ]
-    if not sections:
-        sections = [ReportSection(heading="Findings", points=["No evidence could be collected."])]
-    return ReportDraft(title=query, summary=note, sections=sections)
 
 
 def source_index(sources: Sequence[SourceRecord]) -> dict[str, tuple[str, str]]:
     """sid -> (title, url), as citation repair needs it."""
     return {source["sid"]: (source["title"], source["url"]) for source in sources}
-
-
-def render_report(
-    draft: ReportDraft, structure: ReportStructure, sources: Sequence[SourceRecord]
-) -> tuple[str, list[str]]:
-    """The final report text with repaired citations and its Sources section; and the cited ids."""
-    return finalize_report(render_draft(draft, structure), source_index(sources))
 
 
 def token_totals(calls: Sequence[LLMCallRecord]) -> tuple[int, int]:
@@ -129,7 +81,7 @@ def result_document(state: Mapping[str, Any], *, pipeline: str) -> dict[str, Any
         "evidence": list(state.get("evidence", [])),
         "metadata": dict(state.get("metadata", {})),
     }
-    for key in ("claims", "verified_claims", "source_credibility", "research_metadata"):
+    for key in ("statements", "claims", "verified_claims", "source_credibility", "research_metadata"):
         if key in state:
             document[key] = state[key]
     return document

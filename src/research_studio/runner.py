@@ -14,7 +14,7 @@ from langgraph.graph.state import CompiledStateGraph
 from research_studio.config import Configuration
 from research_studio.pipelines.registry import compile_pipeline
 from research_studio.report import result_document
-from research_studio.runs import RunFolder, RunStatus
+from research_studio.runs import PAGES_FILE, RunFolder, RunStatus
 from research_studio.services import open_services
 
 # Answers a clarification question: text to continue with it, "" to continue without, None to pause.
@@ -115,7 +115,7 @@ async def execute(
     try:
         async with (
             AsyncSqliteSaver.from_conn_string(str(folder.checkpoints)) as saver,
-            open_services(config),
+            open_services(config, archive_path=folder.path / PAGES_FILE) as services,
         ):
             graph = compile_pipeline(
                 folder.record.pipeline, saver, folder.record.interactive_clarify
@@ -146,6 +146,9 @@ async def execute(
                 )
                 await graph.aupdate_state(thread, {"user_clarification": reply})
             state = dict(snapshot.values)
+            # The page text of every source, so the report can be audited after the web changes.
+            sources = state.get("sources", [])
+            await services.archive.export(sources, [s["sid"] for s in sources], folder.path)
     except (KeyboardInterrupt, asyncio.CancelledError):
         folder.save(status="interrupted")
         raise

@@ -21,6 +21,7 @@ EVENTS_FILE = "events.jsonl"
 CHECKPOINTS_FILE = "checkpoints.sqlite"
 REPORT_FILE = "report.md"
 RESULT_FILE = "result.json"
+PAGES_FILE = "pages.sqlite"
 
 
 class RunRecord(BaseModel):

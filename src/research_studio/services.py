@@ -6,10 +6,12 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
+from pathlib import Path
 
 import httpx
 from langchain_core.language_models import BaseChatModel
 
+from research_studio.archive import PageArchive
 from research_studio.cache import Cache
 from research_studio.config import Configuration
 from research_studio.docindex import DocumentIndex
@@ -29,8 +31,9 @@ from research_studio.structured import MethodMemory, ModelCaller
 class Services:
     """Shared, lazily built clients for one configuration; close with `aclose`."""
 
-    def __init__(self, config: Configuration) -> None:
+    def __init__(self, config: Configuration, *, archive_path: Path | None = None) -> None:
         self.config = config
+        self.archive = PageArchive(archive_path)
         self.cache: Cache | None = Cache.in_dir(config.cache_dir) if config.use_cache else None
         self._clients: list[httpx.AsyncClient] = []
         self._search: SearchProvider | None = None
@@ -152,15 +155,18 @@ class Services:
             self.cache.close()
         if self._index is not None:
             self._index.close()
+        self.archive.close()
 
 
 _current: ContextVar[Services | None] = ContextVar("research_studio_services", default=None)
 
 
 @asynccontextmanager
-async def open_services(config: Configuration) -> AsyncIterator[Services]:
+async def open_services(
+    config: Configuration, *, archive_path: Path | None = None
+) -> AsyncIterator[Services]:
     """Services for the duration of a block; nodes started inside it find them."""
-    services = Services(config)
+    services = Services(config, archive_path=archive_path)
     token = _current.set(services)
     try:
         yield services

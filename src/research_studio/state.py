@@ -56,6 +56,25 @@ class EvidenceRecord(TypedDict):
     question: str
 
 
+class QuoteRef(TypedDict):
+    """A passage copied from a source's page, which code found there."""
+
+    sid: str
+    quote: str
+
+
+class StatementRecord(TypedDict):
+    """One printed sentence of a report: what it cites and the passages that back it."""
+
+    section: str
+    text: str
+    ids: list[str]
+    sids: list[str]
+    quotes: list[QuoteRef]
+    indicator: str
+    kind: str  # "cited" (a writer's statement), "passage" (verbatim page text), "connective"
+
+
 class ErrorRecord(TypedDict):
     """A failure kept as data: what failed, where, and why."""
 
@@ -170,6 +189,7 @@ class ResearchState(MessagesState, Accounting, total=False):
     verified_claims: list[VerifiedClaim]
     confidence: float
     report: str
+    statements: list[StatementRecord]
     cited_sources: list[str]
     metadata: dict[str, object]
 

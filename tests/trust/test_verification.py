@@ -25,7 +25,7 @@ EVIDENCE = [
         "url": "u2",
         "title": "",
         "text": "Surveys found a 30 percent loss of coral cover.",
-        "quote": "a 30 percent loss",
+        "quote": "Surveys found coral cover fell by 30 percent",
         "quote_verified": True,
         "question": "A",
     },
@@ -85,12 +85,60 @@ def test_claims_are_verified_by_code_not_by_the_model() -> None:
         ),
     }
     first, second, third = verify_claims(drafts, checks, EVIDENCE, SCORES)  # type: ignore[arg-type]
-    assert (
-        first["verified"] and first["cross_validated"] and first["supporting_sids"] == ["S1", "S2"]
-    )
+    assert first["verified"] and first["cross_validated"]
+    assert set(first["supporting_sids"]) == {"S1", "S2"}
     assert first["confidence"] == pytest.approx(0.93) and first["indicator"] == "✓✓"
     assert (
         not second["verified"] and not second["cross_validated"]
     )  # the model's word is not enough
     assert second["confidence"] == pytest.approx(0.28) and second["indicator"] == "⚠"
     assert not third["verified"] and third["supporting_eids"] == []
+
+
+def test_a_second_source_counts_only_when_its_own_quotes_match() -> None:
+    from research_studio.trust.verification import verifying_sources
+
+    claim = "Cool roofs lowered peak roof temperatures by 28 degrees."
+    quotes = {
+        "S1": ["Cool roofs lowered peak roof temperatures by 28 degrees in the pilot."],
+        "S2": ["Copyright 2024 The PostgreSQL Global Development Group."],
+        "S3": ["In the pilot, cool roofs lowered peak roof temperatures by 28 degrees."],
+    }
+    sids, score = verifying_sources("Cool roofs lowered peak roof temperatures", claim, quotes)
+    assert sids[0] in {"S1", "S3"} and set(sids) == {"S1", "S3"} and score == 1.0
+    assert verifying_sources("a span nobody wrote anywhere at all", claim, quotes)[0] == []
+
+
+def test_only_verified_quotes_that_match_support_a_claim() -> None:
+    unrelated = {
+        "eid": "E3",
+        "sid": "S3",
+        "url": "u3",
+        "title": "",
+        "text": "Coral cover fell by 30 percent.",  # the model's words: never the check
+        "quote": "Copyright 2024 The Reef Foundation. All rights reserved.",
+        "quote_verified": True,
+        "question": "A",
+    }
+    invented = {**EVIDENCE[1], "eid": "E4", "sid": "S4", "quote_verified": False}
+    scores = {**SCORES, "S3": SCORES["S1"], "S4": SCORES["S1"]}
+    drafts = [
+        ClaimDraft(
+            text="Coral cover fell by 30 percent.", section="A", supporting_eids=["E1", "E3"]
+        ),
+        ClaimDraft(text="Coral cover fell by 30 percent.", section="A", supporting_eids=["E4"]),
+        ClaimDraft(text="Coral cover fell by 45 percent.", section="A", supporting_eids=["E1"]),
+    ]
+    checks = {
+        cid: ClaimCheck(
+            cid=cid, verified=True, evidence_span="cover fell by 30 percent", source_eid="E1"
+        )
+        for cid in ("C1", "C2", "C3")
+    }
+    single, unfound, wrong_number = verify_claims(
+        drafts, checks, [EVIDENCE[0], unrelated, invented], scores
+    )  # type: ignore[arg-type, list-item]
+    assert single["verified"] and not single["cross_validated"]
+    assert single["supporting_sids"] == ["S1"] and single["indicator"] != "✓✓"
+    assert not unfound["verified"] and unfound["supporting_eids"] == []
+    assert not wrong_number["verified"]

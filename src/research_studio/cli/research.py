@@ -142,6 +142,8 @@ def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool) -> None:
     for name in METRICS:
         table.add_row(name, str(metadata.get(name, "")))
     table.add_row("errors", str(len(metadata.get("errors", []))))
+    for name, value in (metadata.get("grounding") or {}).items():
+        table.add_row(name.replace("_", " "), str(value))
     out.print(table)
     out.print(
         f"Report: [bold]{folder.path / 'report.md'}[/]  (result.json, events.jsonl beside it)"

@@ -22,9 +22,9 @@ _REQUEST = re.compile(r"^Research request: (.+)$", re.MULTILINE)
 _CLARIFICATION = re.compile(r"^User clarification: (.+)$", re.MULTILINE)
 _PAGE = re.compile(r"Page text:\n<<<\n(.*?)\n>>>", re.DOTALL)
 _SECTION = re.compile(r"^{label}:\n((?:\d+\. .*\n?)+)", re.MULTILINE)
-_SOURCE_BLOCK = re.compile(r"^\[(S\d+)\] (.*?) — \S+\n((?:  - .*\n?)+)", re.MULTILINE)
+_EVIDENCE_GROUP = re.compile(r"^Question: (.+)\n((?:\[E\d+\] .*\n    quote: .*\n?)+)", re.MULTILINE)
+_EVIDENCE_ITEM = re.compile(r"^\[(E\d+)\] \(source (S\d+)\) (.*)$", re.MULTILINE)
 _CLAIM = re.compile(r"^(\d+)\. Claim: ", re.MULTILINE)
-_QUOTE_TAIL = re.compile(r' \(".*$')
 _SCHEMA_IN_PROMPT = re.compile(r"conform to this JSON schema:\n")
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -69,6 +69,10 @@ class ResearchScript:
     subagent_confidence: list[float] = field(default_factory=lambda: [0.8])
     cross_validate: bool = True
     fabricated_spans: set[int] = field(default_factory=set)
+    writer_cites_nothing: bool = False
+    invented_number: bool = False
+    invented_prose: bool = False
+    nonexistent_evidence: bool = False
     _round: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -210,23 +214,70 @@ class ResearchScript:
         }
 
     def report(self, prompt: str) -> dict[str, Any]:
+        if "<<<CLAIMS" in prompt:
+            return self.advanced_report(prompt)
         sections = []
-        for sid, title, facts in _SOURCE_BLOCK.findall(prompt):
-            points = [
-                f"{_QUOTE_TAIL.sub('', fact.strip()[2:])} [{sid}]"
-                for fact in facts.strip().splitlines()
+        for question, block in _EVIDENCE_GROUP.findall(prompt):
+            paragraphs = [
+                {"statements": [self._statement(text, [eid])]}
+                for eid, _sid, text in _EVIDENCE_ITEM.findall(block)
             ]
-            sections.append({"heading": title[:80], "points": points})
+            if paragraphs:
+                sections.append({"heading": question.strip()[:80], "paragraphs": paragraphs})
         if not sections:
-            sections = [{"heading": "Findings", "points": ["No verified evidence was available."]}]
-        summary = f"This report answers: {self.request(prompt)}."
+            sections = [
+                {"heading": "Findings", "paragraphs": [{"statements": [{"text": "Nothing."}]}]}
+            ]
+        return self._draft(f"Research report: {_short(self.request(prompt), 8)}", sections)
+
+    def _statement(self, text: str, ids: list[str]) -> dict[str, Any]:
+        """A statement as this script's writer words it (the adversarial knobs apply here)."""
+        if self.writer_cites_nothing:
+            return {"text": f"{text} [S1]", "ids": []}
+        return {"text": text, "ids": ids}
+
+    def _draft(self, title: str, sections: list[dict[str, Any]]) -> dict[str, Any]:
+        first = sections[0]["paragraphs"][0]["statements"]
+        summary = [{"text": "This report brings the evidence together.", "ids": []}]
+        if first and first[0].get("ids"):
+            summary.append(first[0])
         if self.bogus_citation:
-            summary += f" An unsupported aside {self.bogus_citation}."
+            summary.append(
+                {"text": f"An unsupported aside {self.bogus_citation}.", "ids": ["E999"]}
+            )
+        if self.invented_number and first and first[0].get("ids"):
+            sections[0]["paragraphs"].append(
+                {
+                    "statements": [
+                        {"text": "The effect reached 97.3 percent by 2031.", "ids": first[0]["ids"]}
+                    ]
+                }
+            )
+        if self.invented_prose:
+            sections.insert(
+                0,
+                {
+                    "heading": "#/#/#",
+                    "paragraphs": [
+                        {
+                            "statements": [
+                                {
+                                    "text": "VACUUM is a function that protects data from corruption.",
+                                    "ids": [],
+                                }
+                            ]
+                        }
+                    ],
+                },
+            )
         return {
-            "title": f"Research report: {_short(self.request(prompt), 8)}",
+            "title": title,
             "summary": summary,
             "sections": sections,
-            "conclusion": "The sources above support these findings.",
+            "conclusion": [
+                {"text": "The sources above support these findings.", "ids": []},
+                *sections[-1]["paragraphs"][-1]["statements"][-1:],
+            ],
         }
 
     # --- advanced pipeline roles ----------------------------------------------------------------
@@ -364,7 +415,7 @@ class ResearchScript:
         evidence = re.findall(r"^\[(E\d+)\] \(from (S\d+)\) (.*?) — ", prompt, re.MULTILINE)
         claims = []
         for index, (eid, sid, text) in enumerate(evidence[:10]):
-            support = [eid]
+            support = ["E999"] if self.nonexistent_evidence and index == 0 else [eid]
             if self.cross_validate:
                 support += [other for other, other_sid, _ in evidence if other_sid != sid][:1]
             claims.append(
@@ -406,26 +457,20 @@ class ResearchScript:
 
     def advanced_report(self, prompt: str) -> dict[str, Any]:
         outline = _found(r"OUTLINE: (.+)", prompt).split("; ")
-        claims = re.findall(r"^\[(C\d+)\] \((.*?)\) (.*) — cite: (.*)$", prompt, re.MULTILINE)
+        claims = re.findall(r"^\[(C\d+)\] \((.*?);.*?\) (.*)$", prompt, re.MULTILINE)
         sections = []
         for heading in outline:
-            members = [(cid, cites) for cid, section, _text, cites in claims if section == heading]
-            text = (
-                f"This section draws on {len(members)} verified claims {''.join(c for _, c in members[:1])}."
-                if members
-                else ""
-            )
-            sections.append(
-                {"heading": heading, "text": text, "claim_ids": [cid for cid, _ in members]}
-            )
-        summary = f"A report on {_found(r'TITLE: (.+)', prompt)}."
-        if self.bogus_citation:
-            summary += f" Unsupported aside {self.bogus_citation}."
-        return {
-            "title": _found(r"TITLE: (.+)", prompt),
-            "summary": summary,
-            "sections": sections,
-        }
+            members = [(cid, text) for cid, section, text in claims if section == heading]
+            if members:
+                paragraphs = [
+                    {"statements": [self._statement(text, [cid])]} for cid, text in members
+                ]
+                sections.append({"heading": heading, "paragraphs": paragraphs})
+        if not sections:
+            sections = [
+                {"heading": outline[0], "paragraphs": [{"statements": [{"text": "Nothing."}]}]}
+            ]
+        return self._draft(_found(r"TITLE: (.+)", prompt), sections)
 
     # --- dispatch ----------------------------------------------------------------------------
 
@@ -447,7 +492,6 @@ class ResearchScript:
             "GapAnalysis": self.gap_analysis,
             "CredibilityAndClaims": self.credibility_and_claims,
             "ClaimVerification": self.claim_verification,
-            "AdvancedReport": self.advanced_report,
         }
 
     def respond(self, schema_name: str | None, prompt: str) -> Any:

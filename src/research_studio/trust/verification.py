@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from research_studio.grounding import best_window_jaccard, normalize_for_match, tokens
 
 SPAN_MATCH_THRESHOLD = 0.6
@@ -34,3 +36,46 @@ def indicator(confidence: float, cross_validated: bool) -> str:
     if confidence >= 0.6:
         return "✓"
     return "⚠"
+
+
+def source_matches(
+    span: str, claim: str, quotes_by_sid: Mapping[str, Sequence[str]]
+) -> dict[str, float]:
+    """Per source, how well its verified quotes match the claim (its model span, or its own words)."""
+    scores: dict[str, float] = {}
+    for sid, quotes in quotes_by_sid.items():
+        scores[sid] = max(
+            (max(span_match(span, quote), span_match(claim, quote)) for quote in quotes),
+            default=0.0,
+        )
+    return scores
+
+
+def anchor_match(span: str, quotes_by_sid: Mapping[str, Sequence[str]]) -> tuple[str, float]:
+    """The source whose verified quotes best contain the model's span, and that score."""
+    best_sid, best = "", 0.0
+    for sid, quotes in quotes_by_sid.items():
+        for quote in quotes:
+            score = span_match(span, quote)
+            if score > best:
+                best_sid, best = sid, score
+    return best_sid, best
+
+
+def verifying_sources(
+    span: str, claim: str, quotes_by_sid: Mapping[str, Sequence[str]]
+) -> tuple[list[str], float]:
+    """The sources that verify a claim (the span's source first) and the span's score.
+
+    No source verifies it unless the model's span is found in a verified quote; other sources
+    count when their own verified quotes match the span or the claim.
+    """
+    anchor, score = anchor_match(span, quotes_by_sid)
+    if not span_found(score):
+        return [], score
+    others = [
+        sid
+        for sid, match in source_matches(span, claim, quotes_by_sid).items()
+        if sid != anchor and span_found(match)
+    ]
+    return [anchor, *others], score

@@ -12,12 +12,13 @@ from langgraph.checkpoint.memory import InMemorySaver
 from research_studio.config import Configuration
 from research_studio.pipelines.advanced.graph import build_graph, route_after_gap_detection
 from research_studio.services import open_services
+from research_studio.statements import statement_key
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
 from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
 
 pytestmark = pytest.mark.e2e
-CLAIM_LINE = re.compile(r"^- (✓✓|✓|⚠) (.*?) ((?:\[S\d+\])+)$", re.MULTILINE)
+CLAIM_LINE = re.compile(r"^- (✓✓|✓|⚠) (.*?) ((?:\[S\d+\])+)[.!?]$", re.MULTILINE)
 
 
 async def run_advanced(
@@ -218,11 +219,14 @@ async def test_indicators_follow_the_thresholds_and_citations_exist(
         "solid-state battery energy density",
         ResearchScript(coverage=[0.9], ready=[True], bogus_citation="[S99]"),
     )
-    by_text = {claim["text"]: claim for claim in state["claims"] if claim["verified"]}
+    by_text = {
+        statement_key(claim["text"]): claim for claim in state["claims"] if claim["verified"]
+    }
     lines = CLAIM_LINE.findall(state["report"])
     assert len(lines) == len(by_text)
-    for mark, text, _cites in lines:
-        claim = by_text[text]
+    for mark, text, cites in lines:
+        claim = by_text[statement_key(text)]
+        assert cites == "".join(f"[{sid}]" for sid in claim["supporting_sids"])
         expected = (
             "✓✓"
             if claim["cross_validated"] and claim["confidence"] >= 0.8

@@ -172,19 +172,3 @@ class ClaimVerification(BaseModel):
     """Trust engine call 2."""
 
     checks: list[ClaimCheck] = Field(default_factory=list)
-
-
-class WriterSection(BaseModel):
-    """A section of the report: prose with citations, and the claims it presents."""
-
-    heading: str
-    text: str = ""
-    claim_ids: list[str] = Field(default_factory=list)
-
-
-class AdvancedReport(BaseModel):
-    """The writer's draft; code adds indicators, gaps, quality table and sources."""
-
-    title: str
-    summary: str
-    sections: list[WriterSection] = Field(min_length=1)

@@ -8,7 +8,13 @@ from typing import Annotated
 from langgraph.graph import MessagesState
 from typing_extensions import TypedDict
 
-from research_studio.state import Accounting, EvidenceRecord, PageRecord, SourceRecord
+from research_studio.state import (
+    Accounting,
+    EvidenceRecord,
+    PageRecord,
+    SourceRecord,
+    StatementRecord,
+)
 
 
 class QueryAnalysis(TypedDict):
@@ -199,6 +205,7 @@ class AgentState(MessagesState, Accounting, total=False):
     claims: list[Claim]
     hallucination_score: float
     report: str
+    statements: list[StatementRecord]
     research_metadata: dict[str, object]
     metadata: dict[str, object]
 

@@ -5,24 +5,46 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.grounding import normalize_for_match
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
-from research_studio.pipelines.standard.schemas import ReportDraft, Verification
+from research_studio.passages import (
+    evidence_passages,
+    page_passages,
+    passage_report,
+    usable_evidence,
+)
+from research_studio.pipelines.standard.schemas import Verification
 from research_studio.prompts.context import numbered, request_block
 from research_studio.prompts.verify import VERIFY_SYSTEM, VERIFY_USER
-from research_studio.prompts.write import STYLE, WORKER_CONTEXT, WRITE_SYSTEM, WRITE_USER
-from research_studio.report import build_metadata, fallback_draft, render_report
+from research_studio.prompts.write import (
+    EVIDENCE_QUESTION_LABEL,
+    PASSAGES_NOTE,
+    STYLE,
+    WORKER_CONTEXT,
+    WRITE_SYSTEM,
+    WRITE_USER,
+)
+from research_studio.report import build_metadata
+from research_studio.services import Services
 from research_studio.state import (
     ErrorRecord,
     EvidenceRecord,
+    QuoteRef,
     ResearchState,
-    SourceRecord,
     VerifiedClaim,
+)
+from research_studio.statements import (
+    GroundedReport,
+    ReportDraft,
+    Support,
+    cited_sources,
+    ground_draft,
+    grounding_figures,
 )
 from research_studio.structured import ModelCaller
 
@@ -116,41 +138,128 @@ def _writer_evidence(state: ResearchState) -> list[EvidenceRecord]:
     return [item for item in evidence if item["quote_verified"]]
 
 
-def _evidence_by_source(evidence: list[EvidenceRecord], sources: list[SourceRecord]) -> str:
-    blocks = []
-    for source in sources:
-        items = [item for item in evidence if item["sid"] == source["sid"]]
-        if items:
-            facts = "\n".join(f'  - {item["text"]} ("{item["quote"]}")' for item in items)
-            blocks.append(f"[{source['sid']}] {source['title']} — {source['url']}\n{facts}")
-    return "\n\n".join(blocks) or "(no verified evidence)"
+def evidence_support(evidence: list[EvidenceRecord]) -> dict[str, Support]:
+    """What each evidence id lets a statement cite: its source and its verified quote."""
+    return {
+        item["eid"]: Support(
+            sids=(item["sid"],), quotes=(QuoteRef(sid=item["sid"], quote=item["quote"]),)
+        )
+        for item in evidence
+        if item["quote_verified"]
+    }
 
 
-def _extractive_summary(evidence: list[EvidenceRecord], sources: list[SourceRecord]) -> str:
-    used = len({item["sid"] for item in evidence})
+def _evidence_listing(evidence: list[EvidenceRecord]) -> str:
+    """Evidence grouped by the research question it answers, one line per id."""
+    groups: dict[str, list[EvidenceRecord]] = {}
+    for item in evidence:
+        groups.setdefault(item["question"] or "Other", []).append(item)
     return (
-        f"This report collects {len(evidence)} passages quoted verbatim from {used} of {len(sources)} "
-        "sources, grouped by source. Each passage is cited; nothing was paraphrased."
+        "\n\n".join(
+            f"{EVIDENCE_QUESTION_LABEL} {question}\n"
+            + "\n".join(
+                f'[{item["eid"]}] (source {item["sid"]}) {item["text"]}\n    quote: "{item["quote"]}"'
+                for item in items
+            )
+            for question, items in groups.items()
+        )
+        or "(no verified evidence)"
     )
 
 
+async def _passages(
+    state: ResearchState, services: Services, evidence: list[EvidenceRecord], reason: str
+) -> GroundedReport:
+    """A report of verbatim passages: the verified evidence, else the pages' best sentences."""
+    sources = state.get("sources", [])
+    titles = (
+        {source["sid"]: source["title"] for source in sources} if reason == "extractive" else None
+    )
+    passages = evidence_passages(evidence, titles, [source["url"] for source in sources])
+    if not passages:
+        passages = await page_passages(
+            services.archive,
+            services.config,
+            sources,
+            request=state["query"],
+            questions=state.get("research_questions", []),
+        )
+        reason = "unverified" if passages else "nothing_read"
+    note = PASSAGES_NOTE[reason].format(
+        passages=len(passages),
+        used=len({record["sids"][0] for record in passages}),
+        sources=len(sources),
+    )
+    return passage_report(state["query"], passages, note)
+
+
 async def write_report(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
-    """Draft with the smart model, render the configured structure, repair every citation."""
+    """The writer drafts statements bound to evidence ids; code cites, checks and renders them."""
     config = runtime.context
     services = services_of(runtime)
     emitter(runtime, "write_report")("writing the report")
     caller = services.caller("write_report", "smart")
-    evidence = _writer_evidence(state)
+    evidence = usable_evidence(_writer_evidence(state))
     sources = state.get("sources", [])
-    usable_ids = sorted({item["sid"] for item in evidence}, key=lambda sid: int(sid[1:]))
+    support = evidence_support(evidence)
+    errors = []
+    grounded: GroundedReport | None = None
+    reason = "extractive" if services.extraction_mode == "extractive" else "uncited"
+    if support and reason != "extractive":
+        try:
+            draft = await caller.structured(ReportDraft, _writer_messages(state, config, evidence))
+            grounded = ground_draft(
+                draft,
+                support,
+                title=state["query"],
+                headings=state.get("research_questions", []),
+                allowed_urls=[source["url"] for source in sources],
+            )
+        except ResearchStudioError as exc:
+            errors.append(error_record("write_report", exc))
+            reason = "writer_failed"
+    if grounded is None or not grounded.has_citations():
+        tally = grounded.tally if grounded else None
+        grounded = await _passages(state, services, evidence, reason)
+        if tally is not None:
+            grounded.tally = tally
+    report = grounded.markdown(config.report_structure, sources)
+    statements = grounded.printed(config.report_structure)
+    cited = cited_sources(statements)
+    final_state = {
+        **state,
+        "cited_sources": cited,
+        "llm_calls": [*state.get("llm_calls", []), *call_records(caller)],
+        "errors": [*state.get("errors", []), *errors],
+    }
+    metadata = build_metadata(
+        final_state,
+        config,
+        search_provider=services.search_choice.name,
+        extra={"grounding": grounding_figures(statements, grounded.tally)},
+    )
+    return {
+        "report": report,
+        "statements": statements,
+        "cited_sources": cited,
+        "metadata": metadata,
+        "llm_calls": call_records(caller),
+        "errors": errors,
+        "messages": [AIMessage(content=report)],
+    }
+
+
+def _writer_messages(
+    state: ResearchState, config: Configuration, evidence: list[EvidenceRecord]
+) -> list[BaseMessage]:
     context = ""
     if state.get("mode") == "multi" and state.get("worker_results"):
         reports = "\n".join(f"- {r['question']}: {r['answer']}" for r in state["worker_results"])
         context = WORKER_CONTEXT.format(reports=reports)
-    messages = [
+    return [
         SystemMessage(
             content=WRITE_SYSTEM.format(
-                valid_ids=", ".join(usable_ids) or "(none)",
+                valid_ids=", ".join(item["eid"] for item in evidence) or "(none)",
                 style=STYLE[config.report_structure],
                 system_prompt=f"Additional instructions: {config.system_prompt}"
                 if config.system_prompt
@@ -162,39 +271,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
                 request=request_block(state["query"], state.get("user_clarification", "")),
                 questions=numbered(state.get("research_questions", [])),
                 context=context,
-                evidence=_evidence_by_source(evidence, sources),
+                evidence=_evidence_listing(evidence),
             )
         ),
     ]
-    errors = []
-    if services.extraction_mode == "extractive":
-        # A small local model cannot be trusted with prose: the report is the verified evidence itself.
-        draft = fallback_draft(
-            state["query"], evidence, _extractive_summary(evidence, sources), by_source=True
-        )
-    else:
-        try:
-            draft = await caller.structured(ReportDraft, messages)
-        except ResearchStudioError as exc:
-            errors.append(error_record("write_report", exc))
-            draft = fallback_draft(
-                state["query"],
-                evidence,
-                "The writer model failed; these are the verified findings as collected.",
-            )
-    report, cited = render_report(draft, config.report_structure, sources)
-    final_state = {
-        **state,
-        "cited_sources": cited,
-        "llm_calls": [*state.get("llm_calls", []), *call_records(caller)],
-        "errors": [*state.get("errors", []), *errors],
-    }
-    metadata = build_metadata(final_state, config, search_provider=services.search_choice.name)
-    return {
-        "report": report,
-        "cited_sources": cited,
-        "metadata": metadata,
-        "llm_calls": call_records(caller),
-        "errors": errors,
-        "messages": [AIMessage(content=report)],
-    }

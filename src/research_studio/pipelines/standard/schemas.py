@@ -98,19 +98,3 @@ class Verification(BaseModel):
     """Verdicts on the claims given."""
 
     claims: list[ClaimCheck] = Field(default_factory=list)
-
-
-class ReportSection(BaseModel):
-    """A section: a heading and its points (paragraphs or bullets, rendered by code)."""
-
-    heading: str
-    points: list[str] = Field(min_length=1)
-
-
-class ReportDraft(BaseModel):
-    """The writer's draft; code renders it in the requested structure and repairs citations."""
-
-    title: str
-    summary: str
-    sections: list[ReportSection] = Field(min_length=1)
-    conclusion: str = ""

@@ -27,12 +27,13 @@ from research_studio.prompts.trust import (
 )
 from research_studio.state import EvidenceRecord, SourceRecord
 from research_studio.trust.credibility import credibility, domain_trust, freshness
+from research_studio.grounding import instructs_reader, unsupported_numbers, urls_in
+from research_studio.passages import usable_evidence
 from research_studio.trust.verification import (
     CROSS_VALIDATION_SOURCES,
     claim_confidence,
     indicator,
-    span_found,
-    span_match,
+    verifying_sources,
 )
 
 DEFAULT_JUDGEMENT = 0.6
@@ -67,22 +68,34 @@ def verify_claims(
     evidence: list[EvidenceRecord],
     scores: dict[str, SourceCredibility],
 ) -> list[Claim]:
-    """Claims with code-checked spans, cross-validation by distinct sources, confidence and indicator."""
-    by_eid = {item["eid"]: item for item in evidence}
+    """Claims checked by code: support is the model's proposal, verified quotes confirm or cut it.
+
+    Only quote-verified evidence may support a claim; the span is checked against verified
+    quotes (page text); a claim is cross-validated only by two distinct verifying sources, and
+    every figure it states must appear in their quotes.
+    """
+    by_eid = {item["eid"]: item for item in evidence if item["quote_verified"]}
     claims: list[Claim] = []
     for number, draft in enumerate(drafts, 1):
         cid = f"C{number}"
-        support = [eid for eid in dict.fromkeys(draft.supporting_eids) if eid in by_eid]
-        sids = list(dict.fromkeys(by_eid[eid]["sid"] for eid in support))
+        confirmed = [eid for eid in dict.fromkeys(draft.supporting_eids) if eid in by_eid]
+        quotes_by_sid: dict[str, list[str]] = {}
+        for eid in confirmed:
+            quotes_by_sid.setdefault(by_eid[eid]["sid"], []).append(by_eid[eid]["quote"])
         check = checks.get(cid)
-        span, score = "", 0.0
-        if check is not None and check.verified and support:
-            span = check.evidence_span
-            eid = check.source_eid if check.source_eid in support else support[0]
-            item = by_eid[eid]
-            score = span_match(span, f"{item['text']}\n{item['quote']}")
-        verified = span_found(score)
-        cross = len(sids) >= CROSS_VALIDATION_SOURCES
+        span = check.evidence_span if check is not None and check.verified else ""
+        sids, score = verifying_sources(span, draft.text, quotes_by_sid) if span else ([], 0.0)
+        quotes = [quote for sid in sids for quote in quotes_by_sid[sid]]
+        verified = (
+            bool(sids)
+            and not unsupported_numbers(draft.text, quotes)
+            and not instructs_reader(draft.text)
+            and not urls_in(draft.text)
+        )
+        if not verified:
+            sids = list(quotes_by_sid)
+        support = [eid for eid in confirmed if by_eid[eid]["sid"] in sids]
+        cross = verified and len(sids) >= CROSS_VALIDATION_SOURCES
         mean_credibility = mean(scores[sid]["overall"] for sid in sids) if sids else 0.0
         confidence = claim_confidence(score if verified else 0.0, mean_credibility, cross)
         claims.append(
@@ -177,7 +190,7 @@ async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> di
         s for s in sources if scores[s["sid"]]["overall"] >= config.min_source_credibility
     ]
     kept_sids = {s["sid"] for s in kept_sources}
-    kept_evidence = [item for item in evidence if item["sid"] in kept_sids]
+    kept_evidence = usable_evidence([item for item in evidence if item["sid"] in kept_sids])
     if extractive:
         drafts, checks = _verbatim_claims(kept_evidence)
     elif drafts:

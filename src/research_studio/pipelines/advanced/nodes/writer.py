@@ -10,143 +10,251 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
-from research_studio.grounding import finalize_report
-from research_studio.pipelines.advanced.schemas import AdvancedReport, WriterSection
+from research_studio.passages import evidence_passages, page_passages, passage_report
 from research_studio.pipelines.advanced.state import AgentState, Claim, KnowledgeGap
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.prompts.report_writer import WRITER_SYSTEM, WRITER_USER
-from research_studio.report import build_metadata, source_index, token_totals
+from research_studio.prompts.write import PASSAGES_NOTE
+from research_studio.report import build_metadata, token_totals
+from research_studio.services import Services
+from research_studio.state import EvidenceRecord, QuoteRef
+from research_studio.statements import (
+    GroundedReport,
+    GroundedSection,
+    ReportDraft,
+    Statement,
+    Support,
+    Tally,
+    cited_sources,
+    ground_draft,
+    ground_statement,
+    grounding_figures,
+)
 
 LEGEND = "Indicators: ✓✓ cross-validated by two or more sources and confidence ≥ 0.8 · ✓ confidence ≥ 0.6 · ⚠ lower confidence."
 
 
-def _cites(claim: Claim) -> str:
-    return "".join(f"[{sid}]" for sid in claim["supporting_sids"])
+def claim_support(claims: list[Claim], evidence: list[EvidenceRecord]) -> dict[str, Support]:
+    """What citing a claim means: its verifying sources, their verified quotes, its indicator."""
+    by_eid = {item["eid"]: item for item in evidence}
+    return {
+        claim["cid"]: Support(
+            sids=tuple(claim["supporting_sids"]),
+            quotes=tuple(
+                QuoteRef(sid=by_eid[eid]["sid"], quote=by_eid[eid]["quote"])
+                for eid in claim["supporting_eids"]
+                if eid in by_eid
+            ),
+            indicator=claim["indicator"],
+        )
+        for claim in claims
+    }
 
 
 def _section_of(claim: Claim, outline: list[str]) -> str:
     return claim["section"] if claim["section"] in outline else "Other findings"
 
 
-def render_advanced(
-    draft: AdvancedReport,
+def add_claim_lists(
+    report: GroundedReport,
     claims: list[Claim],
     outline: list[str],
-    gaps: list[KnowledgeGap],
-    quality: dict[str, Any],
-) -> str:
-    """Markdown: summary, one section per outline entry (prose + indicated claims), gaps, quality."""
-    prose = {section.heading.strip().lower(): section.text.strip() for section in draft.sections}
-    parts = [f"# {draft.title.strip()}", f"## Summary\n\n{draft.summary.strip()}"]
+    support: dict[str, Support],
+    allowed_urls: list[str],
+) -> None:
+    """Every verified claim, listed with its indicator and sources under its section."""
+    by_heading = {section.heading.lower(): section for section in report.sections}
     for heading in [*outline, "Other findings"]:
         members = [claim for claim in claims if _section_of(claim, outline) == heading]
-        text = prose.get(heading.lower(), "")
-        if not members and not text:
-            continue
-        body = [text] if text else []
-        body += (
-            [
-                "\n".join(
-                    f"- {claim['indicator']} {claim['text']} {_cites(claim)}" for claim in members
+        records = [
+            record
+            for claim in members
+            if (
+                record := ground_statement(
+                    Statement(text=claim["text"], ids=[claim["cid"]]),
+                    support,
+                    section=heading,
+                    tally=report.tally,
+                    allowed_urls=allowed_urls,
                 )
-            ]
-            if members
-            else []
-        )
-        parts.append(f"## {heading}\n\n" + "\n\n".join(body))
+            )
+        ]
+        if not records:
+            continue
+        section = by_heading.get(heading.lower())
+        if section is None:
+            section = GroundedSection(heading=heading)
+            report.sections.append(section)
+            by_heading[heading.lower()] = section
+        section.bullets.extend(records)
+
+
+def _appendix(gaps: list[KnowledgeGap], quality: dict[str, Any]) -> list[str]:
+    blocks = []
     if gaps:
-        parts.append(
+        blocks.append(
             "## Remaining gaps\n\n"
             + "\n".join(
                 f"- **{gap['section']}** ({gap['severity']}): {gap['description']}" for gap in gaps
             )
         )
     rows = "\n".join(f"| {name} | {value} |" for name, value in quality.items())
-    parts.append(f"## Research Quality\n\n| Metric | Value |\n|---|---|\n{rows}\n\n{LEGEND}")
-    return "\n\n".join(parts)
+    blocks.append(f"## Research Quality\n\n| Metric | Value |\n|---|---|\n{rows}\n\n{LEGEND}")
+    return blocks
 
 
 def _packets(claims: list[Claim]) -> str:
     return (
-        "\n".join(f"[{c['cid']}] ({c['section']}) {c['text']} — cite: {_cites(c)}" for c in claims)
+        "\n".join(
+            f"[{c['cid']}] ({c['section']}; sources {', '.join(c['supporting_sids'])}) {c['text']}"
+            for c in claims
+        )
         or "(none)"
     )
 
 
+async def _draft(
+    services: Services, state: AgentState, config: Configuration, verified: list[Claim]
+) -> tuple[ReportDraft | None, list[Any], Any]:
+    caller = services.caller("writer", "smart")
+    plan = state["plan"]
+    gaps = state.get("knowledge_gaps", [])
+    try:
+        draft = await caller.structured(
+            ReportDraft,
+            [
+                SystemMessage(
+                    content=WRITER_SYSTEM.format(
+                        valid_ids=", ".join(claim["cid"] for claim in verified),
+                        style_rule=f"Structure: {config.report_structure.replace('_', ' ')}.",
+                        system_prompt=f"Additional instructions: {config.system_prompt}"
+                        if config.system_prompt
+                        else "",
+                    )
+                ),
+                HumanMessage(
+                    content=WRITER_USER.format(
+                        topic=plan["topic"],
+                        outline="; ".join(plan["outline"]),
+                        claims=_packets(verified),
+                        gaps="\n".join(f"- {g['section']}: {g['description']}" for g in gaps)
+                        or "(none)",
+                    )
+                ),
+            ],
+        )
+        return draft, [], caller
+    except ResearchStudioError as exc:
+        return None, [error_record("writer", exc)], caller
+
+
+async def _grounded(
+    services: Services, state: AgentState, config: Configuration, verified: list[Claim]
+) -> tuple[GroundedReport, list[Any], list[Any]]:
+    """The checked report: the writer's statements plus listed claims, else verbatim passages."""
+    plan = state["plan"]
+    evidence = state.get("evidence", [])
+    sources = state.get("sources", [])
+    support = claim_support(verified, evidence)
+    extractive = services.extraction_mode == "extractive"
+    outline = plan["outline"]
+    report: GroundedReport | None = None
+    errors: list[Any] = []
+    calls: list[Any] = []
+    reason = "extractive" if extractive else "uncited"
+    if verified and not extractive:
+        draft, errors, caller = await _draft(services, state, config, verified)
+        calls = call_records(caller)
+        if draft is not None:
+            report = ground_draft(
+                draft,
+                support,
+                title=plan["topic"],
+                headings=outline,
+                allowed_urls=[source["url"] for source in sources],
+            )
+    if verified and extractive:
+        # Verbatim claims read best under the title of the document they come from.
+        titles = {source["sid"]: source["title"] for source in sources}
+        verified = [
+            Claim(**{**claim, "section": titles.get(claim["supporting_sids"][0], "Findings")})
+            for claim in verified
+        ]
+        outline = list(dict.fromkeys(claim["section"] for claim in verified))
+        report = GroundedReport(title=plan["topic"])
+    if report is not None:
+        add_claim_lists(report, verified, outline, support, [s["url"] for s in sources])
+        if extractive:
+            report.sections.insert(
+                0,
+                GroundedSection(
+                    heading="About this report",
+                    intro=PASSAGES_NOTE["extractive"].format(
+                        passages=len(verified),
+                        used=len(cited_sources(report.printed("detailed"))),
+                        sources=len(sources),
+                    ),
+                ),
+            )
+    if report is None or not report.has_citations():
+        tally = report.tally if report else Tally()
+        report = await _passage_fallback(services, state, reason if verified else "unverified")
+        report.tally = tally
+    return report, errors, calls
+
+
+async def _passage_fallback(services: Services, state: AgentState, reason: str) -> GroundedReport:
+    sources = state.get("sources", [])
+    passages = evidence_passages(state.get("evidence", []), None, [s["url"] for s in sources])
+    if not passages:
+        passages = await page_passages(
+            services.archive,
+            services.config,
+            sources,
+            request=state.get("original_query", ""),
+            questions=[q["question"] for q in state["plan"]["primary"]],
+        )
+        reason = "unverified" if passages else "nothing_read"
+    note = PASSAGES_NOTE[reason].format(
+        passages=len(passages),
+        used=len({record["sids"][0] for record in passages}),
+        sources=len(sources),
+    )
+    return passage_report(state["plan"]["topic"], passages, note)
+
+
 async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
-    """Draft with the smart model from verified claims; code adds indicators, gaps, quality, sources."""
+    """Statements bound to verified claims; code cites, checks, adds indicators, gaps and quality."""
     config = runtime.context
     services = services_of(runtime)
     emitter(runtime, "writer")("writing the report")
-    plan = state["plan"]
     claims = state.get("claims", [])
     verified = [claim for claim in claims if claim["verified"]]
     gaps = state.get("knowledge_gaps", [])
-    caller = services.caller("writer", "smart")
-    errors = []
-    draft = AdvancedReport(
-        title=plan["topic"],
-        summary=f"{len(verified)} verified claims from {len({s for c in verified for s in c['supporting_sids']})} sources.",
-        sections=[WriterSection(heading=heading) for heading in plan["outline"]],
-    )
-    if verified and services.extraction_mode != "extractive":
-        try:
-            draft = await caller.structured(
-                AdvancedReport,
-                [
-                    SystemMessage(
-                        content=WRITER_SYSTEM.format(
-                            system_prompt=f"Additional instructions: {config.system_prompt}"
-                            if config.system_prompt
-                            else ""
-                        )
-                    ),
-                    HumanMessage(
-                        content=WRITER_USER.format(
-                            topic=plan["topic"],
-                            outline="; ".join(plan["outline"]),
-                            claims=_packets(verified),
-                            gaps="\n".join(f"- {g['section']}: {g['description']}" for g in gaps)
-                            or "(none)",
-                        )
-                    ),
-                ],
-            )
-        except ResearchStudioError as exc:
-            errors.append(error_record("writer", exc))
-    cited_sources = sorted(
-        {sid for claim in verified for sid in claim["supporting_sids"]},
-        key=lambda sid: int(sid[1:]),
-    )
+    report, errors, calls_made = await _grounded(services, state, config, verified)
+    statements = report.printed(config.report_structure)
+    cited = cited_sources(statements)
     iterations = state.get("research_iteration", 0) + 1
     quality = {
         "Overall confidence": f"{state.get('overall_confidence', 0.0):.2f}",
         "Verified claims": f"{len(verified)}/{len(claims)}",
         "Cross-validated claims": str(sum(1 for claim in verified if claim["cross_validated"])),
         "Hallucination score": f"{state.get('hallucination_score', 0.0):.2f}",
-        "Sources used": str(len(cited_sources)),
+        "Sources used": str(len(cited)),
         "Iterations": str(iterations),
     }
-    outline = plan["outline"]
-    if services.extraction_mode == "extractive":
-        # Verbatim claims read best under the title of the document they come from.
-        titles = {source["sid"]: source["title"] for source in state.get("sources", [])}
-        verified = [
-            Claim(**{**claim, "section": titles.get(claim["supporting_sids"][0], "Findings")})
-            for claim in verified
-        ]
-        outline = list(dict.fromkeys(claim["section"] for claim in verified))
-    report, cited = finalize_report(
-        render_advanced(draft, verified, outline, gaps, quality),
-        source_index(state.get("sources", [])),
-    )
-    calls = [*state.get("llm_calls", []), *call_records(caller)]
+    report.appendix = _appendix(gaps, quality)
+    markdown = report.markdown(config.report_structure, state.get("sources", []))
+    calls = [*state.get("llm_calls", []), *calls_made]
     prompt_tokens, completion_tokens = token_totals(calls)
+    grounding = grounding_figures(statements, report.tally)
+    grounding["claims_verified"] = len(verified)
+    grounding["claims_cross_validated"] = sum(1 for claim in verified if claim["cross_validated"])
     research_metadata = {
         "overall_confidence": state.get("overall_confidence", 0.0),
         "verified_claims": len(verified),
         "total_claims": len(claims),
-        "cross_validated": sum(1 for claim in verified if claim["cross_validated"]),
+        "cross_validated": grounding["claims_cross_validated"],
         "hallucination_score": state.get("hallucination_score", 0.0),
         "knowledge_gaps": len(gaps),
         "sources_used": len(cited),
@@ -171,13 +279,17 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         view,
         config,
         search_provider=services.search_choice.name,
-        extra={"hallucination_score": state.get("hallucination_score", 0.0)},
+        extra={
+            "hallucination_score": state.get("hallucination_score", 0.0),
+            "grounding": grounding,
+        },
     )
     return {
-        "report": report,
+        "report": markdown,
+        "statements": statements,
         "research_metadata": research_metadata,
         "metadata": metadata,
-        "llm_calls": call_records(caller),
+        "llm_calls": calls_made,
         "errors": errors,
-        "messages": [AIMessage(content=report)],
+        "messages": [AIMessage(content=markdown)],
     }

@@ -1,0 +1,97 @@
+"""Verbatim passages: what a report shows when no model prose can be tied to the evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from research_studio.archive import PageArchive
+from research_studio.config import Configuration
+from research_studio.extraction import extract_sentences
+from research_studio.grounding import instructs_reader, urls_in
+from research_studio.state import EvidenceRecord, SourceRecord, StatementRecord
+from research_studio.statements import GroundedReport, GroundedSection, passage
+
+MAX_PASSAGES = 12
+PASSAGES_PER_SOURCE = 3
+
+
+def is_safe_passage(text: str, allowed_urls: Sequence[str] = ()) -> bool:
+    """Page text that neither instructs the reader nor names addresses other than the sources'."""
+    allowed = " ".join(allowed_urls).lower()
+    return not instructs_reader(text) and all(url.lower() in allowed for url in urls_in(text))
+
+
+def usable_evidence(evidence: Sequence[EvidenceRecord]) -> list[EvidenceRecord]:
+    """Evidence that does not instruct its reader (page text is data, never instructions)."""
+    return [
+        item
+        for item in evidence
+        if not instructs_reader(item["text"]) and not instructs_reader(item["quote"])
+    ]
+
+
+def evidence_passages(
+    evidence: Sequence[EvidenceRecord],
+    heading_of: dict[str, str] | None = None,
+    allowed_urls: Sequence[str] = (),
+) -> list[StatementRecord]:
+    """Verified quotes as passages (at most a few per source), headed by question or source title."""
+    per_source: dict[str, int] = {}
+    passages: list[StatementRecord] = []
+    seen: set[str] = set()
+    for item in evidence:
+        quote = item["quote"].strip()
+        if (
+            not item["quote_verified"]
+            or quote.lower() in seen
+            or not is_safe_passage(quote, allowed_urls)
+        ):
+            continue
+        if per_source.get(item["sid"], 0) >= PASSAGES_PER_SOURCE:
+            continue
+        per_source[item["sid"]] = per_source.get(item["sid"], 0) + 1
+        seen.add(quote.lower())
+        heading = (heading_of or {}).get(item["sid"]) or item["question"] or "Findings"
+        passages.append(passage(heading, item["sid"], quote))
+    return passages[:MAX_PASSAGES]
+
+
+async def page_passages(
+    archive: PageArchive,
+    config: Configuration,
+    sources: Sequence[SourceRecord],
+    *,
+    request: str,
+    questions: list[str],
+) -> list[StatementRecord]:
+    """The most relevant sentences of the pages the run read, copied verbatim."""
+    passages: list[StatementRecord] = []
+    for source in sources:
+        text = await archive.text(source["url"])
+        if not text:
+            continue
+        findings = extract_sentences(
+            config, request=request, questions=questions, url=source["url"], text=text
+        )
+        allowed = [source["url"] for source in sources]
+        kept = [finding for finding in findings if is_safe_passage(finding["quote"], allowed)]
+        passages += [
+            passage(source["title"] or source["url"], source["sid"], finding["quote"])
+            for finding in kept[:PASSAGES_PER_SOURCE]
+        ]
+    return passages[:MAX_PASSAGES]
+
+
+def passage_report(title: str, passages: Sequence[StatementRecord], note: str) -> GroundedReport:
+    """A report of verbatim passages grouped by their section, led by a plain note."""
+    report = GroundedReport(title=title)
+    groups: dict[str, list[StatementRecord]] = {}
+    for record in passages:
+        groups.setdefault(record["section"], []).append(record)
+    report.sections = [
+        GroundedSection(heading=heading, bullets=list(records))
+        for heading, records in groups.items()
+    ]
+    note_section = GroundedSection(heading="About this report", intro=note)
+    report.sections.insert(0, note_section)
+    return report
