@@ -21,6 +21,7 @@ from research_studio.config import Configuration
 from research_studio.errors import ConfigError
 from research_studio.local_model import bounded_schema, default_gguf_path
 from research_studio.models import create_chat_model
+from research_studio.statements import rendered
 from research_studio.structured import ModelCaller
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "urban-heat"
@@ -108,6 +109,9 @@ def test_offline_run_over_the_example_corpus(
     assert document["evidence"] and all(item["quote_verified"] for item in document["evidence"])
     supported = {claim["eid"] for claim in document["verified_claims"] if claim["supported"]}
     assert supported
-    for item in document["evidence"]:
-        if item["eid"] in supported:
-            assert f"{item['text']} [{item['sid']}]" in report  # verbatim, with its own source
+    quotes = {(item["sid"], item["quote"]) for item in document["evidence"]}
+    assert document["statements"]
+    for record in document["statements"]:
+        # Verbatim passages of the evidence, each printed with its own source.
+        assert record["kind"] == "passage" and rendered(record) in report
+        assert {(quote["sid"], quote["quote"]) for quote in record["quotes"]} <= quotes

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from research_studio.urls import normalize_url
+from research_studio.urls import normalize_url, redact_url
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -25,10 +25,14 @@ CREATE TABLE IF NOT EXISTS entries (
 _WHITESPACE = re.compile(r"\s+")
 
 
-def search_key(provider: str, query: str, max_results: int) -> str:
-    """Cache key of a search: provider, case- and whitespace-normalized query, result count."""
+def search_key(provider: str, endpoint: str, query: str, max_results: int) -> str:
+    """Cache key of a search: provider and its endpoint, normalized query, result count.
+
+    The endpoint keeps one instance's results from answering for another; its secrets are masked.
+    """
     normalized = _WHITESPACE.sub(" ", query).strip().lower()
-    return f"{provider}|{max_results}|{normalized}"
+    where = redact_url(normalize_url(endpoint).rstrip("/")) if endpoint else ""
+    return f"{provider}@{where}|{max_results}|{normalized}"
 
 
 def page_key(url: str) -> str:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from research_studio.errors import ConfigError
+from research_studio.urls import redact_url
 
 ReportStructure = Literal["detailed", "concise", "bullet_points"]
 SearchProviderName = Literal["tavily", "duckduckgo", "searxng", "local"]
@@ -109,6 +110,10 @@ class Configuration(BaseModel):
     allow_private_networks: bool = Field(
         False, description="Let fetch and search reach loopback/private addresses."
     )
+    private_network_hosts: list[str] = Field(
+        default_factory=list,
+        description="Hosts fetch may reach at private addresses (search endpoints need no entry).",
+    )
 
     # Research limits
     max_iterations: int = _count(3, "Research loop iterations.", maximum=20)
@@ -154,6 +159,8 @@ class Configuration(BaseModel):
         for name, info in type(self).model_fields.items():
             if info.annotation == SecretStr | None and data.get(name):
                 data[name] = "****"
+            elif isinstance(data.get(name), str):
+                data[name] = redact_url(data[name])  # credentials inside endpoint URLs
         return data
 
 

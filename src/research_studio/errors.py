@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from research_studio.urls import redact_text
+
 FailureKind = Literal[
     "rate_limited",
     "server_error",
@@ -21,6 +23,10 @@ FailureKind = Literal[
 
 class ResearchStudioError(Exception):
     """Base class; the CLI prints its message on one line instead of a traceback."""
+
+    def __init__(self, *args: object) -> None:
+        # Messages are shown and saved: credentials inside any URL they quote are masked.
+        super().__init__(*(redact_text(arg) if isinstance(arg, str) else arg for arg in args))
 
 
 class ConfigError(ResearchStudioError):

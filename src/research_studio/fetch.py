@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import io
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import httpx
 from pydantic import BaseModel
 
 from research_studio.cache import Cache, page_key
 from research_studio.errors import FetchError
-from research_studio.http_client import BlockedAddressError
+from research_studio.http_client import (
+    BlockedAddressError,
+    PrivateNetworkPolicy,
+    track_private_hosts,
+)
 from research_studio.urls import is_web_url
 
 ContentKind = Literal["html", "pdf", "text", "markdown"]
@@ -204,18 +208,40 @@ class RoutingFetcher:
 
 
 class CachedFetcher:
-    """Serves pages fetched before from the cache; failures are never cached."""
+    """Serves pages fetched before from the cache; failures are never cached.
 
-    def __init__(self, inner: Fetcher, cache: Cache, ttl_s: float) -> None:
+    An entry records the hosts it reached at private addresses; only a run whose private-network
+    exception covers them all is served it (`private`, by default no exception).
+    """
+
+    def __init__(
+        self,
+        inner: Fetcher,
+        cache: Cache,
+        ttl_s: float,
+        *,
+        private: PrivateNetworkPolicy | None = None,
+    ) -> None:
         self._inner = inner
         self._cache = cache
         self._ttl_s = ttl_s
+        self._private = private or PrivateNetworkPolicy()
+
+    def _may_serve(self, entry: dict[str, Any]) -> bool:
+        if "page" not in entry:  # an entry from before private hosts were recorded
+            return False
+        hosts = entry.get("private_hosts")
+        return isinstance(hosts, list) and all(
+            self._private.allows(host, port) for host, port in hosts
+        )
 
     async def fetch(self, url: str) -> Page:
         key = page_key(url)
         cached = await self._cache.aget("page", key, self._ttl_s)
-        if cached is not None:
-            return Page.model_validate(cached)
-        page = await self._inner.fetch(url)
-        await self._cache.aput("page", key, page.model_dump())
+        if isinstance(cached, dict) and self._may_serve(cached):
+            return Page.model_validate(cached["page"])
+        with track_private_hosts() as private_hosts:
+            page = await self._inner.fetch(url)
+        entry = {"page": page.model_dump(), "private_hosts": sorted(private_hosts)}
+        await self._cache.aput("page", key, entry)
         return page

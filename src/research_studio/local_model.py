@@ -7,6 +7,8 @@ import atexit
 import copy
 import importlib.util
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +73,34 @@ def bounded_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return bounded
 
 
+_LOAD_LOCK = threading.Lock()
+
+
+@contextmanager
+def _without_extra_buffer_types() -> Iterator[None]:
+    """Load weights without llama.cpp's extra CPU buffer types (weight repacking, AMX).
+
+    A native build enables AMX when the CPU reports it, but some virtual machines report AMX
+    without letting a process use it: the first matrix product dies with SIGILL. Llama() has no
+    parameter for this, so its default model parameters are adjusted while it loads.
+    """
+    import llama_cpp.llama_cpp as native
+
+    with _LOAD_LOCK:
+        defaults = native.llama_model_default_params
+
+        def without_extra() -> Any:
+            params = defaults()
+            params.use_extra_bufts = False
+            return params
+
+        native.llama_model_default_params = without_extra
+        try:
+            yield
+        finally:
+            native.llama_model_default_params = defaults
+
+
 def _role(message: BaseMessage) -> str:
     if isinstance(message, SystemMessage):
         return "system"
@@ -105,12 +135,13 @@ class LocalChatModel(BaseChatModel):
                 raise ConfigError(
                     'llama-cpp-python is not installed: pip install -e ".[local]"'
                 ) from None
-            self._llama = Llama(
-                model_path=self.model_path,
-                n_ctx=self.n_ctx,
-                n_threads=self.n_threads,
-                verbose=False,
-            )
+            with _without_extra_buffer_types():
+                self._llama = Llama(
+                    model_path=self.model_path,
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    verbose=False,
+                )
         return self._llama
 
     def _generate(

@@ -16,7 +16,7 @@ from research_studio.cache import Cache
 from research_studio.config import Configuration
 from research_studio.docindex import DocumentIndex
 from research_studio.fetch import CachedFetcher, Fetcher, PageFetcher, RoutingFetcher
-from research_studio.http_client import build_http_client
+from research_studio.http_client import PrivateNetworkPolicy, build_http_client
 from research_studio.models import ModelTier, create_chat_model, model_spec_for
 from research_studio.search import (
     CachedSearch,
@@ -24,6 +24,7 @@ from research_studio.search import (
     SearchProvider,
     build_search_provider,
     choose_search_provider,
+    search_endpoint,
 )
 from research_studio.structured import MethodMemory, ModelCaller
 
@@ -47,8 +48,10 @@ class Services:
         self._resolved: Configuration | None = None
         self.search_choice: SearchChoice = choose_search_provider(config)
 
-    def _client(self, timeout_s: float) -> httpx.AsyncClient:
-        client = build_http_client(self.config, timeout_s=timeout_s)
+    def _client(self, timeout_s: float, private_endpoint: str | None = None) -> httpx.AsyncClient:
+        client = build_http_client(
+            self.config, timeout_s=timeout_s, private_endpoint=private_endpoint
+        )
         self._clients.append(client)
         return client
 
@@ -70,11 +73,17 @@ class Services:
 
                 self._search = LocalSearch(self.index, list(self.config.docs))
                 return self._search
+            # The search endpoint (often self-hosted) may be private for the search client only.
+            endpoint = search_endpoint(self.search_choice.name, self.config)
             provider = build_search_provider(
-                self.search_choice.name, self.config, self._client(self.config.search_timeout_s)
+                self.search_choice.name,
+                self.config,
+                self._client(self.config.search_timeout_s, private_endpoint=endpoint),
             )
             if self.cache is not None:
-                provider = CachedSearch(provider, self.cache, self.config.search_cache_ttl_s)
+                provider = CachedSearch(
+                    provider, self.cache, self.config.search_cache_ttl_s, endpoint=endpoint
+                )
             self._search = provider
         return self._search
 
@@ -93,7 +102,12 @@ class Services:
                 max_concurrency=self.config.max_concurrent_fetches,
             )
             if self.cache is not None:
-                fetcher = CachedFetcher(fetcher, self.cache, self.config.page_cache_ttl_s)
+                fetcher = CachedFetcher(
+                    fetcher,
+                    self.cache,
+                    self.config.page_cache_ttl_s,
+                    private=PrivateNetworkPolicy.from_config(self.config),
+                )
             local: Fetcher | None = None
             if self.search_choice.name == "local" or self.config.docs:
                 from research_studio.search.local import IndexedDocumentFetcher

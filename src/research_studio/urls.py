@@ -1,8 +1,9 @@
-"""URL normalization: one canonical form for dedupe, cache keys and source identity."""
+"""URL normalization (one canonical form for dedupe, cache keys, source identity) and redaction."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+import re
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 TRACKING_PARAMETERS = frozenset(
     {"fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "igshid", "ref_src", "_hsenc"}
@@ -38,3 +39,78 @@ def is_web_url(url: str) -> bool:
     """True for an absolute http(s) URL with a host."""
     parts = urlsplit(url.strip())
     return parts.scheme.lower() in DEFAULT_PORTS and bool(parts.hostname)
+
+
+REDACTED = "****"
+_ABSOLUTE_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+_URL_IN_TEXT = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>]+", re.IGNORECASE)
+# Parameter names (or parts of them, split at _ - .) that carry credentials.
+_SECRET_WORDS = frozenset(
+    {
+        "token",
+        "key",
+        "apikey",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "pass",
+        "auth",
+        "authorization",
+        "credential",
+        "credentials",
+        "signature",
+        "sig",
+        "session",
+        "sid",
+    }
+)
+
+
+def _is_secret_name(name: str) -> bool:
+    lowered = unquote(name).lower()
+    return lowered in _SECRET_WORDS or any(
+        part in _SECRET_WORDS for part in re.split(r"[_\-.]", lowered)
+    )
+
+
+def _redact_pairs(text: str) -> str:
+    pairs = []
+    for pair in text.split("&"):
+        name, sep, value = pair.partition("=")
+        pairs.append(f"{name}={REDACTED}" if sep and value and _is_secret_name(name) else pair)
+    return "&".join(pairs)
+
+
+def redact_url(url: str) -> str:
+    """An absolute URL with its user info and credential-like query values masked; other text unchanged."""
+    if not _ABSOLUTE_URL.match(url.strip()):
+        return url
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:  # a malformed host: mask everything between the scheme and the path
+        return re.sub(r"://[^/?#]*", f"://{REDACTED}", url, count=1)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, hostport = netloc.rpartition("@")
+        user, has_password, _ = userinfo.partition(":")
+        netloc = f"{user}:{REDACTED}@{hostport}" if has_password else f"{REDACTED}@{hostport}"
+    return urlunsplit(
+        (
+            parts.scheme,
+            netloc,
+            parts.path,
+            _redact_pairs(parts.query),
+            _redact_pairs(parts.fragment),
+        )
+    )
+
+
+def is_masked_url(text: str) -> bool:
+    """True for an absolute URL that `redact_url` masked (its secrets are gone)."""
+    return bool(_ABSOLUTE_URL.match(text.strip())) and REDACTED in text
+
+
+def redact_text(text: str) -> str:
+    """Free text (an error message) with every URL in it passed through `redact_url`."""
+    return _URL_IN_TEXT.sub(lambda match: redact_url(match.group(0)), text)

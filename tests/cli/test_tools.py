@@ -142,6 +142,23 @@ def test_config_shows_sources_and_redacts_secrets(
     )
 
 
+def test_config_masks_credentials_inside_urls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "research-studio.toml").write_text(
+        'openai_base_url = "https://proxy.example/v1?api_key=sk-in-url"\n'
+    )
+    monkeypatch.setenv("SEARXNG_URL", "https://alice:hunter2@searx.example/")
+    shown = runner.invoke(app, ["config", "--json"])
+    assert shown.exit_code == 0, shown.output
+    values = json.loads(shown.stdout)
+    assert values["searxng_url"] == "https://alice:****@searx.example/"
+    assert values["openai_base_url"] == "https://proxy.example/v1?api_key=****"
+    table = runner.invoke(app, ["config"], env={"COLUMNS": "200"}).stdout
+    assert "searx.example" in table
+    assert "hunter2" not in table + shown.stdout and "sk-in-url" not in table + shown.stdout
+
+
 @pytest.mark.e2e
 def test_installed_console_script(web: FakeWeb) -> None:
     executable = shutil.which("research-studio") or str(

@@ -112,14 +112,13 @@ async def test_second_identical_search_is_served_from_cache(
     assert len(web.requests_to("/search")) == 2
 
 
-async def test_private_search_endpoint_needs_the_switch(
-    web: FakeWeb, make_config: Callable[..., Configuration]
+@pytest.mark.parametrize(("provider", "path"), [("searxng", "/search"), ("tavily", "/tavily")])
+async def test_a_private_search_endpoint_needs_no_switch(
+    provider: str, path: str, web: FakeWeb, make_config: Callable[..., Configuration]
 ) -> None:
-    with pytest.raises(SearchError) as caught:
-        await search_with(make_config(allow_private_networks=False))
-    assert caught.value.kind == "refused"
-    assert "allow_private_networks" in str(caught.value)
-    assert web.requests_to("/search") == []
+    """The configured endpoint (here on 127.0.0.1) is the search client's scoped exception."""
+    results = await search_with(make_config(search=provider, allow_private_networks=False))
+    assert results and len(web.requests_to(path)) == 1
 
 
 async def test_tavily_without_key_is_a_config_error(

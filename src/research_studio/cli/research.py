@@ -35,12 +35,13 @@ from research_studio.config import (
     ReportStructure,
     load_configuration,
 )
-from research_studio.errors import ResearchStudioError
+from research_studio.errors import ConfigError, ResearchStudioError
 from research_studio.pipelines.registry import PipelineName, graph_builder, initial_state
 from research_studio.resolution import ModelChoice, resolve
 from research_studio.runner import AskFn, Outcome, execute
 from research_studio.runs import RunFolder, RunRecord, find_run, list_runs, new_run_id
 from research_studio.search import SearchChoice
+from research_studio.urls import is_masked_url, redact_url
 
 METRICS = (
     "iterations",
@@ -183,9 +184,29 @@ def _new_folder(
 
 
 def _jsonable(values: dict[str, Any]) -> dict[str, Any]:
-    return {
+    """Settings as saved in run.json: paths as text, credentials inside URLs masked."""
+    text = {
         name: str(value) if isinstance(value, Path) else value for name, value in values.items()
     }
+    return {
+        name: redact_url(value) if isinstance(value, str) else value for name, value in text.items()
+    }
+
+
+def _restore_masked(saved: dict[str, Any], config_file: Path | None) -> dict[str, Any]:
+    """Saved settings whose masked URLs come back, with their credentials, from env or file."""
+    masked = {
+        name for name, value in saved.items() if isinstance(value, str) and is_masked_url(value)
+    }
+    current = load_configuration(config_file=config_file).config
+    for name in masked:
+        value = getattr(current, name, None)
+        if not isinstance(value, str) or redact_url(value) != saved[name]:
+            raise ConfigError(
+                f"run.json keeps {name} without its credentials; "
+                "set it in the environment or settings file to resume"
+            )
+    return {name: value for name, value in saved.items() if name not in masked}
 
 
 def run(
@@ -329,7 +350,8 @@ def resume(
             raise ResearchStudioError(
                 f"run {folder.record.run_id} is already completed: {folder.path / 'report.md'}"
             )
-        config = load_configuration(folder.record.settings, config_file=config_file).config
+        saved = _restore_masked(folder.record.settings, config_file)
+        config = load_configuration(saved, config_file=config_file).config
     interactive = sys.stdin.isatty()
     err.print(f"[dim]resuming {folder.record.run_id} ({folder.record.status})[/]")
     outcome = run_async(

@@ -17,6 +17,7 @@ __all__ = [
     "SearchResult",
     "build_search_provider",
     "choose_search_provider",
+    "search_endpoint",
 ]
 
 
@@ -39,6 +40,15 @@ def choose_search_provider(config: Configuration) -> SearchChoice:
     if config.searxng_url:
         return SearchChoice("searxng", "a SearXNG URL is set")
     return SearchChoice("duckduckgo", "no key or endpoint is configured; DuckDuckGo needs none")
+
+
+def search_endpoint(name: SearchProviderName, config: Configuration) -> str:
+    """The URL a provider talks to ("" when it has no configurable one); secrets are not masked."""
+    if name == "searxng":
+        return config.searxng_url or ""
+    if name == "tavily":
+        return config.tavily_base_url
+    return ""
 
 
 def build_search_provider(

@@ -107,14 +107,17 @@ async def with_retries(
 class CachedSearch:
     """Serves repeated queries from the cache; only successful searches are stored."""
 
-    def __init__(self, inner: SearchProvider, cache: Cache, ttl_s: float) -> None:
+    def __init__(
+        self, inner: SearchProvider, cache: Cache, ttl_s: float, *, endpoint: str
+    ) -> None:
         self.inner = inner
         self.name = inner.name
         self._cache = cache
         self._ttl_s = ttl_s
+        self._endpoint = endpoint  # part of the key: one instance never answers for another
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
-        key = search_key(self.name, query, max_results)
+        key = search_key(self.name, self._endpoint, query, max_results)
         cached = await self._cache.aget("search", key, self._ttl_s)
         if cached is not None:
             return [SearchResult.model_validate(item) for item in cached]
