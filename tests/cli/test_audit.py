@@ -121,3 +121,65 @@ def test_audit_of_a_missing_run_is_a_user_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["audit", "no-such-run"])
     assert result.exit_code == 2
     assert "no run found" in result.output and "Traceback" not in result.output
+
+
+def _run_over_openai_compatible(
+    web: FakeWeb, monkeypatch: pytest.MonkeyPatch, script: ResearchScript, *args: str
+) -> Path:
+    web.chat.responder = script.chat_responder()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", web.url("/v1"))
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "coral bleaching heat stress",
+            "--out",
+            "openai-run",
+            "--model",
+            "openai:fake-model",
+            "--search",
+            "searxng",
+            "--searxng-url",
+            web.base_url,
+            "--allow-private-networks",
+            *args,
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert web.chat.requests, "the run must have used the OpenAI-compatible server"
+    return Path("openai-run").resolve()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["--single-agent"], ["--pipeline", "advanced"]],
+    ids=["multi", "single", "advanced"],
+)
+def test_runs_over_an_openai_compatible_server_pass_audit(
+    web: FakeWeb, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    folder = _run_over_openai_compatible(web, monkeypatch, ResearchScript(), *args)
+    report = (folder / "report.md").read_text()
+    body = report.split("## Sources")[0]
+    for block in re.split(r"^## ", body, flags=re.MULTILINE)[1:]:
+        heading, _, text = block.partition("\n")
+        if heading not in {"Research Quality", "Remaining gaps"}:
+            assert re.search(r"\[S\d+\]", text), f"section {heading!r} cites nothing"
+    result = runner.invoke(app, ["audit", str(folder)])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_weak_model_leaves_no_uncited_factual_prose(
+    web: FakeWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from research_studio.grounding import is_factual
+
+    script = ResearchScript(writer_cites_nothing=True, invented_prose=True, invented_number=True)
+    folder = _run_over_openai_compatible(web, monkeypatch, script, "--single-agent")
+    document = json.loads((folder / "result.json").read_text())
+    assert "VACUUM" not in document["report"] and "#/#" not in document["report"]
+    for record in document["statements"]:
+        assert record["sids"] or not is_factual(record["text"])
+    assert document["metadata"]["grounding"]["statements_dropped_unsupported"] > 0
+    assert runner.invoke(app, ["audit", str(folder)]).exit_code == 0
