@@ -13,7 +13,8 @@ from research_studio.config import Configuration
 from research_studio.errors import ConfigError, ModelError, StructuredOutputError
 from research_studio.models import create_chat_model, model_spec_for, split_spec
 from research_studio.services import open_services
-from research_studio.testing.fake_web import FakeWeb
+from research_studio.testing.fake_chat import ChatFaults
+from research_studio.testing.fake_web import FakeWeb, Fault
 
 
 class Verdict(BaseModel):
@@ -94,10 +95,111 @@ async def test_plain_server_with_think_blocks_and_repair(
 async def test_unusable_replies_raise_one_typed_error(
     web: FakeWeb, make_config: Callable[..., Configuration]
 ) -> None:
-    web.chat.queue("nope", "still nope")
-    with pytest.raises(StructuredOutputError, match="Verdict"):
+    web.chat.queue("nope", "still nope", "<html><body>nope</body></html>")
+    with pytest.raises(StructuredOutputError, match="Verdict") as caught:
         await ask(openai_config(web, make_config))
-    assert len(web.chat.requests) == 2
+    assert caught.value.kind == "invalid_json"
+    assert len(web.chat.requests) == 3
+
+
+async def test_a_reply_cut_at_the_length_limit_is_retried(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    web.chat.faults = ChatFaults(rate=1.0, kinds=("truncated",), limit=1)
+    web.chat.queue({"supported": True, "reason": "it is blue"})
+    config = openai_config(web, make_config)
+    async with open_services(config) as services:
+        caller = services.caller("verify", "smart")
+        verdict = await caller.structured(Verdict, [HumanMessage("Is the sky blue?")])
+    assert verdict == Verdict(supported=True, reason="it is blue")
+    assert web.chat.injected == ["truncated"]
+    assert [(call.ok, call.error_kind) for call in caller.calls] == [
+        (False, "truncated"),
+        (True, None),
+    ]
+    # Same method both times; the retry shows the cut reply and asks for a shorter one.
+    assert [response_kind(r) for r in web.chat.requests] == ["json_schema", "json_schema"]
+    assert "cut off" in json.dumps(web.chat.requests[1]["messages"])
+
+
+async def test_a_context_length_400_shortens_this_call_and_keeps_the_method(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    web.chat.max_prompt_chars = 2_000
+    web.chat.queue({"supported": True, "reason": "short"}, {"supported": False, "reason": "next"})
+    page = "BEGIN " + "coral reefs bleach when the sea is hot. " * 100 + " END"
+    config = openai_config(web, make_config)
+    async with open_services(config) as services:
+        first = services.caller("verify", "smart")
+        await first.structured(Verdict, [HumanMessage(page)])
+        second = services.caller("judge", "smart")
+        verdict = await second.structured(Verdict, [HumanMessage("Is the sky blue?")])
+    assert verdict.reason == "next"
+    # The refusal was handled inside the first call; the next call still used json_schema.
+    assert [response_kind(r) for r in web.chat.requests] == ["json_schema"] * 4
+    sent = [r["messages"][0]["content"] for r in web.chat.requests]
+    assert len(sent[0]) > 2_000 and len(sent[1]) > 2_000 and len(sent[2]) <= 2_000
+    assert sent[2].startswith("BEGIN ") and sent[2].endswith(" END")
+    assert [c.error_kind for c in first.calls] == ["context_length", "context_length", None]
+    assert [c.method for c in second.calls] == ["json_schema"]
+
+
+async def test_a_prompt_that_cannot_be_shortened_enough_is_a_context_length_error(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    web.chat.max_prompt_chars = 10
+    with pytest.raises(ModelError) as caught:
+        await ask(openai_config(web, make_config))
+    assert caught.value.kind == "context_length"
+    assert len(web.chat.requests) == 1  # the prompt is too short to cut
+
+
+async def test_a_bad_request_tries_the_next_method_for_this_call_only(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    web.set_fault("/v1/chat/completions", Fault(kind="status", status=400, times=1))
+    web.chat.queue({"supported": True, "reason": "tools"}, {"supported": True, "reason": "again"})
+    config = openai_config(web, make_config)
+    async with open_services(config) as services:
+        first = services.caller("verify", "smart")
+        await first.structured(Verdict, [HumanMessage("q")])
+        second = services.caller("verify", "smart")
+        verdict = await second.structured(Verdict, [HumanMessage("q")])
+    assert verdict.reason == "again"
+    assert [(c.method, c.error_kind) for c in first.calls] == [
+        ("json_schema", "bad_request"),
+        ("function_calling", None),
+    ]
+    assert [c.method for c in second.calls] == ["json_schema"]
+
+
+async def test_an_html_error_page_is_a_server_error(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    web.chat.faults = ChatFaults(rate=1.0, kinds=("html_500",))
+    with pytest.raises(ModelError) as caught:
+        await ask(openai_config(web, make_config))
+    assert caught.value.kind == "server_error" and "500" in str(caught.value)
+    assert web.chat.injected == ["html_500"]
+
+
+async def test_a_429_is_retried_after_retry_after_then_labelled(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    config = make_config(
+        model="openai:fake-model", openai_base_url=web.url("/v1"), llm_max_retries=1
+    )
+    web.chat.faults = ChatFaults(rate=1.0, kinds=("rate_limit",), retry_after_s=0.01, limit=1)
+    web.chat.queue({"supported": True, "reason": "after one retry"})
+    verdict, _ = await ask(config)
+    assert verdict.reason == "after one retry" and web.chat.injected == ["rate_limit"]
+
+    web.chat.reset()
+    web.chat.faults = ChatFaults(rate=1.0, kinds=("rate_limit",), retry_after_s=0.01)
+    with pytest.raises(ModelError) as caught:
+        await ask(config)
+    assert caught.value.kind == "rate_limited"
+    assert web.chat.injected == ["rate_limit", "rate_limit"]  # one client retry, then the error
 
 
 async def test_server_failure_is_a_model_error(

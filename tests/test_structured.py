@@ -7,7 +7,8 @@ from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
 from research_studio.errors import StructuredOutputError
-from research_studio.structured import ModelCaller, parse_json_payload
+from research_studio.pipelines.node_kit import error_record
+from research_studio.structured import ModelCaller, call_records, parse_json_payload
 from research_studio.testing.scripted_model import TEXT, ScriptedChatModel
 
 
@@ -80,13 +81,60 @@ async def test_validation_error_is_shown_in_a_single_retry() -> None:
     assert len(call.calls) == 2
 
 
-async def test_second_failure_raises_one_typed_error() -> None:
-    model = ScriptedChatModel().script("Finding", ["not json at all", '{"fact": 3}'])
+async def test_third_failure_raises_one_typed_error() -> None:
+    model = ScriptedChatModel().script("Finding", ["not json at all", "", '{"fact": 3}'])
+    call = caller(model)
+    with pytest.raises(StructuredOutputError) as caught:
+        await call.structured(Finding, [HumanMessage("extract")])
+    assert caught.value.schema_name == "Finding" and caught.value.kind == "invalid_json"
+    assert "confidence" in caught.value.reason
+    assert len(model.calls) == 3
+    assert [(r.ok, r.error_kind) for r in call.calls] == [(False, "invalid_json")] * 3
+    assert "the reply was empty" in str(call.calls[1].error)
+
+
+async def test_a_reply_cut_every_time_raises_a_truncated_error() -> None:
+    cut = '{"fact": "the reef is bleach'
+    model = ScriptedChatModel().script("Finding", [cut, cut, cut])
     with pytest.raises(StructuredOutputError) as caught:
         await caller(model).structured(Finding, [HumanMessage("extract")])
-    assert caught.value.schema_name == "Finding"
-    assert "confidence" in caught.value.reason
-    assert len(model.calls) == 2
+    assert caught.value.kind == "truncated" and caught.value.raw == cut
+    assert error_record("extract", caught.value)["kind"] == "truncated"
+    assert "cut off" in model.calls[-1].prompt and "shorter" in model.calls[-1].prompt
+
+
+async def test_a_cut_reply_with_every_field_complete_is_used_and_labelled() -> None:
+    model = ScriptedChatModel().script(
+        "Finding", ['{"fact": "x", "confidence": 0.5, "note": "and then the reply stops mid']
+    )
+    call = caller(model)
+    result = await call.structured(Finding, [HumanMessage("extract")])
+    assert result == Finding(fact="x", confidence=0.5)
+    [record] = call.calls
+    assert record.ok and record.error_kind == "truncated"
+    [state_record] = call_records(call)
+    assert state_record["error_kind"] == "truncated"  # type: ignore[typeddict-item]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "I'm sorry, I can't format that as JSON.",
+        "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>",
+        "",
+        '{"fact": "the reef',
+    ],
+)
+async def test_unusable_replies_are_retried_twice(bad: str) -> None:
+    model = ScriptedChatModel().script(
+        "Finding", [bad, bad, 'Here you go: {"fact": "ok", "confidence": 1} Anything else?']
+    )
+    call = caller(model)
+    assert (await call.structured(Finding, [HumanMessage("extract")])).fact == "ok"
+    assert [r.ok for r in call.calls] == [False, False, True]
+    assert call.calls[0].error_kind == ("truncated" if bad.startswith("{") else "invalid_json")
+    # Each repair shows the last unusable reply once, not the whole history.
+    assert model.calls[2].prompt.count("could not be used") == 1
 
 
 async def test_text_call_strips_think_blocks() -> None:

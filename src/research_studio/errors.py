@@ -18,7 +18,14 @@ FailureKind = Literal[
     "unsupported",
     "not_found",
     "auth",
+    # model replies and requests
+    "truncated",
+    "invalid_json",
+    "context_length",
+    "bad_request",
 ]
+# Model failures after which later calls would fail the same way (wrong address, key or model).
+PERMANENT_MODEL_KINDS: frozenset[FailureKind] = frozenset({"network", "auth", "not_found"})
 
 
 class ResearchStudioError(Exception):
@@ -63,12 +70,23 @@ class FetchError(ProviderError):
 class ModelError(ProviderError):
     """A chat model call failed (network, server error, refused request)."""
 
+    @property
+    def permanent(self) -> bool:
+        """Later calls would fail the same way: unreachable server, wrong key, unknown model."""
+        return self.kind in PERMANENT_MODEL_KINDS
 
-class StructuredOutputError(ResearchStudioError):
-    """The model did not produce output matching the schema, even after one repair attempt."""
 
-    def __init__(self, schema_name: str, reason: str, raw: str = "") -> None:
-        super().__init__(f"model output did not match {schema_name}: {reason}")
+class StructuredOutputError(ProviderError):
+    """The model did not produce output matching the schema, even after its repair attempts.
+
+    `kind` says what the last reply was: "truncated", "invalid_json" (prose, empty, wrong shape)
+    or "unsupported" (no structured-output method works with this model).
+    """
+
+    def __init__(
+        self, schema_name: str, reason: str, raw: str = "", *, kind: FailureKind = "invalid_json"
+    ) -> None:
+        super().__init__(f"model output did not match {schema_name}: {reason}", kind=kind)
         self.schema_name = schema_name
         self.reason = reason
         self.raw = raw

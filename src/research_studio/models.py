@@ -10,7 +10,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
 from research_studio.config import Configuration
-from research_studio.errors import ConfigError
+from research_studio.errors import ConfigError, FailureKind
 
 ModelTier = Literal["smart", "fast"]
 ChatModelFactory = Callable[[str, Configuration], BaseChatModel]
@@ -31,7 +31,10 @@ class LLMCall(BaseModel):
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     ok: bool = True
+    # What went wrong; on an ok call, what was repaired (a cut-off reply of which the complete
+    # part was used is ok with error_kind "truncated").
     error: str | None = None
+    error_kind: FailureKind | None = None
 
     @property
     def latency_s(self) -> float:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import re
 import time
 from collections.abc import Sequence
 from typing import Any, Literal, TypeVar
@@ -16,18 +15,28 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel, ValidationError
 
 from research_studio.errors import FailureKind, ModelError, StructuredOutputError
+from research_studio.json_reply import THINK, TruncatedReply, parse_json_payload, read_json_reply
+from research_studio.model_faults import failure_kind, is_cut_off, raw_from_parse_error, shorten
 from research_studio.models import LLMCall, ModelTier
 from research_studio.prompts.structured import REPAIR_REQUEST, SCHEMA_INSTRUCTIONS
 from research_studio.state import LLMCallRecord
 
+__all__ = [
+    "ALL_METHODS",
+    "MethodMemory",
+    "ModelCaller",
+    "call_records",
+    "message_text",
+    "parse_json_payload",
+    "validate_payload",
+]
+
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 Method = Literal["json_schema", "function_calling", "json_mode", "prompt"]
 ALL_METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "prompt")
-
-_THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-# Status codes with which servers say "I do not support this request shape".
-_UNSUPPORTED_STATUS = frozenset({400, 404, 415, 422, 501})
+ANSWERS = 3  # replies asked for per structured call: the first and two repairs
+SHORTENINGS = 2  # prompt halvings after the server says the prompt is too long
+_ECHO_CHARS = 2_000  # how much of an unusable reply is shown back to the model
 
 
 class _Unsupported(Exception):
@@ -37,18 +46,19 @@ class _Unsupported(Exception):
 class _ParseFailure(Exception):
     """The client library rejected the reply while parsing it (some parse inside `invoke`)."""
 
-    def __init__(self, raw: str, error: str) -> None:
+    def __init__(self, raw: str, error: str, record: LLMCall, *, cut: bool = False) -> None:
         super().__init__(error)
         self.raw = raw
+        self.record = record
+        self.cut = cut
 
 
-def _raw_from_parse_error(exc: Exception) -> str:
-    """The reply text a client-side parse error carries, when it carries one."""
-    if isinstance(exc, ValidationError):
-        for error in exc.errors():
-            if isinstance(error.get("input"), str):
-                return str(error["input"])
-    return getattr(exc, "llm_output", None) or ""
+class _Unusable(ValueError):
+    """A reply that yields no valid schema instance, and what was wrong with it."""
+
+    def __init__(self, kind: FailureKind, reason: str) -> None:
+        super().__init__(reason)
+        self.kind: FailureKind = kind
 
 
 class MethodMemory:
@@ -71,21 +81,6 @@ def message_text(message: BaseMessage) -> str:
     )
 
 
-def parse_json_payload(text: str) -> Any:
-    """The first JSON value in a reply, ignoring <think> blocks, code fences and surrounding prose."""
-    cleaned = _THINK.sub("", text).strip()
-    candidates = [match.group(1).strip() for match in _FENCE.finditer(cleaned)] + [cleaned]
-    decoder = json.JSONDecoder()
-    for candidate in candidates:
-        for index, char in enumerate(candidate):
-            if char in "{[":
-                try:
-                    return decoder.raw_decode(candidate, index)[0]
-                except json.JSONDecodeError:
-                    continue
-    raise ValueError("no JSON object found in the reply")
-
-
 def validate_payload(schema: type[SchemaT], payload: Any) -> SchemaT:
     """Validate, unwrapping a one-key envelope like {"Plan": {...}} that small models produce."""
     try:
@@ -96,26 +91,6 @@ def validate_payload(schema: type[SchemaT], payload: Any) -> SchemaT:
             if isinstance(inner, dict):
                 return schema.model_validate(inner)
         raise
-
-
-def _is_unsupported(exc: BaseException) -> bool:
-    if isinstance(exc, NotImplementedError):
-        return True
-    status = getattr(exc, "status_code", None)
-    if status is None:
-        status = getattr(getattr(exc, "response", None), "status_code", None)
-    return status in _UNSUPPORTED_STATUS
-
-
-def _failure_kind(exc: BaseException) -> FailureKind:
-    name = type(exc).__name__.lower()
-    if "timeout" in name:
-        return "timeout"
-    if "connect" in name:
-        return "network"
-    if "ratelimit" in name:
-        return "rate_limited"
-    return "server_error"
 
 
 def _describe(exc: BaseException) -> str:
@@ -131,7 +106,45 @@ def _describe(exc: BaseException) -> str:
 def _raw_text(raw: BaseMessage) -> str:
     if isinstance(raw, AIMessage) and raw.tool_calls:
         return json.dumps(raw.tool_calls[0]["args"])
+    if isinstance(raw, AIMessage) and raw.invalid_tool_calls:
+        # Arguments the client could not parse, e.g. cut off: still worth a repair.
+        return raw.invalid_tool_calls[0].get("args") or ""
     return message_text(raw)
+
+
+def _coerce(schema: type[SchemaT], parsed: Any, raw: str, cut: bool) -> tuple[SchemaT, bool]:
+    """(instance, truncated): the reply as a schema instance; raises _Unusable."""
+    if isinstance(parsed, schema):
+        return parsed, False
+    failed: FailureKind = "truncated" if cut else "invalid_json"
+    try:
+        if isinstance(parsed, dict):
+            return validate_payload(schema, parsed), False
+        payload, truncated = read_json_reply(raw)
+    except TruncatedReply as exc:
+        raise _Unusable("truncated", str(exc)) from exc
+    except ValidationError as exc:
+        raise _Unusable(failed, _describe(exc)) from exc
+    except ValueError as exc:
+        raise _Unusable(failed, str(exc) if raw.strip() else "the reply was empty") from exc
+    try:
+        return validate_payload(schema, payload), truncated
+    except ValidationError as exc:
+        if truncated:
+            raise _Unusable("truncated", f"the reply was cut off ({_describe(exc)})") from exc
+        raise _Unusable(failed, _describe(exc)) from exc
+
+
+def _repair_messages(raw: str, failure: _Unusable) -> list[BaseMessage]:
+    if failure.kind == "truncated":
+        error = f"it was cut off before the JSON was complete: {failure}. Keep it shorter"
+    else:
+        error = str(failure)
+    shown = raw[:_ECHO_CHARS] + (" …" if len(raw) > _ECHO_CHARS else "")
+    return [
+        AIMessage(content=shown or "(empty reply)"),
+        HumanMessage(content=REPAIR_REQUEST.format(error=error)),
+    ]
 
 
 def call_records(*callers: ModelCaller) -> list[LLMCallRecord]:
@@ -174,7 +187,9 @@ class ModelCaller:
         refused = self._memory.refused(self.spec)
         return [method for method in offered if method not in refused]
 
-    async def _invoke(self, runnable: Any, messages: Sequence[BaseMessage], method: str) -> Any:
+    async def _invoke(
+        self, runnable: Any, messages: Sequence[BaseMessage], method: str
+    ) -> tuple[Any, LLMCall]:
         started = time.time()
         record = LLMCall(
             node=self.node,
@@ -184,38 +199,47 @@ class ModelCaller:
             started=started,
             ended=started,
         )
+        self.calls.append(record)
         try:
             async with self._limiter:
                 record.started = time.time()
                 result = await runnable.ainvoke(list(messages))
+        except asyncio.CancelledError:  # a deadline ended the node: the call still counts
+            record.ended, record.ok, record.error = time.time(), False, "cancelled"
+            record.error_kind = "timeout"
+            raise
         except (ValidationError, OutputParserException) as exc:
             record.ended, record.ok, record.error = time.time(), False, f"parse: {exc}"
-            self.calls.append(record)
-            raise _ParseFailure(_raw_from_parse_error(exc), _describe(exc)) from exc
+            raise _ParseFailure(raw_from_parse_error(exc), _describe(exc), record) from exc
         except Exception as exc:
-            record.ended, record.ok, record.error = (
-                time.time(),
-                False,
-                f"{type(exc).__name__}: {exc}",
-            )
-            self.calls.append(record)
-            if _is_unsupported(exc) and method != "text":
+            kind = failure_kind(exc)
+            record.ended, record.ok, record.error_kind = time.time(), False, kind
+            record.error = f"{type(exc).__name__}: {exc}"
+            if kind == "truncated":  # the client refused to parse a reply cut at the length limit
+                raise _ParseFailure(raw_from_parse_error(exc), str(exc), record, cut=True) from exc
+            if kind == "unsupported" and method != "text":
                 raise _Unsupported(str(exc)) from exc
-            raise ModelError(
-                f"{self.spec} call failed in {self.node}: {exc}", kind=_failure_kind(exc)
-            ) from exc
+            raise ModelError(f"{self.spec} call failed in {self.node}: {exc}", kind=kind) from exc
         record.ended = time.time()
         raw = result["raw"] if isinstance(result, dict) and "raw" in result else result
         usage = getattr(raw, "usage_metadata", None) or {}
         record.prompt_tokens = usage.get("input_tokens")
         record.completion_tokens = usage.get("output_tokens")
-        self.calls.append(record)
-        return result
+        return result, record
 
     async def text(self, messages: Sequence[BaseMessage]) -> str:
-        """A free-text reply, with any <think> block removed."""
-        reply = await self._invoke(self.model, messages, "text")
-        return _THINK.sub("", message_text(reply)).strip()
+        """A free-text reply, with any <think> block removed; a too-long prompt is shortened."""
+        prompt = list(messages)
+        for shortening in range(SHORTENINGS + 1):
+            try:
+                reply, _ = await self._invoke(self.model, prompt, "text")
+                return THINK.sub("", message_text(reply)).strip()
+            except ModelError as exc:
+                shorter = shorten(prompt) if exc.kind == "context_length" else None
+                if shorter is None or shortening == SHORTENINGS:
+                    raise
+                prompt = shorter
+        raise AssertionError("unreachable")
 
     def _bind(self, method: Method, schema: type[BaseModel]) -> Any:
         if method == "prompt":
@@ -228,55 +252,79 @@ class ModelCaller:
 
     async def _attempt(
         self, method: Method, schema: type[BaseModel], messages: Sequence[BaseMessage]
-    ) -> tuple[Any, str]:
+    ) -> tuple[Any, str, bool, LLMCall]:
+        """(parsed or None, raw text, cut off by the length limit, record) of one call."""
         try:
-            result = await self._invoke(self._bind(method, schema), messages, method)
+            result, record = await self._invoke(self._bind(method, schema), messages, method)
         except _ParseFailure as failure:
-            return None, failure.raw or f"(a reply the client could not parse: {failure})"
+            raw = failure.raw or f"(a reply the client could not parse: {failure})"
+            return None, raw, failure.cut, failure.record
         if method == "prompt":
-            return None, message_text(result)
-        return result.get("parsed"), _raw_text(result["raw"])
+            return None, message_text(result), is_cut_off(result), record
+        return result.get("parsed"), _raw_text(result["raw"]), is_cut_off(result["raw"]), record
 
     async def structured(self, schema: type[SchemaT], messages: Sequence[BaseMessage]) -> SchemaT:
-        """A validated `schema` instance; raises StructuredOutputError when repair fails too."""
+        """A validated `schema` instance; raises StructuredOutputError or ModelError, both typed.
+
+        A method the server says it does not support is skipped for the rest of the run; a
+        request it rejects for other reasons moves on to the next method for this call only.
+        """
+        rejected: ModelError | None = None
         for method in self._methods():
-            prompt = list(messages)
-            if method in ("json_mode", "prompt"):
-                instructions = SCHEMA_INSTRUCTIONS.format(
-                    schema=json.dumps(schema.model_json_schema())
-                )
-                prompt.append(SystemMessage(content=instructions))
             try:
-                return await self._structured_with(method, schema, prompt)
+                return await self._structured_with(method, schema, list(messages))
             except _Unsupported:
                 self._memory.refused(self.spec).add(method)
+            except ModelError as exc:
+                if exc.kind != "bad_request":
+                    raise
+                rejected = exc
+        if rejected is not None:
+            raise rejected
         raise StructuredOutputError(
-            schema.__name__, f"{self.spec} supports no structured output method"
+            schema.__name__, f"{self.spec} supports no structured output method", kind="unsupported"
         )
 
-    async def _structured_with(
-        self, method: Method, schema: type[SchemaT], prompt: list[BaseMessage]
-    ) -> SchemaT:
-        parsed, raw = await self._attempt(method, schema, prompt)
-        try:
-            return self._coerce(schema, parsed, raw)
-        except (ValueError, ValidationError) as exc:
-            error = _describe(exc)
-        repair = [
-            *prompt,
-            AIMessage(content=raw or "(empty reply)"),
-            HumanMessage(content=REPAIR_REQUEST.format(error=error)),
-        ]
-        parsed, raw = await self._attempt(method, schema, repair)
-        try:
-            return self._coerce(schema, parsed, raw)
-        except (ValueError, ValidationError) as exc:
-            raise StructuredOutputError(schema.__name__, _describe(exc), raw) from exc
-
     @staticmethod
-    def _coerce(schema: type[SchemaT], parsed: Any, raw: str) -> SchemaT:
-        if isinstance(parsed, schema):
-            return parsed
-        if isinstance(parsed, dict):
-            return validate_payload(schema, parsed)
-        return validate_payload(schema, parse_json_payload(raw))
+    def _prompt(
+        method: Method, schema: type[BaseModel], messages: list[BaseMessage]
+    ) -> list[BaseMessage]:
+        if method not in ("json_mode", "prompt"):
+            return list(messages)
+        instructions = SCHEMA_INSTRUCTIONS.format(schema=json.dumps(schema.model_json_schema()))
+        return [*messages, SystemMessage(content=instructions)]
+
+    async def _structured_with(
+        self, method: Method, schema: type[SchemaT], messages: list[BaseMessage]
+    ) -> SchemaT:
+        """Up to ANSWERS replies (repairs show the last problem), shortening a too-long prompt."""
+        repair: list[BaseMessage] = []
+        shortenings = answers = 0
+        while True:
+            prompt = [*self._prompt(method, schema, messages), *repair]
+            try:
+                parsed, raw, cut, record = await self._attempt(method, schema, prompt)
+            except ModelError as exc:
+                shorter = shorten(messages) if exc.kind == "context_length" else None
+                if shorter is None or shortenings == SHORTENINGS:
+                    raise
+                messages, shortenings = shorter, shortenings + 1
+                continue
+            answers += 1
+            try:
+                result, truncated = _coerce(schema, parsed, raw, cut)
+            except _Unusable as failure:
+                record.ok, record.error_kind = False, failure.kind
+                record.error = f"{failure.kind}: {failure}"
+                if answers == ANSWERS:
+                    raise StructuredOutputError(
+                        schema.__name__, str(failure), raw, kind=failure.kind
+                    ) from failure
+                repair = _repair_messages(raw, failure)
+                continue
+            if truncated:
+                record.ok, record.error_kind = True, "truncated"
+                record.error = "the reply was cut off; its complete part was used"
+            else:
+                record.ok, record.error, record.error_kind = True, None, None
+            return result

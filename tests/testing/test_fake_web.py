@@ -16,6 +16,7 @@ import pytest
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, SecretStr
 
+from research_studio.testing.fake_chat import ChatFaults
 from research_studio.testing.fake_web import ChatToolCall, FakeWeb, Fault
 from research_studio.testing.pdf_builder import make_pdf
 
@@ -435,3 +436,82 @@ def test_chat_responder_is_used_when_the_queue_is_empty(web: FakeWeb, client: ht
     request = {"model": "m", "messages": [{"role": "user", "content": "ping"}]}
     reply = client.post("/v1/chat/completions", json=request).json()
     assert reply["choices"][0]["message"]["content"] == "echo: ping"
+
+
+def test_chat_faults_are_seeded_and_keep_to_their_rate(web: FakeWeb, client: httpx.Client) -> None:
+    def injected(seed: int) -> list[str]:
+        web.chat.reset()
+        web.chat.faults = ChatFaults(
+            rate=0.3, seed=seed, kinds=("prose", "empty", "slow"), slow_s=0
+        )
+        web.chat.responder = lambda request: {"a": 1}
+        request = {"model": "m", "messages": [{"role": "user", "content": "q"}]}
+        for _ in range(60):
+            client.post("/v1/chat/completions", json=request)
+        return list(web.chat.injected)
+
+    first = injected(7)
+    assert first == injected(7) and first != injected(8)
+    assert 8 <= len(first) <= 30 and set(first) <= {"prose", "empty", "slow"}
+
+
+def test_chat_fault_wire_formats(web: FakeWeb, client: httpx.Client) -> None:
+    request = {"model": "m", "messages": [{"role": "user", "content": "x" * 400}]}
+    web.chat.responder = lambda request: {"answer": "a long enough answer", "confidence": 0.5}
+
+    def send(kind: str) -> httpx.Response:
+        web.chat.faults = ChatFaults(rate=1.0, kinds=(kind,), slow_s=0.3, retry_after_s=2)  # type: ignore[arg-type]
+        return client.post("/v1/chat/completions", json=request)
+
+    cut = send("truncated").json()["choices"][0]
+    assert cut["finish_reason"] == "length"
+    assert '{"answer": "a long enough answer", "confidence": 0.5}'.startswith(
+        cut["message"]["content"]
+    )
+    prose = send("prose").json()["choices"][0]["message"]["content"]
+    assert prose and "{" not in prose
+    assert send("empty").json()["choices"][0]["message"]["content"] == ""
+    page = send("html_500")
+    assert page.status_code == 500 and page.headers["content-type"].startswith("text/html")
+    limited = send("rate_limit")
+    assert limited.status_code == 429
+    assert (limited.headers["retry-after"], limited.headers["retry-after-ms"]) == ("2", "2000")
+    too_long = send("context_length")
+    assert too_long.status_code == 400
+    assert too_long.json()["error"]["code"] == "context_length_exceeded"
+    started = time.monotonic()
+    assert send("slow").json()["choices"][0]["message"]["content"].startswith('{"answer"')
+    assert time.monotonic() - started >= 0.3
+    assert web.chat.injected == [
+        "truncated",
+        "prose",
+        "empty",
+        "html_500",
+        "rate_limit",
+        "context_length",
+        "slow",
+    ]
+
+
+def test_chat_cut_tool_call_and_prompt_limit(web: FakeWeb, client: httpx.Client) -> None:
+    tools = [{"type": "function", "function": {"name": "answer", "parameters": {}}}]
+    request = {"model": "m", "messages": [{"role": "user", "content": "q"}], "tools": tools}
+    web.chat.queue({"text": "kept for the retry"})
+    web.chat.faults = ChatFaults(rate=1.0, kinds=("truncated",), limit=1)
+    cut = client.post("/v1/chat/completions", json=request).json()["choices"][0]
+    arguments = cut["message"]["tool_calls"][0]["function"]["arguments"]
+    assert cut["finish_reason"] == "length" and '{"text": "kept for the retry"}'.startswith(
+        arguments
+    )
+    again = client.post("/v1/chat/completions", json=request).json()["choices"][0]
+    assert (
+        again["message"]["tool_calls"][0]["function"]["arguments"]
+        == '{"text": "kept for the retry"}'
+    )
+    web.chat.max_prompt_chars = 100
+    long_prompt = {**request, "messages": [{"role": "user", "content": "y" * 101}]}
+    refused = client.post("/v1/chat/completions", json=long_prompt)
+    assert (
+        refused.status_code == 400
+        and "maximum context length" in refused.json()["error"]["message"]
+    )

@@ -345,7 +345,9 @@ class _Handler(BaseHTTPRequestHandler):
             except ValueError:
                 payload = None
             if isinstance(payload, dict):
-                self._json(*web.chat.handle(payload))
+                reply = web.chat.handle(payload)
+                web._sleep(reply.delay_s)  # a slow model; stop() still interrupts it
+                self._send(reply.status, reply.body, reply.content_type, reply.headers)
             else:
                 self._json(400, openai_error("request body must be a JSON object", None))
         elif method == "POST" and path in ("/tavily/search", "/tavily/extract"):

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
 from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
+from research_studio.errors import ModelError, ProviderError, ResearchStudioError
 from research_studio.pipelines.node_kit import (
     call_records,
     clip,
@@ -36,13 +36,21 @@ async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> d
     emitter(runtime, "understand")("analysing the request")
     caller = services_of(runtime).caller("understand", "smart")
     query = query_of(state, "query")
-    result = await caller.structured(
-        Understanding,
-        [
-            SystemMessage(content=UNDERSTAND_SYSTEM),
-            HumanMessage(content=UNDERSTAND_USER.format(request=request_block(query))),
-        ],
-    )
+    errors = []
+    try:
+        result = await caller.structured(
+            Understanding,
+            [
+                SystemMessage(content=UNDERSTAND_SYSTEM),
+                HumanMessage(content=UNDERSTAND_USER.format(request=request_block(query))),
+            ],
+        )
+    except ProviderError as exc:
+        if isinstance(exc, ModelError) and exc.permanent:
+            raise  # no later call would work either: fail fast
+        # Without an analysis the request is taken as clear and as written.
+        errors.append(error_record("understand", exc))
+        result = Understanding(understanding=query, is_clear=True)
     options = clip(result.clarification_options, 5)
     question = result.clarification_question.strip()
     ambiguous = not result.is_clear and bool(question) and len(options) >= 2
@@ -54,6 +62,7 @@ async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> d
         "clarification_question": question if ambiguous else "",
         "clarification_options": options if ambiguous else [],
         "llm_calls": call_records(caller),
+        "errors": errors,
         **run_start(state, query),
     }
     return update

@@ -9,7 +9,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
+from research_studio.errors import ModelError, ProviderError, ResearchStudioError
 from research_studio.pipelines.advanced.schemas import (
     QUERY_CLASSES,
     ClarificationOutput,
@@ -68,17 +68,31 @@ async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> 
     emitter(runtime, "query_analyzer")("analysing the query")
     query = query_of(state, "original_query")
     caller = services_of(runtime).caller("query_analyzer", "smart")
-    output = await caller.structured(
-        QueryAnalysisOutput,
-        [
-            SystemMessage(
-                content=ANALYZER_SYSTEM.format(
-                    classes=", ".join(QUERY_CLASSES), today=dt.date.today().isoformat()
-                )
-            ),
-            HumanMessage(content=ANALYZER_USER.format(query=query)),
-        ],
-    )
+    errors = []
+    try:
+        output = await caller.structured(
+            QueryAnalysisOutput,
+            [
+                SystemMessage(
+                    content=ANALYZER_SYSTEM.format(
+                        classes=", ".join(QUERY_CLASSES), today=dt.date.today().isoformat()
+                    )
+                ),
+                HumanMessage(content=ANALYZER_USER.format(query=query)),
+            ],
+        )
+    except ProviderError as exc:
+        if isinstance(exc, ModelError) and exc.permanent:
+            raise  # no later call would work either: fail fast
+        # Without an analysis the query is researched as written, as a broad overview.
+        errors.append(error_record("query_analyzer", exc))
+        output = QueryAnalysisOutput(
+            intent=query,
+            query_class="comprehensive_overview",
+            primary_subject="",
+            subject_type="topic",
+            analysis_confidence=0.0,
+        )
     analysis = _analysis(output)
     update: dict[str, Any] = {
         "original_query": query,
@@ -88,6 +102,7 @@ async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> 
         "clarification_options": analysis["clarification_options"],
         "primary_anchor": analysis["primary_subject"] or query,
         "llm_calls": call_records(caller),
+        "errors": errors,
         **run_start(state, query),
     }
     return update
