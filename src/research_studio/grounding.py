@@ -107,13 +107,14 @@ _INSTRUCTION = re.compile(
     re.IGNORECASE,
 )
 CONNECTIVE_MAX_WORDS = 25
-CONNECTIVE_OPENERS = frozenset(
+_OPENER_WORDS = (
     "a an the this these that those it its they their there here in on at by for with from to of "
     "as and but or so yet however overall together also moreover furthermore still thus therefore "
     "meanwhile similarly likewise instead by contrast in short finally first second third next "
     "both each all some many most several other others such while although though because since "
-    "when where what which who how why evidence research sources studies taken".split()
+    "when where what which who how why evidence research sources studies taken"
 )
+CONNECTIVE_OPENERS = frozenset(_OPENER_WORDS.split())
 
 
 def numbers_in(text: str) -> set[str]:

@@ -202,6 +202,7 @@ class AgentState(MessagesState, Accounting, total=False):
     stop_reason: str
     # trust and output
     source_credibility: dict[str, SourceCredibility]
+    sources_dropped: int
     claims: list[Claim]
     hallucination_score: float
     report: str

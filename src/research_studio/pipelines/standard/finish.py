@@ -11,13 +11,14 @@ from langgraph.runtime import Runtime
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.grounding import normalize_for_match
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.limitations import Losses, limitations_section
 from research_studio.passages import (
     evidence_passages,
     page_passages,
     passage_report,
     usable_evidence,
 )
+from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.pipelines.standard.schemas import Verification
 from research_studio.prompts.context import numbered, request_block
 from research_studio.prompts.verify import VERIFY_SYSTEM, VERIFY_USER
@@ -223,6 +224,16 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         grounded = await _passages(state, services, evidence, reason)
         if tally is not None:
             grounded.tally = tally
+    limitations = limitations_section(
+        Losses(
+            errors=[*state.get("errors", []), *errors],
+            statements_dropped=grounded.tally.unsupported,
+            numbers_unsupported=grounded.tally.numbers_unsupported,
+            instructions_dropped=grounded.tally.injections,
+        )
+    )
+    if limitations:
+        grounded.appendix.append(limitations)
     report = grounded.markdown(config.report_structure, sources)
     statements = grounded.printed(config.report_structure)
     cited = cited_sources(statements)

@@ -10,6 +10,8 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
+from research_studio.grounding import instructs_reader, unsupported_numbers, urls_in
+from research_studio.passages import usable_evidence
 from research_studio.pipelines.advanced.schemas import (
     ClaimCheck,
     ClaimDraft,
@@ -27,8 +29,6 @@ from research_studio.prompts.trust import (
 )
 from research_studio.state import EvidenceRecord, SourceRecord
 from research_studio.trust.credibility import credibility, domain_trust, freshness
-from research_studio.grounding import instructs_reader, unsupported_numbers, urls_in
-from research_studio.passages import usable_evidence
 from research_studio.trust.verification import (
     CROSS_VALIDATION_SOURCES,
     claim_confidence,
@@ -223,6 +223,7 @@ async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> di
     )
     return {
         "sources": kept_sources,
+        "sources_dropped": len(sources) - len(kept_sources),
         "evidence": kept_evidence,
         "source_credibility": scores,
         "claims": claims,

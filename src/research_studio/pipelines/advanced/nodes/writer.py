@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
+from research_studio.limitations import Losses, limitations_section
 from research_studio.passages import evidence_passages, page_passages, passage_report
 from research_studio.pipelines.advanced.state import AgentState, Claim, KnowledgeGap
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
@@ -244,6 +245,18 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         "Iterations": str(iterations),
     }
     report.appendix = _appendix(gaps, quality)
+    limitations = limitations_section(
+        Losses(
+            errors=[*state.get("errors", []), *errors],
+            sources_dropped=state.get("sources_dropped", 0),
+            statements_dropped=report.tally.unsupported,
+            numbers_unsupported=report.tally.numbers_unsupported,
+            instructions_dropped=report.tally.injections,
+            stop_reason=state.get("stop_reason", ""),
+        )
+    )
+    if limitations:
+        report.appendix.insert(0, limitations)
     markdown = report.markdown(config.report_structure, state.get("sources", []))
     calls = [*state.get("llm_calls", []), *calls_made]
     prompt_tokens, completion_tokens = token_totals(calls)
