@@ -46,6 +46,8 @@ def build_metadata(
         "fetches": state.get("fetch_count", 0),
         "llm_calls": len(calls),
         "llm_calls_by_node": _count_by_node(calls),
+        "llm_calls_failed": sum(1 for call in calls if not call["ok"]),
+        "llm_faults_by_kind": _faults_by_kind(calls),
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
         "elapsed_s": round(time.time() - started, 3),
@@ -56,6 +58,16 @@ def build_metadata(
     }
     metadata.update(extra or {})
     return metadata
+
+
+def _faults_by_kind(calls: Sequence[LLMCallRecord]) -> dict[str, int]:
+    """Model calls that went wrong (failed, or were cut off and repaired), by what went wrong."""
+    counts: dict[str, int] = {}
+    for call in calls:
+        kind = call.get("error_kind")
+        if kind:
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
 
 
 def _count_by_node(calls: Sequence[LLMCallRecord]) -> dict[str, int]:

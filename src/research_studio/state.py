@@ -97,6 +97,7 @@ class LLMCallRecord(TypedDict):
     completion_tokens: int | None
     ok: bool
     error: str | None
+    error_kind: NotRequired[str | None]
 
 
 class VerifiedClaim(TypedDict):
