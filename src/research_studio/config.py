@@ -97,6 +97,9 @@ class Configuration(BaseModel):
     docs: list[Path] = Field(
         default_factory=list, description="Local folders for the local provider."
     )
+    max_document_bytes: int = Field(
+        5_000_000, ge=1024, description="Largest local document file indexed."
+    )
 
     # Fetching
     fetch_timeout_s: float = _seconds(15.0, "Timeout of one page fetch.")

@@ -3,27 +3,28 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from research_studio.chunking import chunk_text
-from research_studio.fetch import extract_html, extract_pdf
+from research_studio.docfiles import (
+    DEFAULT_MAX_DOCUMENT_BYTES,
+    UnreadableDocument,
+    document_files,
+    read_bounded,
+    read_document,
+    vetted_stat,
+)
 from research_studio.queries import STOP_WORDS
 
-SUPPORTED_SUFFIXES = {
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".txt": "text",
-    ".html": "html",
-    ".htm": "html",
-    ".pdf": "pdf",
-}
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     id INTEGER PRIMARY KEY,
@@ -42,10 +43,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
 );
 """
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-
-class UnreadableDocument(Exception):
-    """A file the index skips (and says why)."""
+# Text written per transaction: big enough for few FTS5 segments, short enough to take turns.
+_BATCH_CHARACTERS = 4_000_000
 
 
 @dataclass
@@ -57,10 +56,26 @@ class IndexReport:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)  # roots with no readable document
 
     @property
     def documents(self) -> int:
         return len(self.added) + len(self.updated) + len(self.unchanged)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A file read and parsed, waiting for its write."""
+
+    path: Path
+    digest: str
+    info: os.stat_result
+    document: tuple[str, str, str] | None  # (kind, title, text); None: same content as indexed
+    known: bool
+
+    @property
+    def weight(self) -> int:
+        return 1000 + (len(self.document[2]) if self.document else 0)
 
 
 @dataclass(frozen=True)
@@ -85,51 +100,6 @@ class StoredDocument:
     text: str
 
 
-def _read_text(data: bytes) -> str:
-    if b"\x00" in data[:8192]:
-        raise UnreadableDocument("binary data")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UnreadableDocument(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-
-
-def read_document(path: Path, data: bytes) -> tuple[str, str, str]:
-    """(kind, title, text) of a file; raises UnreadableDocument for what cannot be used."""
-    kind = SUPPORTED_SUFFIXES[path.suffix.lower()]
-    title = ""
-    if kind == "pdf":
-        try:
-            title, text = extract_pdf(data)
-        except Exception as exc:  # pypdf raises many types for damaged files
-            raise UnreadableDocument(f"unreadable PDF ({type(exc).__name__})") from None
-    elif kind == "html":
-        title, text, _date = extract_html(_read_text(data).encode("utf-8"))
-    else:
-        text = _read_text(data)
-        first = text.strip().splitlines()[0].strip() if text.strip() else ""
-        if kind == "markdown" and first.startswith("# "):
-            title = first[2:].strip()
-        elif kind == "text" and 0 < len(first) <= 150:
-            title = first
-    if not text.strip():
-        raise UnreadableDocument("no readable text")
-    return kind, title or path.stem.replace("-", " ").replace("_", " "), text
-
-
-def _files(root: Path) -> Iterator[Path]:
-    if root.is_file():
-        yield root
-        return
-    for path in sorted(root.rglob("*")):
-        if (
-            path.is_file()
-            and path.suffix.lower() in SUPPORTED_SUFFIXES
-            and not any(part.startswith(".") for part in path.relative_to(root).parts)
-        ):
-            yield path
-
-
 def match_expression(query: str) -> str:
     """An FTS5 query: the content words of `query`, each quoted, OR-ed (BM25 does the ranking)."""
     words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))
@@ -142,54 +112,123 @@ def path_of_uri(uri: str) -> str:
     return unquote(urlsplit(uri).path)
 
 
-class DocumentIndex:
-    """Incremental index: unchanged files are skipped by size and mtime, then by content hash."""
+def _set_wal(db: sqlite3.Connection, wait_s: float = 60.0) -> None:
+    """Switch to WAL; while another process creates the file this fails at once, so wait a turn."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorname != "SQLITE_BUSY" or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
-    def __init__(self, path: Path, *, chunk_size: int = 1000) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+
+class DocumentIndex:
+    """Incremental index: unchanged files are skipped by size and mtime, then by content hash.
+
+    Nothing touches the disk until first use, so async code can build one in the event loop and
+    call its methods in a thread. Each file is written in its own short `BEGIN IMMEDIATE`
+    transaction, so processes indexing the same folder take turns instead of colliding.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        chunk_size: int = 1000,
+        max_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+    ) -> None:
         self.path = path
         self.chunk_size = chunk_size
+        self.max_bytes = max_bytes
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # Queries read many posting lists: keep them in memory (64 MiB cache, mapped file).
-            self._db.execute("PRAGMA cache_size=-65536")
-            self._db.execute("PRAGMA mmap_size=268435456")
-            self._db.executescript(_SCHEMA)
-            # Title matches count half as much as body matches.
-            self._db.execute("INSERT INTO chunks(chunks, rank) VALUES ('rank', 'bm25(1.0, 0.5)')")
-            self._db.commit()
+        self._db: sqlite3.Connection | None = None
 
     @classmethod
-    def in_dir(cls, cache_dir: Path, *, chunk_size: int = 1000) -> DocumentIndex:
-        return cls(cache_dir / "documents.sqlite3", chunk_size=chunk_size)
+    def in_dir(
+        cls, cache_dir: Path, *, chunk_size: int = 1000, max_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES
+    ) -> DocumentIndex:
+        return cls(cache_dir / "documents.sqlite3", chunk_size=chunk_size, max_bytes=max_bytes)
+
+    def _connection(self) -> sqlite3.Connection:
+        """The open database (opened and set up on first use); the caller holds `_lock`."""
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(
+                self.path, timeout=60.0, check_same_thread=False, isolation_level=None
+            )
+            _set_wal(db)
+            # WAL with NORMAL stays consistent on a crash; one commit per file need not fsync.
+            db.execute("PRAGMA synchronous=NORMAL")
+            # Queries read many posting lists: keep them in memory (64 MiB cache, mapped file).
+            db.execute("PRAGMA cache_size=-65536")
+            db.execute("PRAGMA mmap_size=268435456")
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                # Title matches count half as much as body matches.
+                db.execute("INSERT INTO chunks(chunks, rank) VALUES ('rank', 'bm25(1.0, 0.5)')")
+            except BaseException:
+                db.execute("ROLLBACK")
+                db.close()
+                raise
+            db.execute("COMMIT")
+            self._db = db
+        return self._db
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._connection()
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; another process's writer makes it wait (busy timeout), not fail."""
+        with self._lock:
+            db = self._connection()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
     def _store(
         self,
+        db: sqlite3.Connection,
         path: Path,
-        kind: str,
-        title: str,
-        text: str,
+        document: tuple[str, str, str],
         digest: str,
-        stat_mtime: float,
-        size: int,
+        info: os.stat_result,
     ) -> None:
-        uri = path.as_uri()
-        cursor = self._db.execute("SELECT id FROM documents WHERE path = ?", (str(path),))
-        row = cursor.fetchone()
-        if row is not None:
-            self._db.execute("DELETE FROM chunks WHERE doc_id = ?", (row[0],))
-            self._db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
-        doc_id = self._db.execute(
+        kind, title, text = document
+        self._remove(db, str(path))
+        doc_id = db.execute(
             "INSERT INTO documents (path, uri, title, kind, sha256, mtime, size, text, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (str(path), uri, title, kind, digest, stat_mtime, size, text, time.time()),
+            (
+                str(path),
+                path.as_uri(),
+                title,
+                kind,
+                digest,
+                info.st_mtime,
+                info.st_size,
+                text,
+                time.time(),
+            ),
         ).lastrowid
-        self._db.executemany(
+        db.executemany(
             "INSERT INTO chunks (text, title, doc_id, ordinal) VALUES (?, ?, ?, ?)",
             [
                 (chunk, title, doc_id, ordinal)
@@ -197,66 +236,105 @@ class DocumentIndex:
             ],
         )
 
-    def _update_file(self, path: Path, report: IndexReport) -> None:
-        stat = path.stat()
-        known = self._db.execute(
-            "SELECT sha256, mtime, size FROM documents WHERE path = ?", (str(path),)
-        ).fetchone()
-        if known is not None and known[1] == stat.st_mtime and known[2] == stat.st_size:
-            report.unchanged.append(str(path))
-            return
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        if known is not None and known[0] == digest:
-            self._db.execute(
-                "UPDATE documents SET mtime = ?, size = ? WHERE path = ?",
-                (stat.st_mtime, stat.st_size, str(path)),
-            )
-            report.unchanged.append(str(path))
-            return
+    def _known(self, root: Path) -> dict[str, tuple[str, float, int]]:
+        """(sha256, mtime, size) of the indexed documents under `root` (or of `root` itself)."""
+        prefix = str(root) + "/"
+        with self._reading() as db:
+            rows = db.execute(
+                "SELECT path, sha256, mtime, size FROM documents WHERE path = ? OR substr(path, 1, ?) = ?",
+                (str(root), len(prefix), prefix),
+            ).fetchall()
+        return {path: (digest, mtime, size) for path, digest, mtime, size in rows}
+
+    def _prepare(
+        self, path: Path, root: Path, known: tuple[str, float, int] | None, report: IndexReport
+    ) -> _Pending | None:
+        """What to write for one file (None: nothing); reading and parsing happen here, unlocked."""
         try:
-            kind, title, text = read_document(path, data)
+            real, info = vetted_stat(path, root, self.max_bytes)
+            if known is not None and (known[1], known[2]) == (info.st_mtime, info.st_size):
+                report.unchanged.append(str(path))
+                return None
+            data = read_bounded(real, self.max_bytes)
+            digest = hashlib.sha256(data).hexdigest()
+            same = known is not None and known[0] == digest
+            document = None if same else read_document(path, data)
         except UnreadableDocument as exc:
             report.skipped.append((str(path), str(exc)))
             if known is not None:  # a file that became unreadable must not keep its old text
-                self._remove(str(path))
-            return
-        self._store(path, kind, title, text, digest, stat.st_mtime, stat.st_size)
-        (report.updated if known is not None else report.added).append(str(path))
+                with self._writing() as db:
+                    self._remove(db, str(path))
+            return None
+        return _Pending(path, digest, info, document, known is not None)
 
-    def _remove(self, path: str) -> None:
-        row = self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
+    def _flush(self, batch: list[_Pending], root: Path, report: IndexReport) -> None:
+        """Write a batch in one transaction (FTS5 builds far fewer segments than one per file)."""
+        if not batch:
+            return
+        vanished: list[Path] = []
+        with self._writing() as db:
+            for item in batch:
+                key = str(item.path)
+                # Read again inside the transaction: another process may have stored it meanwhile.
+                current = db.execute(
+                    "SELECT sha256 FROM documents WHERE path = ?", (key,)
+                ).fetchone()
+                if current is not None and current[0] == item.digest:
+                    db.execute(
+                        "UPDATE documents SET mtime = ?, size = ? WHERE path = ?",
+                        (item.info.st_mtime, item.info.st_size, key),
+                    )
+                    report.unchanged.append(key)
+                elif item.document is None:  # its row was removed meanwhile: read it afresh
+                    vanished.append(item.path)
+                else:
+                    self._store(db, item.path, item.document, item.digest, item.info)
+                    (report.updated if item.known else report.added).append(key)
+        for path in vanished:
+            pending = self._prepare(path, root, None, report)
+            if pending is not None:
+                self._flush([pending], root, report)
+
+    @staticmethod
+    def _remove(db: sqlite3.Connection, path: str) -> None:
+        row = db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
         if row is not None:
-            self._db.execute("DELETE FROM chunks WHERE doc_id = ?", (row[0],))
-            self._db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
+            db.execute("DELETE FROM chunks WHERE doc_id = ?", (row[0],))
+            db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
     def update(self, roots: Iterable[Path]) -> IndexReport:
         """Bring the index in line with the given files and folders (removed files are dropped)."""
         report = IndexReport()
-        with self._lock:
-            for root in roots:
-                root = root.expanduser().resolve()
-                if not root.exists():
-                    report.skipped.append((str(root), "no such file or folder"))
+        for root in roots:
+            root = root.expanduser().resolve()
+            if not root.exists():
+                report.skipped.append((str(root), "no such file or folder"))
+                report.empty.append(str(root))
+                continue
+            before = report.documents
+            known = self._known(root)
+            batch: list[_Pending] = []
+            weight = 0
+            for path in document_files(root, report.skipped):
+                try:
+                    pending = self._prepare(path, root, known.pop(str(path), None), report)
+                except OSError as exc:
+                    report.skipped.append((str(path), f"cannot read ({exc.strerror})"))
                     continue
-                seen: set[str] = set()
-                for path in _files(root):
-                    seen.add(str(path))
-                    try:
-                        self._update_file(path, report)
-                    except OSError as exc:
-                        report.skipped.append((str(path), f"cannot read ({exc.strerror})"))
-                if root.is_dir():
-                    prefix = str(root) + "/"
-                    stale = self._db.execute(
-                        "SELECT path FROM documents WHERE substr(path, 1, ?) = ?",
-                        (len(prefix), prefix),
-                    ).fetchall()
-                    for (path,) in stale:
-                        if path not in seen:
-                            self._remove(path)
-                            report.removed.append(path)
-            self._db.commit()
+                if pending is not None:
+                    batch.append(pending)
+                    weight += pending.weight
+                if weight >= _BATCH_CHARACTERS:
+                    self._flush(batch, root, report)
+                    batch, weight = [], 0
+            self._flush(batch, root, report)
+            if report.documents == before:
+                report.empty.append(str(root))
+            if known and root.is_dir():  # indexed documents whose files are gone
+                with self._writing() as db:
+                    for gone in known:
+                        self._remove(db, gone)
+                report.removed.extend(known)
         return report
 
     def search(self, query: str, limit: int, roots: Iterable[Path] = ()) -> list[ChunkHit]:
@@ -276,13 +354,13 @@ class DocumentIndex:
                 parameters += [prefix, len(prefix) + 1, prefix + "/"]
         sql += " ORDER BY rank LIMIT ?"
         parameters.append(limit)
-        with self._lock:
-            rows = self._db.execute(sql, parameters).fetchall()
+        with self._reading() as db:
+            rows = db.execute(sql, parameters).fetchall()
             ids = sorted({row[1] for row in rows})
             marks = ",".join("?" * len(ids))
             documents = {
                 doc_id: (uri, title)
-                for doc_id, uri, title in self._db.execute(
+                for doc_id, uri, title in db.execute(
                     f"SELECT id, uri, title FROM documents WHERE id IN ({marks})", ids
                 )
             }
@@ -300,15 +378,15 @@ class DocumentIndex:
     def document(self, uri: str) -> StoredDocument | None:
         """The indexed document a file:// URI names (any #fragment ignored)."""
         path = path_of_uri(uri)
-        with self._lock:
-            row = self._db.execute(
+        with self._reading() as db:
+            row = db.execute(
                 "SELECT uri, path, title, kind, text FROM documents WHERE path = ?", (path,)
             ).fetchone()
         return StoredDocument(*row) if row else None
 
     def count(self) -> tuple[int, int]:
         """(documents, chunks) in the index."""
-        with self._lock:
-            documents = self._db.execute("SELECT count(*) FROM documents").fetchone()[0]
-            chunks = self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        with self._reading() as db:
+            documents = db.execute("SELECT count(*) FROM documents").fetchone()[0]
+            chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
         return int(documents), int(chunks)

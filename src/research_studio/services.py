@@ -59,8 +59,11 @@ class Services:
     def index(self) -> DocumentIndex:
         """The local document index (in the cache folder, used even with the cache off)."""
         if self._index is None:
+            # Opens nothing yet: the index touches the disk on first use, in a worker thread.
             self._index = DocumentIndex.in_dir(
-                self.config.cache_dir, chunk_size=self.config.index_chunk_size
+                self.config.cache_dir,
+                chunk_size=self.config.index_chunk_size,
+                max_bytes=self.config.max_document_bytes,
             )
         return self._index
 

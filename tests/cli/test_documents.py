@@ -69,3 +69,68 @@ def test_research_over_local_documents(tmp_path: Path, extraction: str) -> None:
     assert set(re.findall(r"\[(S\d+)\]", report)) <= {s["sid"] for s in document["sources"]}
     assert all(source["provider"] == "local" for source in document["sources"])
     assert bool(model.calls_for("PageExtraction")) == (extraction == "llm")
+
+
+def error_lines(output: str) -> list[str]:
+    assert "Traceback" not in output
+    return [line for line in output.splitlines() if line.startswith("error:")]
+
+
+def test_index_warns_of_links_outside_and_files_too_large(tmp_path: Path) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "roofs.md").write_text("# Roofs\n\nCool roofs reflect sunlight.\n")
+    (folder / "big.txt").write_text("Big\n" + "word " * 1000)
+    secret = tmp_path / "passwd.txt"
+    secret.write_text("root:x:0:0:secretpassword\n")
+    (folder / "passwd.txt").symlink_to(secret)
+    result = runner.invoke(
+        app, ["index", str(folder)], env={"RESEARCH_STUDIO_MAX_DOCUMENT_BYTES": "2048"}
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        f"skipped {folder / 'passwd.txt'}: links outside the folder (to {secret})" in result.output
+    )
+    assert (
+        f"skipped {folder / 'big.txt'}: 5,004 bytes is over max_document_bytes (2,048 bytes)"
+        in result.output
+    )
+    search = runner.invoke(app, ["search", "secretpassword root", "--docs", str(folder), "--json"])
+    assert search.exit_code == 0 and json.loads(search.stdout) == []
+
+
+@pytest.mark.parametrize("content", [{}, {"broken.pdf": b"%PDF-1.4 garbage", "notes.docx": b"PK"}])
+def test_index_of_a_folder_without_documents_is_a_one_line_error(
+    tmp_path: Path, content: dict[str, bytes]
+) -> None:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    for name, data in content.items():
+        (folder / name).write_bytes(data)
+    result = runner.invoke(app, ["index", str(folder)])
+    assert result.exit_code == 2
+    assert error_lines(result.output) == [
+        f"error: no readable documents in {folder} (Markdown, text, HTML or PDF files inside the folder)"
+    ]
+
+
+def test_run_over_an_empty_folder_is_a_one_line_error(tmp_path: Path) -> None:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    model = ResearchScript().model()
+    result = runner.invoke(
+        app,
+        ["run", "Do cool roofs work?", "--docs", str(folder), "--model", use_scripted_model(model)],
+    )
+    assert result.exit_code == 2
+    assert len(error_lines(result.output)) == 1 and "no readable documents in" in result.output
+    assert not (tmp_path / "runs").exists() and not model.calls, "nothing was researched"
+
+
+def test_index_warns_of_an_empty_folder_among_others(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "a.md").write_text("# A\n\nSome text.\n")
+    result = runner.invoke(app, ["index", str(tmp_path / "full"), str(tmp_path / "empty")])
+    assert result.exit_code == 0, result.output
+    assert f"no readable documents in {tmp_path / 'empty'}" in result.output

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -47,3 +49,41 @@ async def test_local_search_with_an_empty_index_says_what_to_do(
     async with open_services(make_config(search="local")) as services:
         with pytest.raises(ConfigError, match="--docs PATH"):
             await services.search.search("anything", 3)
+
+
+async def test_local_search_over_an_empty_folder_fails_in_one_line(
+    tmp_path: Path, make_config: Callable[..., Configuration]
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    async with open_services(make_config(search=None, docs=[empty])) as services:
+        with pytest.raises(ConfigError, match=f"^no readable documents in {empty}$"):
+            await services.search.search("anything", 3)
+
+
+_BLOCKING_EVENTS = {"open", "os.mkdir", "os.listdir", "os.scandir", "sqlite3.connect"}
+_watched: list[tuple[threading.Thread, list[str]]] = []
+
+
+def _audit(event: str, _args: tuple[object, ...]) -> None:
+    for thread, seen in _watched:
+        if event in _BLOCKING_EVENTS and threading.current_thread() is thread:
+            seen.append(event)
+
+
+sys.addaudithook(_audit)  # stays installed; it only records while a test watches a thread
+
+
+async def test_the_index_is_opened_and_updated_off_the_event_loop(
+    tmp_path: Path, make_config: Callable[..., Configuration]
+) -> None:
+    config = make_config(search=None, docs=[EXAMPLES], cache_dir=tmp_path / "index-cache")
+    async with open_services(config) as services:
+        seen: list[str] = []
+        _watched.append((threading.current_thread(), seen))
+        try:
+            results = await services.search.search("cool roofs", 2)
+        finally:
+            _watched.clear()
+        assert results and seen == [], "file-system calls ran in the event loop"
+        assert (tmp_path / "index-cache" / "documents.sqlite3").is_file()

@@ -20,6 +20,7 @@ from research_studio.cli.common import (
 )
 from research_studio.config import Configuration
 from research_studio.docindex import DocumentIndex, IndexReport
+from research_studio.errors import ConfigError
 
 DocsOption = Annotated[
     list[Path] | None,
@@ -30,8 +31,13 @@ DocsOption = Annotated[
 
 
 def update_index(config: Configuration, paths: list[Path]) -> IndexReport:
-    """Index the paths (incrementally), showing progress and warnings on stderr."""
-    index = DocumentIndex.in_dir(config.cache_dir, chunk_size=config.index_chunk_size)
+    """Index the paths (incrementally), showing progress and warnings on stderr.
+
+    Fails, in one line, when no readable document was found: research on nothing is not a run.
+    """
+    index = DocumentIndex.in_dir(
+        config.cache_dir, chunk_size=config.index_chunk_size, max_bytes=config.max_document_bytes
+    )
     try:
         with err.status(f"Indexing {', '.join(str(path) for path in paths)}…"):
             report = asyncio.run(asyncio.to_thread(index.update, paths))
@@ -39,6 +45,13 @@ def update_index(config: Configuration, paths: list[Path]) -> IndexReport:
         index.close()
     for path, reason in report.skipped:
         err.print(f"[yellow]skipped {path}: {reason}[/]", highlight=False)
+    if not report.documents:
+        raise ConfigError(
+            f"no readable documents in {', '.join(report.empty)} "
+            "(Markdown, text, HTML or PDF files inside the folder)"
+        )
+    for root in report.empty:
+        err.print(f"[yellow]no readable documents in {root}[/]", highlight=False)
     return report
 
 
@@ -46,8 +59,6 @@ def check_docs(paths: list[Path]) -> None:
     """Fail early, in the user's terms, on a --docs path that does not exist."""
     missing = [str(path) for path in paths if not path.exists()]
     if missing:
-        from research_studio.errors import ConfigError
-
         raise ConfigError(f"no such file or folder: {', '.join(missing)}")
 
 

@@ -29,6 +29,8 @@ class LocalSearch:
             if not self._refreshed and self._roots:
                 self.last_report = await asyncio.to_thread(self._index.update, self._roots)
             self._refreshed = True
+        if self.last_report is not None and not self.last_report.documents:
+            raise ConfigError(f"no readable documents in {', '.join(self.last_report.empty)}")
         return self.last_report
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
