@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from research_studio.cli import app
 from research_studio.testing.fake_chat import ChatFaults
-from research_studio.testing.fake_web import Fault, FakeWeb
+from research_studio.testing.fake_web import FakeWeb, Fault
 from research_studio.testing.research_script import ResearchScript
 
 pytestmark = pytest.mark.e2e

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research_studio.grounding import instructs_reader, is_factual, numbers_in, unsupported_numbers
-from research_studio.state import QuoteRef
+from research_studio.records import QuoteRef
 from research_studio.statements import (
     DraftSection,
     Paragraph,

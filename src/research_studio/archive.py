@@ -8,8 +8,8 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from research_studio.records import SourceRecord
 from research_studio.runs import write_atomically
-from research_studio.state import SourceRecord
 from research_studio.urls import normalize_url
 
 KEPT_SOURCES_DIR = "sources"

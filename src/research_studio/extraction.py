@@ -14,7 +14,7 @@ from research_studio.grounding import quote_in_text, tokens
 from research_studio.prompts.context import numbered
 from research_studio.prompts.extract import EXTRACT_SYSTEM, EXTRACT_USER
 from research_studio.queries import STOP_WORDS
-from research_studio.state import FindingRecord
+from research_studio.records import FindingRecord
 from research_studio.structured import ModelCaller
 
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 from research_studio.errors import ProviderError, ResearchStudioError
 from research_studio.extraction import extract_findings, extract_sentences
+from research_studio.records import ErrorRecord, FindingRecord, ModelCallRecord, PageRecord
 from research_studio.search import SearchResult
 from research_studio.services import Services
-from research_studio.state import ErrorRecord, FindingRecord, LLMCallRecord, PageRecord
 from research_studio.structured import call_records
 from research_studio.urls import normalize_url
 
@@ -25,7 +25,7 @@ class Gathered:
     pages: list[PageRecord] = field(default_factory=list)
     findings: list[FindingRecord] = field(default_factory=list)
     errors: list[ErrorRecord] = field(default_factory=list)
-    calls: list[LLMCallRecord] = field(default_factory=list)
+    calls: list[ModelCallRecord] = field(default_factory=list)
     fetches: int = 0
     empty_queries: list[str] = field(default_factory=list)
 

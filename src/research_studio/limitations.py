@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from research_studio.state import ErrorRecord
+from research_studio.records import ErrorRecord
 
 MAX_LISTED = 5
 

@@ -8,7 +8,7 @@ from research_studio.archive import PageArchive
 from research_studio.config import Configuration
 from research_studio.extraction import extract_sentences
 from research_studio.grounding import instructs_reader, urls_in
-from research_studio.state import EvidenceRecord, SourceRecord, StatementRecord
+from research_studio.records import EvidenceRecord, SourceRecord, StatementRecord
 from research_studio.statements import GroundedReport, GroundedSection, passage
 
 MAX_PASSAGES = 12

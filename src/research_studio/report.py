@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from research_studio.config import Configuration
-from research_studio.state import EvidenceRecord, LLMCallRecord, SourceRecord
+from research_studio.records import EvidenceRecord, ModelCallRecord, SourceRecord
 
 
 def source_index(sources: Sequence[SourceRecord]) -> dict[str, tuple[str, str]]:
@@ -15,7 +15,7 @@ def source_index(sources: Sequence[SourceRecord]) -> dict[str, tuple[str, str]]:
     return {source["sid"]: (source["title"], source["url"]) for source in sources}
 
 
-def token_totals(calls: Sequence[LLMCallRecord]) -> tuple[int, int]:
+def token_totals(calls: Sequence[ModelCallRecord]) -> tuple[int, int]:
     """Prompt and completion tokens over the calls that reported them."""
     prompt = sum(call["prompt_tokens"] or 0 for call in calls)
     completion = sum(call["completion_tokens"] or 0 for call in calls)
@@ -30,7 +30,7 @@ def build_metadata(
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The DESIGN.md metadata block, computed from state (never from what a model says)."""
-    calls: list[LLMCallRecord] = state.get("llm_calls", [])
+    calls: list[ModelCallRecord] = state.get("llm_calls", [])
     prompt_tokens, completion_tokens = token_totals(calls)
     evidence: list[EvidenceRecord] = state.get("evidence", [])
     started = state.get("started_at") or time.time()
@@ -60,7 +60,7 @@ def build_metadata(
     return metadata
 
 
-def _faults_by_kind(calls: Sequence[LLMCallRecord]) -> dict[str, int]:
+def _faults_by_kind(calls: Sequence[ModelCallRecord]) -> dict[str, int]:
     """Model calls that went wrong (failed, or were cut off and repaired), by what went wrong."""
     counts: dict[str, int] = {}
     for call in calls:
@@ -70,7 +70,7 @@ def _faults_by_kind(calls: Sequence[LLMCallRecord]) -> dict[str, int]:
     return counts
 
 
-def _count_by_node(calls: Sequence[LLMCallRecord]) -> dict[str, int]:
+def _count_by_node(calls: Sequence[ModelCallRecord]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for call in calls:
         counts[call["node"]] = counts.get(call["node"], 0) + 1

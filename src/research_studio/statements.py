@@ -17,7 +17,7 @@ from research_studio.grounding import (
     unsupported_numbers,
     urls_in,
 )
-from research_studio.state import QuoteRef, SourceRecord, StatementRecord
+from research_studio.records import QuoteRef, SourceRecord, StatementRecord
 
 CONCISE_PARAGRAPHS = 2
 # Markers a writer may type although code renders them: [S2], [E3, E4], (C1), [1].

@@ -19,7 +19,7 @@ from research_studio.json_reply import THINK, TruncatedReply, parse_json_payload
 from research_studio.model_faults import failure_kind, is_cut_off, raw_from_parse_error, shorten
 from research_studio.models import LLMCall, ModelTier
 from research_studio.prompts.structured import REPAIR_REQUEST, SCHEMA_INSTRUCTIONS
-from research_studio.state import LLMCallRecord
+from research_studio.records import ModelCallRecord
 
 __all__ = [
     "ALL_METHODS",
@@ -147,10 +147,10 @@ def _repair_messages(raw: str, failure: _Unusable) -> list[BaseMessage]:
     ]
 
 
-def call_records(*callers: ModelCaller) -> list[LLMCallRecord]:
+def call_records(*callers: ModelCaller) -> list[ModelCallRecord]:
     """The calls made through these callers, as state records."""
     return [
-        LLMCallRecord(**call.model_dump())  # type: ignore[typeddict-item]
+        ModelCallRecord(**call.model_dump())  # type: ignore[typeddict-item]
         for caller in callers
         for call in caller.calls
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from research_studio.state import EvidenceRecord, FindingRecord, PageRecord, SourceRecord
+from research_studio.records import EvidenceRecord, FindingRecord, PageRecord, SourceRecord
 from research_studio.urls import normalize_url
 
 

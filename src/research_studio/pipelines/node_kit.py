@@ -11,8 +11,8 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
 from research_studio.errors import ProviderError, ResearchStudioError
+from research_studio.records import ErrorRecord
 from research_studio.services import Services, current_services
-from research_studio.state import ErrorRecord
 from research_studio.structured import call_records
 
 __all__ = [

@@ -159,8 +159,8 @@ async def test_the_same_url_from_two_subagents_is_one_source(
     assert len(page_paths) == len(set(page_paths))
 
 
-def test_the_reducer_merges_duplicate_urls_from_two_subagents() -> None:
-    from research_studio.pipelines.advanced.nodes.loop import reducer
+def test_consolidation_merges_duplicate_urls_from_two_subagents() -> None:
+    from research_studio.pipelines.advanced.nodes.loop import consolidate_sources
 
     source = {
         "url": "https://reef.org/report",
@@ -171,16 +171,14 @@ def test_the_reducer_merges_duplicate_urls_from_two_subagents() -> None:
     }
     evidence = {
         "url": "https://reef.org/report",
-        "title": "Reef report",
         "text": "Fact.",
         "quote": "Fact.",
         "quote_verified": True,
-        "section": "Background",
-        "question": "q",
+        "question": "Background",
     }
     state = {
-        "raw_sources": [source, {**source, "url": "https://REEF.org/report#top"}],
-        "raw_evidence": [
+        "pages": [source, {**source, "url": "https://REEF.org/report#top"}],
+        "findings": [
             evidence,
             {**evidence, "text": "Another fact.", "url": "https://reef.org/report?utm_source=x"},
         ],
@@ -190,7 +188,7 @@ def test_the_reducer_merges_duplicate_urls_from_two_subagents() -> None:
         context = Configuration()
         stream_writer = staticmethod(lambda _event: None)
 
-    update = reducer(state, Runtime())  # type: ignore[arg-type]
+    update = consolidate_sources(state, Runtime())  # type: ignore[arg-type]
     assert [s["sid"] for s in update["sources"]] == ["S1"]
     assert [(e["eid"], e["sid"]) for e in update["evidence"]] == [("E1", "S1"), ("E2", "S1")]
 

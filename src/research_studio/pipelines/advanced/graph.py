@@ -13,8 +13,8 @@ from research_studio.pipelines.advanced.nodes.analyzer import clarify, query_ana
 from research_studio.pipelines.advanced.nodes.loop import (
     gap_detector,
     increment_iteration,
-    reducer,
-    synthesizer,
+    consolidate_sources,
+    collect_findings,
 )
 from research_studio.pipelines.advanced.nodes.orchestrator import fanout_subagents, orchestrator
 from research_studio.pipelines.advanced.nodes.planner import planner
@@ -49,8 +49,8 @@ def build_graph(
         ("planner", planner),
         ("orchestrator", orchestrator),
         ("subagent", subagent),
-        ("synthesizer", synthesizer),
-        ("reducer", reducer),
+        ("collect_findings", collect_findings),
+        ("consolidate_sources", consolidate_sources),
         ("gap_detector", gap_detector),
         ("increment_iteration", increment_iteration),
         ("trust_engine", trust_engine),
@@ -61,10 +61,10 @@ def build_graph(
     builder.add_conditional_edges("query_analyzer", route_after_analysis, ["clarify", "planner"])
     builder.add_edge("clarify", "planner")
     builder.add_edge("planner", "orchestrator")
-    builder.add_conditional_edges("orchestrator", fanout_subagents, ["subagent", "synthesizer"])
-    builder.add_edge("subagent", "synthesizer")
-    builder.add_edge("synthesizer", "reducer")
-    builder.add_edge("reducer", "gap_detector")
+    builder.add_conditional_edges("orchestrator", fanout_subagents, ["subagent", "collect_findings"])
+    builder.add_edge("subagent", "collect_findings")
+    builder.add_edge("collect_findings", "consolidate_sources")
+    builder.add_edge("consolidate_sources", "gap_detector")
     builder.add_conditional_edges(
         "gap_detector", route_after_gap_detection, ["increment_iteration", "trust_engine"]
     )

@@ -1,4 +1,4 @@
-"""State of the advanced pipeline and its record types (TypedDicts: checkpoint-safe)."""
+"""The advanced pipeline's state and its private records (TypedDicts: checkpoint-safe)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,14 @@ from typing import Annotated
 from langgraph.graph import MessagesState
 from typing_extensions import TypedDict
 
-from research_studio.state import (
+from research_studio.records import (
     Accounting,
+    ClaimRecord,
+    DeadEnd,
     EvidenceRecord,
+    FindingRecord,
     PageRecord,
+    SourceCredibility,
     SourceRecord,
     StatementRecord,
 )
@@ -77,16 +81,6 @@ class SubagentAssignment(TypedDict):
     target_sources: list[str]
 
 
-class DeadEnd(TypedDict):
-    """A path that led nowhere, and why (no_results, irrelevant, paywall, low_credibility, fetch_error)."""
-
-    subagent_id: str
-    query: str
-    url: str
-    reason: str
-    detail: str
-
-
 class SubagentFindings(TypedDict):
     """What one subagent reports back."""
 
@@ -99,22 +93,6 @@ class SubagentFindings(TypedDict):
     iterations_used: int
     queries_run: list[str]
     dead_ends: list[DeadEnd]
-
-
-# A page a subagent read, before the reducer gives it an id: the same record as the standard pipeline's.
-RawSource = PageRecord
-
-
-class RawEvidence(TypedDict):
-    """Evidence before the reducer gives it ids."""
-
-    url: str
-    title: str
-    text: str
-    quote: str
-    quote_verified: bool
-    section: str
-    question: str
 
 
 class KnowledgeGap(TypedDict):
@@ -132,33 +110,6 @@ class TrajectoryStep(TypedDict):
     iteration: int
     action: str
     summary: str
-
-
-class SourceCredibility(TypedDict):
-    """A source's credibility and its parts."""
-
-    sid: str
-    domain_trust: float
-    freshness: float
-    authority: float
-    content_quality: float
-    overall: float
-
-
-class Claim(TypedDict):
-    """An atomic claim with its support, verification and confidence."""
-
-    cid: str
-    text: str
-    section: str
-    supporting_eids: list[str]
-    supporting_sids: list[str]
-    evidence_span: str
-    span_match: float
-    verified: bool
-    cross_validated: bool
-    confidence: float
-    indicator: str
 
 
 class AgentState(MessagesState, Accounting, total=False):
@@ -182,8 +133,8 @@ class AgentState(MessagesState, Accounting, total=False):
     max_iterations: int
     subagent_assignments: list[SubagentAssignment]
     subagent_findings: Annotated[list[SubagentFindings], operator.add]
-    raw_sources: Annotated[list[RawSource], operator.add]
-    raw_evidence: Annotated[list[RawEvidence], operator.add]
+    pages: Annotated[list[PageRecord], operator.add]
+    findings: Annotated[list[FindingRecord], operator.add]
     searches_done: Annotated[list[str], operator.add]
     done_workers: Annotated[int, operator.add]
     total_workers: int
@@ -203,7 +154,7 @@ class AgentState(MessagesState, Accounting, total=False):
     # trust and output
     source_credibility: dict[str, SourceCredibility]
     sources_dropped: int
-    claims: list[Claim]
+    claims: list[ClaimRecord]
     hallucination_score: float
     report: str
     statements: list[StatementRecord]

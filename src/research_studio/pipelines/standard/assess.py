@@ -11,10 +11,11 @@ from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.pipelines.standard.schemas import GapAssessment, SynthesisOutput
+from research_studio.pipelines.standard.state import ResearchState, Synthesis, WorkerResult
 from research_studio.prompts.context import numbered, request_block
 from research_studio.prompts.gaps import GAPS_SYSTEM, GAPS_USER, SYNTHESIZE_SYSTEM, SYNTHESIZE_USER
 from research_studio.queries import dedupe_queries
-from research_studio.state import EvidenceRecord, ResearchState, Synthesis, WorkerResult
+from research_studio.records import EvidenceRecord
 
 STATUS_SCORE = {"well_covered": 1.0, "partial": 0.5, "missing": 0.0}
 MAX_EVIDENCE_IN_PROMPT = 80

@@ -20,6 +20,7 @@ from research_studio.passages import (
 )
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.pipelines.standard.schemas import Verification
+from research_studio.pipelines.standard.state import ResearchState, VerifiedClaim
 from research_studio.prompts.context import numbered, request_block
 from research_studio.prompts.verify import VERIFY_SYSTEM, VERIFY_USER
 from research_studio.prompts.write import (
@@ -30,15 +31,9 @@ from research_studio.prompts.write import (
     WRITE_SYSTEM,
     WRITE_USER,
 )
+from research_studio.records import ErrorRecord, EvidenceRecord, QuoteRef
 from research_studio.report import build_metadata
 from research_studio.services import Services
-from research_studio.state import (
-    ErrorRecord,
-    EvidenceRecord,
-    QuoteRef,
-    ResearchState,
-    VerifiedClaim,
-)
 from research_studio.statements import (
     GroundedReport,
     ReportDraft,
@@ -119,7 +114,9 @@ async def _judge(
         )
     except ResearchStudioError as exc:
         errors.append(error_record("verify", exc))
-        numbers = [int(number) for number in re.findall(r"^(\d+)\. Claim:", listing, re.MULTILINE)]
+        numbers = [
+            int(number) for number in re.findall(r"^(\d+)\. Claim:", listing, re.MULTILINE)
+        ]
         return {number: (True, "not checked by the model; quote check only") for number in numbers}
     return {check.index: (check.supported, check.reason) for check in result.claims}
 

@@ -19,7 +19,7 @@ from research_studio.pipelines.standard.research import (
     search_and_extract,
     search_worker,
 )
-from research_studio.state import ResearchState
+from research_studio.pipelines.standard.state import ResearchState
 
 
 def route_after_understand(state: ResearchState) -> Literal["clarify", "plan"]:

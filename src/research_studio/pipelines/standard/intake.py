@@ -21,11 +21,11 @@ from research_studio.pipelines.node_kit import (
     services_of,
 )
 from research_studio.pipelines.standard.schemas import ResearchPlan, Understanding
+from research_studio.pipelines.standard.state import ResearchState
 from research_studio.prompts.context import request_block
 from research_studio.prompts.plan import PLAN_SYSTEM, PLAN_USER
 from research_studio.prompts.understand import UNDERSTAND_SYSTEM, UNDERSTAND_USER
 from research_studio.queries import dedupe_queries
-from research_studio.state import ResearchState
 
 MAX_QUESTIONS = 5
 MAX_INITIAL_SEARCHES = 6

@@ -15,6 +15,12 @@ from research_studio.gathering import GatherRequest, gather
 from research_studio.pipelines.consolidate import consolidate
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.pipelines.standard.schemas import WorkerSummary, WorkPlan
+from research_studio.pipelines.standard.state import (
+    ResearchState,
+    SubQuestion,
+    WorkerResult,
+    WorkerState,
+)
 from research_studio.prompts.context import numbered, request_block
 from research_studio.prompts.extract import WORKER_SUMMARY_SYSTEM, WORKER_SUMMARY_USER
 from research_studio.prompts.plan import (
@@ -23,14 +29,7 @@ from research_studio.prompts.plan import (
     ORCHESTRATE_USER,
 )
 from research_studio.queries import dedupe_queries
-from research_studio.state import (
-    FindingRecord,
-    PageRecord,
-    ResearchState,
-    SubQuestion,
-    WorkerResult,
-    WorkerState,
-)
+from research_studio.records import FindingRecord, PageRecord
 
 
 def _request(state: ResearchState | WorkerState) -> str:

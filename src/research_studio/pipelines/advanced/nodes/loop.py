@@ -1,4 +1,4 @@
-"""The research loop's fan-in: synthesizer, reducer, gap_detector, increment_iteration."""
+"""The research loop's fan-in: collect_findings, consolidate_sources, gap_detector, increment_iteration."""
 
 from __future__ import annotations
 
@@ -19,12 +19,11 @@ from research_studio.pipelines.advanced.state import (
 from research_studio.pipelines.consolidate import consolidate
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.prompts.coverage import GAP_SYSTEM, GAP_USER
-from research_studio.state import FindingRecord
 
 MAX_EVIDENCE_PER_SECTION = 12
 
 
-def synthesizer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+def collect_findings(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Average confidence of this round's subagents, their dead ends, and a trajectory step."""
     iteration = state.get("research_iteration", 0)
     findings = [
@@ -35,7 +34,7 @@ def synthesizer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str,
     )
     dead_ends = [end for item in state.get("subagent_findings", []) for end in item["dead_ends"]]
     summary = f"{len(findings)} subagent(s), average confidence {average:.2f}, {len(dead_ends)} dead end(s) so far"
-    emitter(runtime, "synthesizer")(summary, iteration=iteration + 1)
+    emitter(runtime, "collect_findings")(summary, iteration=iteration + 1)
     return {
         "overall_confidence": average,
         "dead_ends": dead_ends,
@@ -45,23 +44,16 @@ def synthesizer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str,
     }
 
 
-def reducer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+def consolidate_sources(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """One source per normalized URL (S ids), evidence linked to it (E ids); stable across rounds."""
-    pages = state.get("raw_sources", [])
-    findings = [
-        FindingRecord(
-            url=e["url"],
-            text=e["text"],
-            quote=e["quote"],
-            quote_verified=e["quote_verified"],
-            question=e["section"],
-        )
-        for e in state.get("raw_evidence", [])
-    ]
     sources, evidence = consolidate(
-        [], [], pages, findings, max_sources=runtime.context.max_sources
+        [],
+        [],
+        state.get("pages", []),
+        state.get("findings", []),
+        max_sources=runtime.context.max_sources,
     )
-    emitter(runtime, "reducer")(
+    emitter(runtime, "consolidate_sources")(
         f"{len(sources)} sources, {len(evidence)} evidence items",
         sources=len(sources),
         evidence=len(evidence),

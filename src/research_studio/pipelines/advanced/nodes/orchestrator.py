@@ -85,11 +85,11 @@ def orchestrator(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
 
 
 def fanout_subagents(state: AgentState) -> list[Send] | str:
-    """One Send per assignment; straight to the synthesizer when there is nothing to do."""
+    """One Send per assignment; straight to the collect_findings when there is nothing to do."""
     assignments = state.get("subagent_assignments") or []
     if not assignments:
-        return "synthesizer"
-    known = sorted({normalize_url(source["url"]) for source in state.get("raw_sources", [])})
+        return "collect_findings"
+    known = sorted({normalize_url(source["url"]) for source in state.get("pages", [])})
     return [
         Send(
             "subagent",

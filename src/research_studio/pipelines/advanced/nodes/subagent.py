@@ -13,16 +13,11 @@ from research_studio.extraction import extract_sentences, query_terms, select_ch
 from research_studio.gathering import Gathered, GatherRequest, PageText, read_pages
 from research_studio.grounding import quote_in_text
 from research_studio.pipelines.advanced.schemas import SubagentExtraction
-from research_studio.pipelines.advanced.state import (
-    DeadEnd,
-    RawEvidence,
-    RawSource,
-    SubagentFindings,
-    SubagentState,
-)
+from research_studio.pipelines.advanced.state import SubagentFindings, SubagentState
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.prompts.subagent import SUBAGENT_SYSTEM, SUBAGENT_USER
 from research_studio.queries import dedupe_queries
+from research_studio.records import DeadEnd, FindingRecord, PageRecord
 from research_studio.services import Services
 from research_studio.structured import ModelCaller
 from research_studio.trust.credibility import domain_trust
@@ -133,8 +128,8 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
     known = set(state.get("known_urls", []))
     queries = list(assignment["queries"])
     tried: list[str] = list(state.get("searches_done", []))
-    sources: list[RawSource] = []
-    evidence: list[RawEvidence] = []
+    sources: list[PageRecord] = []
+    evidence: list[FindingRecord] = []
     dead_ends: list[DeadEnd] = []
     errors, searches = [], []
     confidence, summary, fetches, rounds = 0.0, "", 0, 0
@@ -184,21 +179,20 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
             for page, text, quote in items:
                 used.add(page.result.url)
                 evidence.append(
-                    RawEvidence(
+                    FindingRecord(
                         url=normalize_url(page.result.url),
-                        title=page.title,
                         text=text,
                         quote=quote,
                         quote_verified=quote_in_text(
                             quote, page.text, config.quote_match_threshold
                         ),
-                        section=assignment["section"],
-                        question=assignment["question"],
+                        # Advanced evidence is grouped by the outline section it serves.
+                        question=assignment["section"],
                     )
                 )
             for page in trusted:
                 sources.append(
-                    RawSource(
+                    PageRecord(
                         url=normalize_url(page.result.url),
                         title=page.title or page.result.url,
                         snippet=page.result.snippet[:300],
@@ -238,8 +232,8 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
     )
     return {
         "subagent_findings": [findings],
-        "raw_sources": sources,
-        "raw_evidence": evidence,
+        "pages": sources,
+        "findings": evidence,
         "searches_done": searches,
         "done_workers": 1,
         "llm_calls": call_records(caller),

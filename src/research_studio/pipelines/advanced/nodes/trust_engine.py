@@ -19,7 +19,7 @@ from research_studio.pipelines.advanced.schemas import (
     CredibilityAndClaims,
     SourceAssessment,
 )
-from research_studio.pipelines.advanced.state import AgentState, Claim, SourceCredibility
+from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.prompts.trust import (
     TRUST_CLAIMS_SYSTEM,
@@ -27,7 +27,7 @@ from research_studio.prompts.trust import (
     TRUST_VERIFY_SYSTEM,
     TRUST_VERIFY_USER,
 )
-from research_studio.state import EvidenceRecord, SourceRecord
+from research_studio.records import ClaimRecord, EvidenceRecord, SourceCredibility, SourceRecord
 from research_studio.trust.credibility import credibility, domain_trust, freshness
 from research_studio.trust.verification import (
     CROSS_VALIDATION_SOURCES,
@@ -67,7 +67,7 @@ def verify_claims(
     checks: dict[str, ClaimCheck],
     evidence: list[EvidenceRecord],
     scores: dict[str, SourceCredibility],
-) -> list[Claim]:
+) -> list[ClaimRecord]:
     """Claims checked by code: support is the model's proposal, verified quotes confirm or cut it.
 
     Only quote-verified evidence may support a claim; the span is checked against verified
@@ -75,7 +75,7 @@ def verify_claims(
     every figure it states must appear in their quotes.
     """
     by_eid = {item["eid"]: item for item in evidence if item["quote_verified"]}
-    claims: list[Claim] = []
+    claims: list[ClaimRecord] = []
     for number, draft in enumerate(drafts, 1):
         cid = f"C{number}"
         confirmed = [eid for eid in dict.fromkeys(draft.supporting_eids) if eid in by_eid]
@@ -99,7 +99,7 @@ def verify_claims(
         mean_credibility = mean(scores[sid]["overall"] for sid in sids) if sids else 0.0
         confidence = claim_confidence(score if verified else 0.0, mean_credibility, cross)
         claims.append(
-            Claim(
+            ClaimRecord(
                 cid=cid,
                 text=draft.text.strip(),
                 section=draft.section,

@@ -12,13 +12,13 @@ from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.limitations import Losses, limitations_section
 from research_studio.passages import evidence_passages, page_passages, passage_report
-from research_studio.pipelines.advanced.state import AgentState, Claim, KnowledgeGap
+from research_studio.pipelines.advanced.state import AgentState, KnowledgeGap
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.prompts.report_writer import WRITER_SYSTEM, WRITER_USER
 from research_studio.prompts.write import PASSAGES_NOTE
+from research_studio.records import ClaimRecord, EvidenceRecord, QuoteRef
 from research_studio.report import build_metadata, token_totals
 from research_studio.services import Services
-from research_studio.state import EvidenceRecord, QuoteRef
 from research_studio.statements import (
     GroundedReport,
     GroundedSection,
@@ -35,7 +35,7 @@ from research_studio.statements import (
 LEGEND = "Indicators: ✓✓ cross-validated by two or more sources and confidence ≥ 0.8 · ✓ confidence ≥ 0.6 · ⚠ lower confidence."
 
 
-def claim_support(claims: list[Claim], evidence: list[EvidenceRecord]) -> dict[str, Support]:
+def claim_support(claims: list[ClaimRecord], evidence: list[EvidenceRecord]) -> dict[str, Support]:
     """What citing a claim means: its verifying sources, their verified quotes, its indicator."""
     by_eid = {item["eid"]: item for item in evidence}
     return {
@@ -52,13 +52,13 @@ def claim_support(claims: list[Claim], evidence: list[EvidenceRecord]) -> dict[s
     }
 
 
-def _section_of(claim: Claim, outline: list[str]) -> str:
+def _section_of(claim: ClaimRecord, outline: list[str]) -> str:
     return claim["section"] if claim["section"] in outline else "Other findings"
 
 
 def add_claim_lists(
     report: GroundedReport,
-    claims: list[Claim],
+    claims: list[ClaimRecord],
     outline: list[str],
     support: dict[str, Support],
     allowed_urls: list[str],
@@ -104,7 +104,7 @@ def _appendix(gaps: list[KnowledgeGap], quality: dict[str, Any]) -> list[str]:
     return blocks
 
 
-def _packets(claims: list[Claim]) -> str:
+def _packets(claims: list[ClaimRecord]) -> str:
     return (
         "\n".join(
             f"[{c['cid']}] ({c['section']}; sources {', '.join(c['supporting_sids'])}) {c['text']}"
@@ -115,7 +115,7 @@ def _packets(claims: list[Claim]) -> str:
 
 
 async def _draft(
-    services: Services, state: AgentState, config: Configuration, verified: list[Claim]
+    services: Services, state: AgentState, config: Configuration, verified: list[ClaimRecord]
 ) -> tuple[ReportDraft | None, list[Any], Any]:
     caller = services.caller("writer", "smart")
     plan = state["plan"]
@@ -150,7 +150,7 @@ async def _draft(
 
 
 async def _grounded(
-    services: Services, state: AgentState, config: Configuration, verified: list[Claim]
+    services: Services, state: AgentState, config: Configuration, verified: list[ClaimRecord]
 ) -> tuple[GroundedReport, list[Any], list[Any]]:
     """The checked report: the writer's statements plus listed claims, else verbatim passages."""
     plan = state["plan"]
@@ -178,7 +178,7 @@ async def _grounded(
         # Verbatim claims read best under the title of the document they come from.
         titles = {source["sid"]: source["title"] for source in sources}
         verified = [
-            Claim(**{**claim, "section": titles.get(claim["supporting_sids"][0], "Findings")})
+            ClaimRecord(**{**claim, "section": titles.get(claim["supporting_sids"][0], "Findings")})
             for claim in verified
         ]
         outline = list(dict.fromkeys(claim["section"] for claim in verified))

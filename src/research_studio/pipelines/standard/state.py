@@ -1,103 +1,21 @@
-"""Record types kept in graph state (TypedDicts, checkpoint-safe) and the standard pipeline state."""
+"""The standard pipeline's state and its private records."""
 
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal, NotRequired
+from typing import Annotated, Literal
 
 from langgraph.graph import MessagesState
-
-# LangGraph's MessagesState is a typing_extensions TypedDict; bases must share its metaclass.
 from typing_extensions import TypedDict
 
-
-class SourceRecord(TypedDict):
-    """A fetched document that evidence came from; `sid` is what reports cite."""
-
-    sid: str
-    url: str
-    title: str
-    snippet: str
-    provider: str
-    published: str | None
-    credibility: NotRequired[float]
-
-
-class PageRecord(TypedDict):
-    """A page a worker read, before it has a source id."""
-
-    url: str
-    title: str
-    snippet: str
-    provider: str
-    published: str | None
-
-
-class FindingRecord(TypedDict):
-    """A fact extracted from a page, before consolidation gives it ids."""
-
-    url: str
-    text: str
-    quote: str
-    quote_verified: bool
-    question: str
-
-
-class EvidenceRecord(TypedDict):
-    """A fact with its quote, its source, and whether code found the quote in the page."""
-
-    eid: str
-    sid: str
-    url: str
-    title: str
-    text: str
-    quote: str
-    quote_verified: bool
-    question: str
-
-
-class QuoteRef(TypedDict):
-    """A passage copied from a source's page, which code found there."""
-
-    sid: str
-    quote: str
-
-
-class StatementRecord(TypedDict):
-    """One printed sentence of a report: what it cites and the passages that back it."""
-
-    section: str
-    text: str
-    ids: list[str]
-    sids: list[str]
-    quotes: list[QuoteRef]
-    indicator: str
-    kind: str  # "cited" (a writer's statement), "passage" (verbatim page text), "connective"
-
-
-class ErrorRecord(TypedDict):
-    """A failure kept as data: what failed, where, and why."""
-
-    node: str
-    kind: str
-    message: str
-    target: str
-
-
-class LLMCallRecord(TypedDict):
-    """One model call (see models.LLMCall)."""
-
-    node: str
-    tier: str
-    model: str
-    method: str
-    started: float
-    ended: float
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    ok: bool
-    error: str | None
-    error_kind: NotRequired[str | None]
+from research_studio.records import (
+    Accounting,
+    EvidenceRecord,
+    FindingRecord,
+    PageRecord,
+    SourceRecord,
+    StatementRecord,
+)
 
 
 class VerifiedClaim(TypedDict):
@@ -141,14 +59,6 @@ class Synthesis(TypedDict):
     confidence: float
     needs_more_research: bool
     additional_searches: list[str]
-
-
-class Accounting(TypedDict, total=False):
-    """What every graph keeps as data: model calls, failures, fetches (merged across workers)."""
-
-    llm_calls: Annotated[list[LLMCallRecord], operator.add]
-    errors: Annotated[list[ErrorRecord], operator.add]
-    fetch_count: Annotated[int, operator.add]
 
 
 class ResearchState(MessagesState, Accounting, total=False):

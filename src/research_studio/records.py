@@ -1,0 +1,143 @@
+"""The records every pipeline shares (TypedDicts, checkpoint-safe): one definition of each."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, NotRequired
+
+# LangGraph's MessagesState is a typing_extensions TypedDict; state bases must share its metaclass.
+from typing_extensions import TypedDict
+
+
+class SourceRecord(TypedDict):
+    """A fetched document that evidence came from; `sid` is what reports cite."""
+
+    sid: str
+    url: str
+    title: str
+    snippet: str
+    provider: str
+    published: str | None
+    credibility: NotRequired[float]
+
+
+class PageRecord(TypedDict):
+    """A page a worker read, before it has a source id."""
+
+    url: str
+    title: str
+    snippet: str
+    provider: str
+    published: str | None
+
+
+class FindingRecord(TypedDict):
+    """A fact extracted from a page, before consolidation gives it ids."""
+
+    url: str
+    text: str
+    quote: str
+    quote_verified: bool
+    question: str
+
+
+class EvidenceRecord(TypedDict):
+    """A fact with its quote, its source, and whether code found the quote in the page."""
+
+    eid: str
+    sid: str
+    url: str
+    title: str
+    text: str
+    quote: str
+    quote_verified: bool
+    question: str
+
+
+class QuoteRef(TypedDict):
+    """A passage copied from a source's page, which code found there."""
+
+    sid: str
+    quote: str
+
+
+class StatementRecord(TypedDict):
+    """One printed sentence of a report: what it cites and the passages that back it."""
+
+    section: str
+    text: str
+    ids: list[str]
+    sids: list[str]
+    quotes: list[QuoteRef]
+    indicator: str
+    kind: str  # "cited" (a writer's statement), "passage" (verbatim page text), "connective"
+
+
+class ErrorRecord(TypedDict):
+    """A failure kept as data: what failed, where, and why."""
+
+    node: str
+    kind: str
+    message: str
+    target: str
+
+
+class ModelCallRecord(TypedDict):
+    """One model call: which node and model, how, how long, what it cost, what went wrong."""
+
+    node: str
+    tier: str
+    model: str
+    method: str
+    started: float
+    ended: float
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    ok: bool
+    error: str | None
+    error_kind: NotRequired[str | None]
+
+
+class DeadEnd(TypedDict):
+    """A path that led nowhere, and why (no_results, irrelevant, paywall, low_credibility, fetch_error)."""
+
+    subagent_id: str
+    query: str
+    url: str
+    reason: str
+    detail: str
+
+
+class SourceCredibility(TypedDict):
+    """A source's credibility and its parts."""
+
+    sid: str
+    domain_trust: float
+    freshness: float
+    authority: float
+    content_quality: float
+    overall: float
+
+
+class ClaimRecord(TypedDict):
+    """An atomic claim with its support, verification and confidence."""
+
+    cid: str
+    text: str
+    section: str
+    supporting_eids: list[str]
+    supporting_sids: list[str]
+    evidence_span: str
+    span_match: float
+    verified: bool
+    cross_validated: bool
+    confidence: float
+    indicator: str
+
+
+class Accounting(TypedDict, total=False):
+    """What every graph keeps as data: model calls, failures, fetches (merged across workers)."""
+
+    llm_calls: Annotated[list[ModelCallRecord], operator.add]
+    errors: Annotated[list[ErrorRecord], operator.add]
+    fetch_count: Annotated[int, operator.add]
