@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import quote
 
 import httpx
@@ -12,6 +20,7 @@ from research_studio.config import Configuration
 from research_studio.errors import FetchError
 from research_studio.fetch import Page, PageFetcher
 from research_studio.http_client import GuardedTransport, is_public_address
+from research_studio.parsing import ParserPool
 from research_studio.services import open_services
 from research_studio.testing.fake_web import FakeWeb, Fault
 
@@ -132,10 +141,14 @@ async def test_guard_applies_after_a_redirect(web: FakeWeb) -> None:
 
     target = quote(web.url("/pages/internal.html"), safe="")
     transport = FirstHopPublic(httpx.AsyncHTTPTransport(), allow_private=False)
+    parser = ParserPool(workers=1, timeout_s=5.0, max_memory_mb=256)
     async with httpx.AsyncClient(transport=transport, follow_redirects=True) as client:
-        fetcher = PageFetcher(client, max_bytes=1_000_000, max_concurrency=2)
+        fetcher = PageFetcher(
+            client, parser=parser, deadline_s=5.0, max_bytes=1_000_000, max_concurrency=2
+        )
         with pytest.raises(FetchError) as caught:
             await fetcher.fetch(web.url(f"/redirect?to={target}"))
+    await parser.aclose()
     assert caught.value.kind == "refused"
     assert [request.path for request in web.requests] == ["/redirect"]
 
@@ -168,3 +181,123 @@ async def test_second_fetch_of_a_page_comes_from_cache(
     assert len(web.requests_to(page.path)) == 1
     await fetch(make_config(use_cache=False), page.url)
     assert len(web.requests_to(page.path)) == 2
+
+
+# --- bounds: total deadline, parser time, memory and crashes ------------------------------
+
+
+async def test_a_dripping_page_is_cut_at_the_total_deadline(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    """A byte every 0.2 s never trips a 1 s read timeout; the whole fetch is still bounded."""
+    started = time.monotonic()
+    error = await fetch_error(make_config(fetch_timeout_s=1.0), web.url("/drip?every=0.2"))
+    assert time.monotonic() - started < 3.0  # the drip alone would take about 30 s
+    assert error.kind == "timeout" and "within the 1 s deadline" in str(error)
+
+
+HUGE = 25_000_000  # accepts the fake web's 20 MB page, which takes many seconds and 600 MB to parse
+
+
+async def test_a_page_over_the_parse_time_bound_fails_and_the_next_fetch_works(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    config = make_config(parse_timeout_s=1.0, max_page_bytes=HUGE, fetch_timeout_s=10.0)
+    async with open_services(config) as services:
+        with pytest.raises(FetchError) as caught:
+            await services.fetcher.fetch(web.url("/huge-declared"))
+        page = await services.fetcher.fetch(web.page("coral-bleaching-causes").url)
+    assert caught.value.kind == "timeout"
+    assert "unreadable HTML (parsing took longer than 1 s)" in str(caught.value)
+    assert page.title == web.page("coral-bleaching-causes").title
+
+
+async def test_a_page_over_the_memory_bound_fails_and_the_next_fetch_works(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    config = make_config(parse_max_memory_mb=32, max_page_bytes=HUGE, fetch_timeout_s=10.0)
+    async with open_services(config) as services:
+        with pytest.raises(FetchError) as caught:
+            await services.fetcher.fetch(web.url("/huge-declared"))
+        page = await services.fetcher.fetch(web.page("coral-bleaching-causes").url)
+    assert caught.value.kind == "too_large" and "more than 32 MB" in str(caught.value)
+    assert page.kind == "html"
+
+
+async def test_a_parser_crash_fails_that_fetch_only(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    """A native crash (here SIGABRT, as lxml's double free) is a failed fetch; the run goes on."""
+    pages = [web.page(slug) for slug in ("coral-bleaching-causes", "python-313-release")]
+    config = make_config(max_page_bytes=HUGE, fetch_timeout_s=10.0, use_cache=False)
+    async with open_services(config) as services:
+        doomed = asyncio.create_task(services.fetcher.fetch(web.url("/huge-declared")))
+        for _ in range(500):
+            if busy := services.parser.pids(parsing=True):
+                break
+            await asyncio.sleep(0.01)
+        os.kill(busy[0], signal.SIGABRT)
+        others = await asyncio.gather(*(services.fetcher.fetch(page.url) for page in pages))
+        with pytest.raises(FetchError) as caught:
+            await doomed
+    assert caught.value.kind == "bad_response"
+    assert "parser process died (killed by SIGABRT)" in str(caught.value)
+    assert [page.title for page in others] == [page.title for page in pages]
+
+
+async def test_many_pages_parse_concurrently(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    html = [page for page in web.pages if page.path.startswith("/pages/")]
+    async with open_services(make_config(use_cache=False)) as services:
+        fetched = await asyncio.gather(*(services.fetcher.fetch(page.url) for page in html * 2))
+        assert len(services.parser.pids()) <= 2
+    assert len(html) >= 6
+    assert [page.title for page in fetched] == [page.title for page in html * 2]
+
+
+@pytest.mark.parametrize(
+    ("route", "settings", "reason"),
+    [
+        ("/broken.pdf", {}, "unreadable PDF (Pdf"),
+        ("/huge-declared", {"parse_timeout_s": 0.5, "max_page_bytes": HUGE}, "unreadable HTML ("),
+    ],
+)
+async def test_pdf_and_html_failures_are_alike(
+    route: str,
+    settings: dict[str, float],
+    reason: str,
+    web: FakeWeb,
+    make_config: Callable[..., Configuration],
+) -> None:
+    error = await fetch_error(make_config(fetch_timeout_s=10.0, **settings), web.url(route))
+    assert type(error) is FetchError and error.kind in ("bad_response", "timeout")
+    assert reason in str(error)
+
+
+async def test_text_in_an_unknown_charset_is_read_as_utf8(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    page = await fetch(make_config(), web.url("/odd-charset"))
+    assert page.kind == "text" and page.text == "Café au lait."
+
+
+@pytest.mark.e2e
+def test_cli_fetch_of_a_dripping_page_ends_with_one_line(web: FakeWeb, tmp_path: Path) -> None:
+    executable = shutil.which("research-studio") or str(
+        Path(sys.executable).parent / "research-studio"
+    )
+    started = time.monotonic()
+    completed = subprocess.run(
+        [executable, "fetch", web.url("/drip?every=0.5"), "--allow-private-networks", "--no-cache"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+        env={**os.environ, "RESEARCH_STUDIO_FETCH_TIMEOUT_S": "2", "COLUMNS": "400"},
+    )
+    assert time.monotonic() - started < 40  # the drip alone takes about 70 s
+    assert completed.returncode == 2 and completed.stdout == ""
+    lines = [line for line in completed.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in completed.stderr
+    assert lines[0].startswith("error: cannot fetch ") and "within the 2 s deadline" in lines[0]

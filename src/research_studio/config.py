@@ -88,6 +88,7 @@ class Configuration(BaseModel):
     searxng_url: str | None = Field(None, description="Base URL of a SearXNG instance.")
     search_results: int = _count(5, "Results asked of the provider per query.", maximum=50)
     search_timeout_s: float = _seconds(20.0, "Timeout of one search request.")
+    search_deadline_s: float = _seconds(60.0, "Total time one search may take, retries included.")
     search_retries: int = Field(3, ge=0, le=10, description="Retries on 429 and 5xx.")
     retry_base_delay_s: float = Field(1.0, ge=0.0, le=60.0, description="First retry backoff.")
     max_concurrent_searches: int = _count(4, "Searches in flight at once.", maximum=64)
@@ -102,10 +103,16 @@ class Configuration(BaseModel):
     )
 
     # Fetching
-    fetch_timeout_s: float = _seconds(15.0, "Timeout of one page fetch.")
+    fetch_timeout_s: float = _seconds(
+        15.0, "Total time one page download may take (connect, headers and body)."
+    )
     max_page_bytes: int = Field(5_000_000, ge=1024, description="Largest page body accepted.")
     max_redirects: int = Field(5, ge=0, le=20, description="Redirects followed per fetch.")
     max_concurrent_fetches: int = _count(8, "Page fetches in flight at once.", maximum=64)
+    parse_timeout_s: float = _seconds(20.0, "Time parsing one page (HTML, PDF, text) may take.")
+    parse_max_memory_mb: int = Field(
+        1024, ge=16, le=65_536, description="Memory parsing one page may use, in MB."
+    )
     user_agent: str = Field(
         "ResearchStudio/0.1 (+https://github.com/research-studio; research agent)",
         description="User-Agent sent with every request.",

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import io
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import httpx
 from pydantic import BaseModel
@@ -16,9 +15,11 @@ from research_studio.http_client import (
     PrivateNetworkPolicy,
     track_private_hosts,
 )
+from research_studio.parsing import ContentKind, ParseError, ParserPool, parse_document
+from research_studio.parsing import extract_html as extract_html  # re-exported for the index
+from research_studio.parsing import extract_pdf as extract_pdf
 from research_studio.urls import is_web_url
 
-ContentKind = Literal["html", "pdf", "text", "markdown"]
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_TYPES: dict[str, ContentKind] = {
     "text/plain": "text",
@@ -26,6 +27,12 @@ TEXT_TYPES: dict[str, ContentKind] = {
     "text/x-markdown": "markdown",
 }
 SNIFFED_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"})
+KIND_LABELS: dict[ContentKind, str] = {
+    "html": "HTML",
+    "pdf": "PDF",
+    "text": "text",
+    "markdown": "Markdown",
+}
 
 
 class Page(BaseModel):
@@ -58,38 +65,6 @@ def _looks_binary(body: bytes) -> bool:
     return b"\x00" in body[:8192]
 
 
-def extract_html(body: bytes) -> tuple[str, str, str | None]:
-    """Title, main text as Markdown, and date of an HTML document (CPU-bound: call in a thread)."""
-    import trafilatura
-    from trafilatura.utils import load_html
-
-    tree = load_html(body)
-    if tree is None:
-        return "", "", None
-    # Metadata first: extract() prunes the tree it is given.
-    metadata = trafilatura.extract_metadata(tree)
-    text = trafilatura.extract(
-        tree, output_format="markdown", include_comments=False, favor_recall=True
-    )
-    if not text:
-        text = trafilatura.html2txt(body) or ""
-    title = (metadata.title if metadata else None) or ""
-    date = metadata.date if metadata else None
-    return title.strip(), text.strip(), date
-
-
-def extract_pdf(body: bytes) -> tuple[str, str]:
-    """Title and text of a PDF (CPU-bound: call in a thread)."""
-    from pypdf import PdfReader
-
-    reader = PdfReader(io.BytesIO(body))
-    pages = [page.extract_text() or "" for page in reader.pages]
-    title = ""
-    if reader.metadata is not None and reader.metadata.title:
-        title = str(reader.metadata.title)
-    return title.strip(), "\n\n".join(part.strip() for part in pages if part.strip())
-
-
 def _status_error(url: str, status: int) -> FetchError:
     if status in (404, 410):
         return FetchError(url, f"not found (HTTP {status})", kind="not_found")
@@ -105,10 +80,20 @@ def _status_error(url: str, status: int) -> FetchError:
 
 
 class PageFetcher:
-    """Fetches with a size cap and concurrency bound; extraction runs off the event loop."""
+    """Fetches with a size cap, a total deadline and a concurrency bound; parses in worker processes."""
 
-    def __init__(self, client: httpx.AsyncClient, *, max_bytes: int, max_concurrency: int) -> None:
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        *,
+        parser: ParserPool,
+        deadline_s: float,
+        max_bytes: int,
+        max_concurrency: int,
+    ) -> None:
         self._client = client
+        self._parser = parser
+        self._deadline_s = deadline_s
         self._max_bytes = max_bytes
         self._semaphore = asyncio.Semaphore(max_concurrency)
 
@@ -131,7 +116,14 @@ class PageFetcher:
 
     async def _get(self, url: str) -> tuple[str, str, bytes, str | None]:
         try:
-            return await self._download(url)
+            # The client's timeout bounds each read; this bounds connect + headers + whole body,
+            # so a server that drips a byte at a time cannot hold a fetch for long.
+            async with asyncio.timeout(self._deadline_s):
+                return await self._download(url)
+        except TimeoutError as exc:
+            raise FetchError(
+                url, f"no complete answer within the {self._deadline_s:g} s deadline", kind="timeout"
+            ) from exc
         except BlockedAddressError as exc:
             raise FetchError(url, str(exc), kind="refused") from exc
         except httpx.TooManyRedirects as exc:
@@ -171,18 +163,12 @@ class PageFetcher:
         if kind != "pdf" and _looks_binary(body):
             raise FetchError(url, f"binary data labelled {content_type!r}", kind="unsupported")
 
-        title, published = "", None
-        if kind == "html":
-            title, text, published = await asyncio.to_thread(extract_html, body)
-        elif kind == "pdf":
-            try:
-                title, text = await asyncio.to_thread(extract_pdf, body)
-            except Exception as exc:  # pypdf raises many types for damaged files
-                raise FetchError(
-                    url, f"unreadable PDF ({type(exc).__name__})", kind="bad_response"
-                ) from exc
-        else:
-            text = body.decode(charset or "utf-8", errors="replace").strip()
+        try:
+            title, text, published = await self._parser.run(parse_document, kind, body, charset)
+        except ParseError as exc:  # HTML, PDF and text fail alike, whatever the library raised
+            raise FetchError(
+                url, f"unreadable {KIND_LABELS[kind]} ({exc.reason})", kind=exc.kind
+            ) from exc
         if not text.strip():
             raise FetchError(url, "no readable text in the document", kind="bad_response")
         return Page(

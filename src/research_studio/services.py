@@ -18,6 +18,7 @@ from research_studio.docindex import DocumentIndex
 from research_studio.fetch import CachedFetcher, Fetcher, PageFetcher, RoutingFetcher
 from research_studio.http_client import PrivateNetworkPolicy, build_http_client
 from research_studio.models import ModelTier, create_chat_model, model_spec_for
+from research_studio.parsing import ParserPool
 from research_studio.search import (
     CachedSearch,
     SearchChoice,
@@ -26,6 +27,7 @@ from research_studio.search import (
     choose_search_provider,
     search_endpoint,
 )
+from research_studio.search.base import DeadlineSearch
 from research_studio.structured import MethodMemory, ModelCaller
 
 
@@ -40,6 +42,7 @@ class Services:
         self._search: SearchProvider | None = None
         self._index: DocumentIndex | None = None
         self._fetcher: Fetcher | None = None
+        self._parser: ParserPool | None = None
         self._models: dict[str, BaseChatModel] = {}
         self._llm_limiter = asyncio.Semaphore(config.max_concurrent_llm_calls)
         self._search_limiter = asyncio.Semaphore(config.max_concurrent_searches)
@@ -83,6 +86,7 @@ class Services:
                 self.config,
                 self._client(self.config.search_timeout_s, private_endpoint=endpoint),
             )
+            provider = DeadlineSearch(provider, self.config.search_deadline_s)
             if self.cache is not None:
                 provider = CachedSearch(
                     provider, self.cache, self.config.search_cache_ttl_s, endpoint=endpoint
@@ -96,11 +100,23 @@ class Services:
         return self._search_limiter
 
     @property
+    def parser(self) -> ParserPool:
+        """Worker processes that parse fetched pages (started on first use)."""
+        if self._parser is None:
+            self._parser = ParserPool.sized_for_machine(
+                timeout_s=self.config.parse_timeout_s,
+                max_memory_mb=self.config.parse_max_memory_mb,
+            )
+        return self._parser
+
+    @property
     def fetcher(self) -> Fetcher:
         """The page fetcher (cached when the cache is on)."""
         if self._fetcher is None:
             fetcher: Fetcher = PageFetcher(
                 self._client(self.config.fetch_timeout_s),
+                parser=self.parser,
+                deadline_s=self.config.fetch_timeout_s,
                 max_bytes=self.config.max_page_bytes,
                 max_concurrency=self.config.max_concurrent_fetches,
             )
@@ -168,6 +184,8 @@ class Services:
         """Close HTTP clients and the cache."""
         await asyncio.gather(*(client.aclose() for client in self._clients))
         self._clients.clear()
+        if self._parser is not None:
+            await self._parser.aclose()
         if self.cache is not None:
             self.cache.close()
         if self._index is not None:

@@ -269,6 +269,21 @@ def test_huge_bodies_stream_and_survive_disconnects(
     assert client.get("/binary").status_code == 200  # the server shrugged off the hang-up
 
 
+def test_huge_declared_body_is_as_long_as_declared(client: httpx.Client) -> None:
+    response = client.get("/huge-declared", timeout=30)
+    assert len(response.content) == int(response.headers["content-length"]) == 20 * 1024 * 1024
+    assert response.text.startswith("<!DOCTYPE html>") and response.text.count("<p>") > 20_000
+
+
+def test_broken_pdf_and_unknown_charset_routes(client: httpx.Client) -> None:
+    pdf = client.get("/broken.pdf")
+    assert pdf.headers["content-type"] == "application/pdf"
+    assert pdf.content.startswith(b"%PDF-") and b"%%EOF" not in pdf.content
+    odd = client.get("/odd-charset")
+    assert odd.headers["content-type"].endswith("charset=no-such-charset")
+    assert odd.content.decode() == "Café au lait.\n"
+
+
 def test_request_log_records_path_query_body_and_times(web: FakeWeb, client: httpx.Client) -> None:
     client.get("/search", params={"q": "reef", "format": "json"}, headers={"X-Probe": "1"})
     client.post("/tavily/search", json={"query": "reef"}, headers=BEARER)
@@ -330,6 +345,28 @@ def test_oversized_and_binary_faults(web: FakeWeb, client: httpx.Client) -> None
     binary = client.get(web.page("coral-bleaching-causes").path)
     assert binary.headers["content-type"] == "application/octet-stream"
     assert b"<article" not in binary.content
+
+
+def test_drip_route_sends_headers_at_once_then_a_byte_at_a_time(
+    web: FakeWeb, client: httpx.Client
+) -> None:
+    started = time.monotonic()
+    with client.stream("GET", "/drip?every=0.1", timeout=1.0) as response:
+        headed = time.monotonic() - started
+        assert response.headers["content-type"].startswith("text/html")
+        declared = int(response.headers["content-length"])
+        pieces = response.iter_raw()
+        received = next(pieces) + next(pieces) + next(pieces)
+    # Each read is quick (well inside a 1 s read timeout), the whole body is not.
+    assert headed < declared * 0.1 / 2 and received.startswith(b"<!D") and len(received) < 10
+
+
+def test_drip_fault_stalls_an_api_answer(web: FakeWeb, client: httpx.Client) -> None:
+    web.set_fault("/search", Fault("drip", delay_s=0.05, times=1))
+    with client.stream("GET", "/search", params={"q": "coral", "format": "json"}) as response:
+        assert response.headers["content-type"] == "application/json"
+        assert len(next(response.iter_raw())) < 10
+    assert client.get("/search", params={"q": "coral", "format": "json"}).json()["results"]
 
 
 def test_global_and_route_latency_overlap_across_threads(web: FakeWeb) -> None:

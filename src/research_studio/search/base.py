@@ -104,6 +104,26 @@ async def with_retries(
     raise AssertionError("unreachable")
 
 
+class DeadlineSearch:
+    """Bounds a whole search (connect, answer, retries and their backoff) by one deadline."""
+
+    def __init__(self, inner: SearchProvider, deadline_s: float) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self._deadline_s = deadline_s
+
+    async def search(self, query: str, max_results: int) -> list[SearchResult]:
+        try:
+            # The client's timeout bounds each read; a server that drips bytes needs this one.
+            async with asyncio.timeout(self._deadline_s):
+                return await self.inner.search(query, max_results)
+        except TimeoutError as exc:
+            raise SearchError(
+                self.name, query, f"no answer within the {self._deadline_s:g} s deadline",
+                kind="timeout",
+            ) from exc
+
+
 class CachedSearch:
     """Serves repeated queries from the cache; only successful searches are stored."""
 

@@ -32,12 +32,14 @@ __all__ = ["ChatEndpoint", "ChatToolCall", "CorpusPage", "FakeWeb", "Fault", "Re
 
 HUGE_BYTES = 20 * 1024 * 1024
 _CHUNK = 64 * 1024
-_FILLER = (b"<p>" + b"All work and no play makes a very large page. " * 20 + b"</p>\n") * 64
+_FILLER = (b"<p>" + b"All work and no play makes a very large page. " * 20 + b"</p>\n") * 71
 _HUGE_CHUNK = _FILLER[:_CHUNK]
 _HUGE_FIRST = (b"<!DOCTYPE html><html><body>" + _FILLER)[:_CHUNK]
 _BINARY = random.Random(1234).randbytes(64 * 1024)
 _PNG = make_png()
 _HTML, _TEXT = "text/html; charset=utf-8", "text/plain; charset=utf-8"
+# A page a stalled server sends one byte at a time (see the drip route and fault).
+_DRIP = b"<!DOCTYPE html><html><head><title>Drip</title></head><body><p>" + b"." * 80 + b"</p>"
 _NOT_FOUND = (
     b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1>"
     b"<p>The requested URL was not found on this server.</p></body></html>\n"
@@ -61,7 +63,7 @@ class RecordedRequest:
 class Fault:
     """Misbehaviour for requests under a path prefix; `times` limits it to the first N matches."""
 
-    kind: Literal["status", "latency", "timeout", "oversized", "binary"]
+    kind: Literal["status", "latency", "timeout", "oversized", "binary", "drip"]
     status: int = 503
     times: int | None = None
     delay_s: float = 0.0
@@ -313,7 +315,22 @@ class _Handler(BaseHTTPRequestHandler):
         if not declared:
             self.wfile.write(b"0\r\n\r\n")
 
+    def _drip(self, content_type: str, every_s: float) -> None:
+        """Headers at once, then one body byte every `every_s` seconds: each read is quick."""
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(_DRIP)))
+        self.end_headers()
+        for i in range(len(_DRIP) if self.command != "HEAD" else 0):
+            self.wfile.write(_DRIP[i : i + 1])
+            self.server.web._sleep(every_s)
+
     def _fault(self, fault: Fault, path: str) -> None:
+        if fault.kind == "drip":
+            api = path == "/search" or path.startswith(("/tavily/", "/v1/"))
+            self._drip("application/json" if api else _HTML, fault.delay_s or 1.0)
+            return
         if fault.kind == "oversized":
             self._stream_huge(declared=False)
             return
@@ -375,6 +392,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, _PNG, "image/png")
         elif path in ("/huge", "/huge-declared"):
             self._stream_huge(declared=path == "/huge-declared")
+        elif path == "/broken.pdf":  # a PDF header, then a truncated body
+            self._send(200, b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R", "application/pdf")
+        elif path == "/odd-charset":
+            self._send(200, "Café au lait.\n".encode(), "text/plain; charset=no-such-charset")
+        elif path == "/drip":
+            self._drip(_HTML, float(req.query.get("every") or 1.0))
         elif path == "/mislabeled-binary":
             self._send(200, b"Plain text, they said.\n\x00\x01\x02\xff" + _BINARY[:4096], _TEXT)
         else:
