@@ -36,6 +36,7 @@ def build_metadata(
     started = state.get("started_at") or time.time()
     metadata: dict[str, Any] = {
         "iterations": state.get("iteration", 0),
+        "stop_reason": state.get("stop_reason", ""),
         "coverage": round(float(state.get("coverage", 0.0)), 3),
         "confidence": round(float(state.get("confidence", 0.0)), 3),
         "sources_count": len(state.get("sources", [])),

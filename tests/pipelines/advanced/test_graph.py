@@ -100,7 +100,7 @@ async def test_the_loop_runs_a_second_iteration_and_stops_on_the_gain_rule(
         "coral bleaching heat stress",
         ResearchScript(coverage=[0.6, 0.62], ready=[False]),
     )
-    assert state["research_iteration"] == 1 and state["stop_reason"] == "gain below threshold"
+    assert state["research_iteration"] == 1 and state["stop_reason"] == "gain_below_threshold"
     assert len(model.calls_for("GapAnalysis")) == 2
     second_round = [f for f in state["subagent_findings"] if f["iteration"] == 1]
     assert second_round and all(

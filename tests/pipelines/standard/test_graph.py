@@ -60,15 +60,15 @@ async def test_ambiguous_query_pauses_and_the_answer_reaches_every_later_prompt(
 @pytest.mark.parametrize(
     ("script", "settings", "iterations", "reason"),
     [
-        (ResearchScript(coverage=[0.2], ready=[True]), {}, 1, "ready_to_write"),
-        (ResearchScript(coverage=[0.3, 0.75], ready=[False]), {}, 2, "coverage"),
+        (ResearchScript(coverage=[0.2], ready=[True]), {}, 1, "ready"),
+        (ResearchScript(coverage=[0.3, 0.75], ready=[False]), {}, 2, "coverage_reached"),
         (
             ResearchScript(coverage=[0.2], ready=[False], follow_up_searches=False),
             {},
             1,
-            "no pending searches",
+            "no_searches_left",
         ),
-        (ResearchScript(coverage=[0.1], ready=[False]), {"max_iterations": 3}, 3, "iteration cap"),
+        (ResearchScript(coverage=[0.1], ready=[False]), {"max_iterations": 3}, 3, "iteration_cap"),
     ],
 )
 async def test_gap_loop_stops_on_each_exit_condition(
@@ -80,6 +80,7 @@ async def test_gap_loop_stops_on_each_exit_condition(
 ) -> None:
     state, model = await run_pipeline("solid-state battery electrolytes", script=script, **settings)
     assert state["iteration"] == iterations, reason
+    assert state["stop_reason"] == reason == state["metadata"]["stop_reason"]
     assert len(model.calls_for("GapAssessment")) == iterations
     assert state["metadata"]["iterations"] == iterations
     if iterations > 1:
@@ -87,23 +88,26 @@ async def test_gap_loop_stops_on_each_exit_condition(
     assert route_after_gaps(state) == "verify"
 
 
-def test_routing_is_a_pure_function_of_state() -> None:
+def test_stop_rules_are_pure_and_routers_only_read_the_reason() -> None:
+    from research_studio.pipelines.stopping import standard_stop_reason
+
     base = {
+        "ready": False,
         "coverage": 0.4,
         "min_coverage": 0.7,
-        "pending_searches": ["q"],
+        "pending_searches": 1,
         "iteration": 1,
         "max_iterations": 3,
     }
-    assert route_after_gaps(base) == "search_and_extract"
-    assert route_after_gaps({**base, "ready_to_write": True}) == "verify"
-    assert route_after_gaps({**base, "coverage": 0.7}) == "verify"
-    assert route_after_gaps({**base, "pending_searches": []}) == "verify"
-    assert route_after_gaps({**base, "iteration": 3}) == "verify"
-    assert route_after_synthesis(base) == "orchestrate"
-    assert route_after_synthesis({**base, "ready_to_write": True}) == "verify"
-    assert route_after_synthesis({**base, "iteration": 3}) == "verify"
-    assert route_after_synthesis({**base, "pending_searches": []}) == "verify"
+    assert standard_stop_reason(**base) == ""
+    assert standard_stop_reason(**{**base, "ready": True}) == "ready"
+    assert standard_stop_reason(**{**base, "coverage": 0.7}) == "coverage_reached"
+    assert standard_stop_reason(**{**base, "pending_searches": 0}) == "no_searches_left"
+    assert standard_stop_reason(**{**base, "iteration": 3}) == "iteration_cap"
+    assert route_after_gaps({"stop_reason": ""}) == "search_and_extract"
+    assert route_after_gaps({"stop_reason": "ready"}) == "verify"
+    assert route_after_synthesis({"stop_reason": ""}) == "orchestrate"
+    assert route_after_synthesis({"stop_reason": "iteration_cap"}) == "verify"
 
 
 async def test_parallel_workers_all_contribute_and_urls_are_read_once(

@@ -11,10 +11,10 @@ from langgraph.graph.state import CompiledStateGraph
 from research_studio.config import Configuration
 from research_studio.pipelines.advanced.nodes.analyzer import clarify, query_analyzer
 from research_studio.pipelines.advanced.nodes.loop import (
+    collect_findings,
+    consolidate_sources,
     gap_detector,
     increment_iteration,
-    consolidate_sources,
-    collect_findings,
 )
 from research_studio.pipelines.advanced.nodes.orchestrator import fanout_subagents, orchestrator
 from research_studio.pipelines.advanced.nodes.planner import planner
@@ -30,12 +30,8 @@ def route_after_analysis(state: AgentState) -> Literal["clarify", "planner"]:
 
 
 def route_after_gap_detection(state: AgentState) -> Literal["increment_iteration", "trust_engine"]:
-    """Another round when the stop rules allow it and there is something to search."""
-    if state.get("proceed_to_synthesis"):
-        return "trust_engine"
-    if state.get("refinement_queries"):
-        return "increment_iteration"
-    return "trust_engine"
+    """Another round until gap_detector gives a stop reason."""
+    return "trust_engine" if state.get("stop_reason") else "increment_iteration"
 
 
 def build_graph(
@@ -61,7 +57,9 @@ def build_graph(
     builder.add_conditional_edges("query_analyzer", route_after_analysis, ["clarify", "planner"])
     builder.add_edge("clarify", "planner")
     builder.add_edge("planner", "orchestrator")
-    builder.add_conditional_edges("orchestrator", fanout_subagents, ["subagent", "collect_findings"])
+    builder.add_conditional_edges(
+        "orchestrator", fanout_subagents, ["subagent", "collect_findings"]
+    )
     builder.add_edge("subagent", "collect_findings")
     builder.add_edge("collect_findings", "consolidate_sources")
     builder.add_edge("consolidate_sources", "gap_detector")

@@ -8,6 +8,7 @@ from typing import Annotated
 from langgraph.graph import MessagesState
 from typing_extensions import TypedDict
 
+from research_studio.pipelines.stopping import StopReason
 from research_studio.records import (
     Accounting,
     ClaimRecord,
@@ -130,7 +131,6 @@ class AgentState(MessagesState, Accounting, total=False):
     plan: ResearchPlan
     # research loop
     research_iteration: int
-    max_iterations: int
     subagent_assignments: list[SubagentAssignment]
     subagent_findings: Annotated[list[SubagentFindings], operator.add]
     pages: Annotated[list[PageRecord], operator.add]
@@ -149,8 +149,7 @@ class AgentState(MessagesState, Accounting, total=False):
     section_confidence: dict[str, float]
     overall_confidence: float
     previous_confidence: float
-    proceed_to_synthesis: bool
-    stop_reason: str
+    stop_reason: StopReason
     # trust and output
     source_credibility: dict[str, SourceCredibility]
     sources_dropped: int

@@ -12,6 +12,7 @@ from research_studio.errors import ResearchStudioError
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.pipelines.standard.schemas import GapAssessment, SynthesisOutput
 from research_studio.pipelines.standard.state import ResearchState, Synthesis, WorkerResult
+from research_studio.pipelines.stopping import standard_stop_reason
 from research_studio.prompts.context import numbered, request_block
 from research_studio.prompts.gaps import GAPS_SYSTEM, GAPS_USER, SYNTHESIZE_SYSTEM, SYNTHESIZE_USER
 from research_studio.queries import dedupe_queries
@@ -64,7 +65,9 @@ async def detect_gaps(state: ResearchState, runtime: Runtime[Configuration]) -> 
     except ResearchStudioError as exc:
         # Unable to judge the gaps: write with what we have rather than loop blindly.
         update.update(
-            ready_to_write=True, pending_searches=[], errors=[error_record("detect_gaps", exc)]
+            stop_reason="assessment_failed",
+            pending_searches=[],
+            errors=[error_record("detect_gaps", exc)],
         )
         update["llm_calls"] = call_records(caller)
         return update
@@ -76,7 +79,14 @@ async def detect_gaps(state: ResearchState, runtime: Runtime[Configuration]) -> 
         coverage_history=[*state.get("coverage_history", []), coverage],
         gaps=assessment.gaps,
         pending_searches=searches,
-        ready_to_write=assessment.ready_to_write and has_evidence,
+        stop_reason=standard_stop_reason(
+            ready=assessment.ready_to_write and has_evidence,
+            coverage=coverage,
+            min_coverage=config.min_coverage,
+            pending_searches=len(searches),
+            iteration=iteration,
+            max_iterations=config.max_iterations,
+        ),
         llm_calls=call_records(caller),
         messages=[
             AIMessage(
@@ -141,7 +151,9 @@ async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> d
         )
     except ResearchStudioError as exc:
         update.update(
-            ready_to_write=True, pending_searches=[], errors=[error_record("synthesize", exc)]
+            stop_reason="assessment_failed",
+            pending_searches=[],
+            errors=[error_record("synthesize", exc)],
         )
         update["llm_calls"] = call_records(caller)
         return update
@@ -163,7 +175,14 @@ async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> d
         coverage_history=[*state.get("coverage_history", []), confidence],
         gaps=output.gaps,
         pending_searches=searches,
-        ready_to_write=not output.needs_more_research and has_evidence,
+        stop_reason=standard_stop_reason(
+            ready=not output.needs_more_research and has_evidence,
+            coverage=confidence,
+            min_coverage=config.min_coverage,
+            pending_searches=len(searches),
+            iteration=iteration,
+            max_iterations=config.max_iterations,
+        ),
         llm_calls=call_records(caller),
         messages=[AIMessage(content=f"Synthesis {iteration}: {output.summary}")],
     )

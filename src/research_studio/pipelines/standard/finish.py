@@ -114,9 +114,7 @@ async def _judge(
         )
     except ResearchStudioError as exc:
         errors.append(error_record("verify", exc))
-        numbers = [
-            int(number) for number in re.findall(r"^(\d+)\. Claim:", listing, re.MULTILINE)
-        ]
+        numbers = [int(number) for number in re.findall(r"^(\d+)\. Claim:", listing, re.MULTILINE)]
         return {number: (True, "not checked by the model; quote check only") for number in numbers}
     return {check.index: (check.supported, check.reason) for check in result.claims}
 

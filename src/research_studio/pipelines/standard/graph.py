@@ -33,27 +33,13 @@ def route_after_plan(state: ResearchState) -> Literal["search_and_extract", "orc
 
 
 def route_after_gaps(state: ResearchState) -> Literal["search_and_extract", "verify"]:
-    """Loop while gaps remain: stop when ready, covered, out of searches, or out of iterations."""
-    if state.get("ready_to_write"):
-        return "verify"
-    if state.get("coverage", 0.0) >= state.get("min_coverage", 0.7):
-        return "verify"
-    if not state.get("pending_searches"):
-        return "verify"
-    if state.get("iteration", 0) >= state.get("max_iterations", 3):
-        return "verify"
-    return "search_and_extract"
+    """Another round until detect_gaps gives a stop reason."""
+    return "verify" if state.get("stop_reason") else "search_and_extract"
 
 
 def route_after_synthesis(state: ResearchState) -> Literal["orchestrate", "verify"]:
-    """Another round only when the synthesis asks for one, has searches for it, and budget remains."""
-    if state.get("ready_to_write"):
-        return "verify"
-    if state.get("iteration", 0) >= state.get("max_iterations", 3):
-        return "verify"
-    if not state.get("pending_searches"):
-        return "verify"
-    return "orchestrate"
+    """Another round of workers until the synthesis gives a stop reason."""
+    return "verify" if state.get("stop_reason") else "orchestrate"
 
 
 def build_graph(

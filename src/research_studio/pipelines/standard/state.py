@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from langgraph.graph import MessagesState
 from typing_extensions import TypedDict
 
+from research_studio.pipelines.stopping import StopReason
 from research_studio.records import (
     Accounting,
     EvidenceRecord,
@@ -74,12 +75,10 @@ class ResearchState(MessagesState, Accounting, total=False):
     clarification_question: str
     clarification_options: list[str]
     user_clarification: str
-    # plan and limits copied from the configuration, so routing stays a pure function of state
+    # plan
     research_questions: list[str]
     aspects_to_cover: list[str]
     pending_searches: list[str]
-    min_coverage: float
-    max_iterations: int
     iteration: int
     # research progress
     searches_done: list[str]
@@ -95,7 +94,7 @@ class ResearchState(MessagesState, Accounting, total=False):
     coverage: float
     coverage_history: list[float]
     gaps: list[str]
-    ready_to_write: bool
+    stop_reason: StopReason
     # verification and report
     verified_claims: list[VerifiedClaim]
     confidence: float

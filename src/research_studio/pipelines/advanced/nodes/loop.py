@@ -18,6 +18,7 @@ from research_studio.pipelines.advanced.state import (
 )
 from research_studio.pipelines.consolidate import consolidate
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.stopping import advanced_stop_reason
 from research_studio.prompts.coverage import GAP_SYSTEM, GAP_USER
 
 MAX_EVIDENCE_PER_SECTION = 12
@@ -73,27 +74,6 @@ def _evidence_by_section(state: AgentState) -> str:
         + ("\n".join(lines[:MAX_EVIDENCE_PER_SECTION]) or "- (none)")
         for section, lines in by_section.items()
     )
-
-
-def stop_reason(
-    iteration: int,
-    max_iterations: int,
-    confidence: float,
-    previous: float,
-    gaps: list[KnowledgeGap],
-    min_confidence: float,
-    min_gain: float,
-) -> str:
-    """Why the loop stops now ("" to go on): iteration cap, confidence, small gain, no gaps."""
-    if iteration + 1 >= max_iterations:
-        return "iteration cap"
-    if confidence >= min_confidence:
-        return "confidence reached"
-    if iteration > 0 and confidence - previous < min_gain:
-        return "gain below threshold"
-    if not gaps:
-        return "no gaps"
-    return ""
 
 
 async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
@@ -155,14 +135,15 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
         for gap in gaps
         for i, query in enumerate(gap["suggested_queries"][:2], 1)
     ]
-    reason = stop_reason(
-        iteration,
-        state.get("max_iterations", config.max_iterations),
-        confidence,
-        previous,
-        gaps,
-        config.min_confidence,
-        config.min_confidence_gain,
+    reason = advanced_stop_reason(
+        iteration=iteration,
+        max_iterations=config.max_iterations,
+        confidence=confidence,
+        previous=previous,
+        gaps=len(gaps),
+        refinements=len(refinements),
+        min_confidence=config.min_confidence,
+        min_gain=config.min_confidence_gain,
     )
     emitter(runtime, "gap_detector")(
         f"iteration {iteration + 1}: confidence {confidence:.2f}, {len(gaps)} gap(s)"
@@ -175,7 +156,6 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
         "section_confidence": section_confidence,
         "overall_confidence": confidence,
         "previous_confidence": confidence,
-        "proceed_to_synthesis": bool(reason),
         "stop_reason": reason,
         "research_trajectory": [
             TrajectoryStep(

@@ -175,11 +175,9 @@ async def planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
     except ResearchStudioError as exc:
         errors.append(error_record("planner", exc))
         plan = fallback_plan(state)
-    config = runtime.context
     return {
         "plan": plan,
         "research_iteration": 0,
-        "max_iterations": config.max_iterations,
         "overall_confidence": 0.0,
         "previous_confidence": 0.0,
         "refinement_queries": [],

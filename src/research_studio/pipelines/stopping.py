@@ -1,0 +1,67 @@
+"""Why a research loop stops: one vocabulary for every pipeline, decided by pure functions.
+
+The assessing node of each pipeline computes the reason and writes it to state as
+`stop_reason` ("" to go on); routers only read it, and run metadata records it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+StopReason = Literal[
+    "",
+    "ready",  # the assessor judged the evidence sufficient
+    "coverage_reached",  # coverage or confidence reached the configured minimum
+    "gain_below_threshold",  # the last round added too little
+    "no_gaps",  # nothing left to look for
+    "no_searches_left",  # every proposed search was already run
+    "iteration_cap",  # max_iterations reached
+    "assessment_failed",  # the assessor's model call failed: write with what there is
+]
+CONTINUE: StopReason = ""
+
+
+def standard_stop_reason(
+    *,
+    ready: bool,
+    coverage: float,
+    min_coverage: float,
+    pending_searches: int,
+    iteration: int,
+    max_iterations: int,
+) -> StopReason:
+    """The standard loop: ready, covered, out of searches, or out of iterations."""
+    if ready:
+        return "ready"
+    if coverage >= min_coverage:
+        return "coverage_reached"
+    if not pending_searches:
+        return "no_searches_left"
+    if iteration >= max_iterations:
+        return "iteration_cap"
+    return CONTINUE
+
+
+def advanced_stop_reason(
+    *,
+    iteration: int,
+    max_iterations: int,
+    confidence: float,
+    previous: float,
+    gaps: int,
+    refinements: int,
+    min_confidence: float,
+    min_gain: float,
+) -> StopReason:
+    """The advanced loop (spec's stop rules): cap, confidence, small gain, no gaps or searches."""
+    if iteration + 1 >= max_iterations:
+        return "iteration_cap"
+    if confidence >= min_confidence:
+        return "coverage_reached"
+    if iteration > 0 and confidence - previous < min_gain:
+        return "gain_below_threshold"
+    if not gaps:
+        return "no_gaps"
+    if not refinements:
+        return "no_searches_left"
+    return CONTINUE
