@@ -71,11 +71,26 @@ def scripted() -> ScriptedChatModel:
     return model
 
 
+async def full_state(
+    pipeline: str, payload: dict[str, Any], config: Configuration, **compile_options: Any
+) -> dict[str, Any]:
+    """Run a compiled pipeline to its end and return its whole state, not only its output."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from research_studio.pipelines.registry import graph_builder
+    from research_studio.services import open_services
+
+    options = {"interrupt_on_clarify": False, **compile_options}
+    graph = graph_builder(pipeline)(checkpointer=InMemorySaver(), **options)
+    thread: Any = {"configurable": {"thread_id": "test"}}
+    async with open_services(config):
+        await graph.ainvoke(payload, thread, context=config)
+        return dict((await graph.aget_state(thread)).values)
+
+
 @pytest.fixture
 def run_pipeline(make_config: Callable[..., Configuration]) -> Callable[..., Any]:
-    """Run a compiled pipeline to the end (no clarification pause) with a research script."""
-    from research_studio.pipelines.registry import compile_pipeline
-    from research_studio.services import open_services
+    """Run a pipeline to the end (no clarification pause) with a research script; whole state."""
     from research_studio.testing.research_script import ResearchScript
 
     async def run(
@@ -88,9 +103,7 @@ def run_pipeline(make_config: Callable[..., Configuration]) -> Callable[..., Any
     ) -> tuple[dict[str, Any], ScriptedChatModel]:
         model = (script or ResearchScript()).model()
         config = make_config(model=use_scripted_model(model), **settings)
-        graph = compile_pipeline(pipeline, None, interrupt_on_clarify=False)
-        async with open_services(config):
-            state = await graph.ainvoke({"query": query, "mode": mode}, context=config)
+        state = await full_state(pipeline, {"query": query, "mode": mode}, config)
         return state, model
 
     return run

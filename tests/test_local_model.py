@@ -107,7 +107,7 @@ def test_offline_run_over_the_example_corpus(
     assert all(sources[sid]["url"].startswith(EXAMPLES.as_uri()) for sid in cited)
     assert document["metadata"]["model"] == "local:smollm2"
     assert document["evidence"] and all(item["quote_verified"] for item in document["evidence"])
-    supported = {claim["eid"] for claim in document["verified_claims"] if claim["supported"]}
+    supported = {claim["supporting_eids"][0] for claim in document["claims"] if claim["verified"]}
     assert supported
     quotes = {(item["sid"], item["quote"]) for item in document["evidence"]}
     assert document["statements"]

@@ -9,10 +9,18 @@ from research_studio.config import Configuration
 from research_studio.extraction import extract_sentences
 from research_studio.grounding import instructs_reader, urls_in
 from research_studio.records import EvidenceRecord, SourceRecord, StatementRecord
-from research_studio.statements import GroundedReport, GroundedSection, passage
+from research_studio.statements import GroundedReport, GroundedSection, Tally, passage
 
 MAX_PASSAGES = 12
 PASSAGES_PER_SOURCE = 3
+# Why a report shows passages instead of prose, said plainly at its top.
+PASSAGE_NOTES = {
+    "extractive": "This report is a collection of {passages} passages quoted verbatim from {used} of {sources} sources; nothing was paraphrased. A stronger model (for example `--model openai:gpt-4o-mini` or an Ollama model) writes a full report from the same kind of evidence.",
+    "writer_failed": "The writer model failed, so this report shows the verified passages as collected, quoted verbatim.",
+    "uncited": "The writer's text could not be tied to the evidence, so it is not shown. These passages, quoted verbatim from the pages read, are what the run could verify.",
+    "unverified": "This run could not verify any statement against its sources: no quote the model extracted was found on its page. The passages below are quoted verbatim from the pages it read, most relevant first; read them as leads, not findings.",
+    "nothing_read": "This run could not read any page for this question, so it has nothing to report.",
+}
 
 
 def is_safe_passage(text: str, allowed_urls: Sequence[str] = ()) -> bool:
@@ -94,4 +102,37 @@ def passage_report(title: str, passages: Sequence[StatementRecord], note: str) -
     ]
     note_section = GroundedSection(heading="About this report", intro=note)
     report.sections.insert(0, note_section)
+    return report
+
+
+async def fallback_report(
+    archive: PageArchive,
+    config: Configuration,
+    *,
+    title: str,
+    request: str,
+    questions: list[str],
+    sources: Sequence[SourceRecord],
+    evidence: Sequence[EvidenceRecord],
+    reason: str,
+    tally: Tally | None = None,
+) -> GroundedReport:
+    """Verbatim passages (the verified evidence, else the pages' best sentences) and why."""
+    allowed = [source["url"] for source in sources]
+    titles = (
+        {source["sid"]: source["title"] for source in sources} if reason == "extractive" else None
+    )
+    passages = evidence_passages(evidence, titles, allowed)
+    if not passages:
+        passages = await page_passages(
+            archive, config, sources, request=request, questions=questions
+        )
+        reason = "unverified" if passages else "nothing_read"
+    note = PASSAGE_NOTES[reason].format(
+        passages=len(passages),
+        used=len({record["sids"][0] for record in passages}),
+        sources=len(sources),
+    )
+    report = passage_report(title, passages, note)
+    report.tally = tally or Tally()
     return report

@@ -133,6 +133,7 @@ class ClaimRecord(TypedDict):
     cross_validated: bool
     confidence: float
     indicator: str
+    reason: NotRequired[str]  # why a verdict was given, where a model gave one
 
 
 class Accounting(TypedDict, total=False):
@@ -141,3 +142,14 @@ class Accounting(TypedDict, total=False):
     llm_calls: Annotated[list[ModelCallRecord], operator.add]
     errors: Annotated[list[ErrorRecord], operator.add]
     fetch_count: Annotated[int, operator.add]
+
+
+class RunSummary(TypedDict):
+    """What a pipeline's last node says of its run; metadata is built from it and the accounting."""
+
+    iterations: int
+    coverage: float
+    confidence: float
+    cited_sources: list[str]
+    grounding: dict[str, object]
+    figures: dict[str, object]  # the pipeline's own figures (hallucination score, claims, ...)

@@ -7,7 +7,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from research_studio.config import Configuration
-from research_studio.records import EvidenceRecord, ModelCallRecord, SourceRecord
+from research_studio.records import (
+    ErrorRecord,
+    EvidenceRecord,
+    ModelCallRecord,
+    RunSummary,
+    SourceRecord,
+)
 
 
 def source_index(sources: Sequence[SourceRecord]) -> dict[str, tuple[str, str]]:
@@ -24,25 +30,30 @@ def token_totals(calls: Sequence[ModelCallRecord]) -> tuple[int, int]:
 
 def build_metadata(
     state: Mapping[str, Any],
+    summary: RunSummary,
     config: Configuration,
     *,
     search_provider: str,
-    extra: Mapping[str, Any] | None = None,
+    final_calls: Sequence[ModelCallRecord] = (),
+    final_errors: Sequence[ErrorRecord] = (),
 ) -> dict[str, Any]:
-    """The DESIGN.md metadata block, computed from state (never from what a model says)."""
-    calls: list[ModelCallRecord] = state.get("llm_calls", [])
+    """The run's metadata, computed from state and the pipeline's summary (never from a model).
+
+    `final_calls` and `final_errors` are the last node's own, not yet merged into state.
+    """
+    calls: list[ModelCallRecord] = [*state.get("llm_calls", []), *final_calls]
     prompt_tokens, completion_tokens = token_totals(calls)
     evidence: list[EvidenceRecord] = state.get("evidence", [])
     started = state.get("started_at") or time.time()
     metadata: dict[str, Any] = {
-        "iterations": state.get("iteration", 0),
+        "iterations": summary["iterations"],
         "stop_reason": state.get("stop_reason", ""),
-        "coverage": round(float(state.get("coverage", 0.0)), 3),
-        "confidence": round(float(state.get("confidence", 0.0)), 3),
+        "coverage": round(float(summary["coverage"]), 3),
+        "confidence": round(float(summary["confidence"]), 3),
         "sources_count": len(state.get("sources", [])),
         "evidence_count": len(evidence),
         "verified_quotes": sum(1 for item in evidence if item["quote_verified"]),
-        "cited_sources": len(state.get("cited_sources", [])),
+        "cited_sources": len(summary["cited_sources"]),
         "searches": len(state.get("searches_done", [])),
         "fetches": state.get("fetch_count", 0),
         "llm_calls": len(calls),
@@ -55,9 +66,10 @@ def build_metadata(
         "model": config.model,
         "fast_model": config.fast_model or config.model,
         "search_provider": search_provider,
-        "errors": list(state.get("errors", [])),
+        "grounding": summary["grounding"],
+        **summary["figures"],
+        "errors": [*state.get("errors", []), *final_errors],
     }
-    metadata.update(extra or {})
     return metadata
 
 
@@ -78,23 +90,21 @@ def _count_by_node(calls: Sequence[ModelCallRecord]) -> dict[str, int]:
     return counts
 
 
-def result_document(state: Mapping[str, Any], *, pipeline: str) -> dict[str, Any]:
-    """result.json: query, pipeline, mode, clarification, report, sources, evidence, claims, metadata."""
-    document: dict[str, Any] = {
-        "query": state.get("query") or state.get("original_query", ""),
+def result_document(output: Mapping[str, Any], *, pipeline: str) -> dict[str, Any]:
+    """result.json, from the shared output schema only (no pipeline-specific keys)."""
+    return {
+        "query": output.get("query", ""),
         "pipeline": pipeline,
-        "mode": state.get("mode", ""),
+        "mode": output.get("mode", ""),
         "clarification": {
-            "question": state.get("clarification_question", ""),
-            "options": state.get("clarification_options", []),
-            "answer": state.get("user_clarification", ""),
+            "question": output.get("clarification_question", ""),
+            "options": output.get("clarification_options", []),
+            "answer": output.get("user_clarification", ""),
         },
-        "report": state.get("report", ""),
-        "sources": list(state.get("sources", [])),
-        "evidence": list(state.get("evidence", [])),
-        "metadata": dict(state.get("metadata", {})),
+        "report": output.get("report", ""),
+        "sources": list(output.get("sources", [])),
+        "evidence": list(output.get("evidence", [])),
+        "claims": list(output.get("claims", [])),
+        "statements": list(output.get("statements", [])),
+        "metadata": dict(output.get("metadata", {})),
     }
-    for key in ("statements", "claims", "verified_claims", "source_credibility", "research_metadata"):
-        if key in state:
-            document[key] = state[key]
-    return document

@@ -9,15 +9,14 @@ from typing import Any
 import pytest
 
 from research_studio.config import Configuration
-from research_studio.pipelines.registry import compile_pipeline
-from research_studio.services import open_services
 from research_studio.testing.fake_chat import ChatFaults
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
+from tests.conftest import full_state
 
 pytestmark = pytest.mark.e2e
 QUERY = "coral bleaching heat stress"
-FIRST = {"standard": ("understand", "query"), "advanced": ("query_analyzer", "original_query")}
+FIRST = {"standard": "understand", "advanced": "query_analyzer"}
 
 
 async def run(
@@ -25,17 +24,14 @@ async def run(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """One run against the stand-in: (final state, the first node's call records)."""
     web.chat.responder = ResearchScript(coverage=[0.9], ready=[True]).chat_responder()
-    node, key = FIRST[pipeline]
+    node = FIRST[pipeline]
     config = make_config(
         model="openai:fake-model",
         openai_base_url=web.url("/v1"),
         llm_max_retries=0,
         max_iterations=1,
     )
-    async with open_services(config):
-        state = await compile_pipeline(pipeline, None, False).ainvoke(
-            {key: QUERY, "mode": "single"}, context=config
-        )
+    state = await full_state(pipeline, {"query": QUERY, "mode": "single"}, config)
     return state, [call for call in state["llm_calls"] if call["node"] == node]
 
 
@@ -47,7 +43,7 @@ async def test_a_cut_first_answer_is_retried_and_the_run_goes_on(
     state, calls = await run(pipeline, web, make_config)
     assert web.chat.injected == ["truncated"]
     assert [(c["ok"], c["error_kind"]) for c in calls] == [(False, "truncated"), (True, None)]
-    node = FIRST[pipeline][0]
+    node = FIRST[pipeline]
     assert not [e for e in state.get("errors", []) if e["node"] == node]
     assert state["report"] and state["evidence"]
 
@@ -58,7 +54,7 @@ async def test_a_first_node_that_still_fails_records_why_and_the_run_goes_on(
 ) -> None:
     web.chat.faults = ChatFaults(rate=1.0, kinds=("prose",), limit=3)
     state, calls = await run(pipeline, web, make_config)
-    node = FIRST[pipeline][0]
+    node = FIRST[pipeline]
     assert [c["error_kind"] for c in calls] == ["invalid_json"] * 3
     [error] = [e for e in state["errors"] if e["node"] == node]
     assert error["kind"] == "invalid_json"

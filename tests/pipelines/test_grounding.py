@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 
 from research_studio.config import Configuration
-from research_studio.pipelines.registry import compile_pipeline
-from research_studio.services import open_services
 from research_studio.testing.research_script import ResearchScript
 from research_studio.testing.scripted_model import use_scripted_model
+from tests.conftest import full_state
 
 pytestmark = pytest.mark.e2e
 CITATION = re.compile(r"\[(S\d+)\]")
@@ -54,10 +53,7 @@ async def _run(
 ) -> dict[str, Any]:
     payload = {"query": query, "mode": settings.pop("mode", "single")}
     config = make_config(model=use_scripted_model(script.model()), **settings)
-    if pipeline == "advanced":
-        payload = {"original_query": query}
-    async with open_services(config):
-        return await compile_pipeline(pipeline, None, False).ainvoke(payload, context=config)
+    return await full_state(pipeline, payload, config)
 
 
 def body_of(report: str) -> str:
@@ -140,10 +136,9 @@ async def test_when_no_quote_is_verified_the_report_says_so_and_quotes_pages(
         else script(request)
     )
     config = make_config(model=use_scripted_model(model))
-    async with open_services(config):
-        state = await compile_pipeline("standard", None, False).ainvoke(
-            {"query": "coral bleaching heat stress", "mode": "single"}, context=config
-        )
+    state = await full_state(
+        "standard", {"query": "coral bleaching heat stress", "mode": "single"}, config
+    )
     report = state["report"]
     assert "could not verify any statement" in report
     assert state["metadata"]["verified_quotes"] == 0

@@ -74,9 +74,9 @@ def clip(items: Iterable[str], limit: int) -> list[str]:
     return kept[:limit]
 
 
-def query_of(state: Mapping[str, Any], key: str) -> str:
-    """The research question: the state's `key`, else the last human message (LangGraph Studio chat)."""
-    query = state.get(key) or next(
+def query_of(state: Mapping[str, Any]) -> str:
+    """The research question: `query`, else the last human message (LangGraph Studio chat)."""
+    query = state.get("query") or next(
         (
             str(m.content)
             for m in reversed(state.get("messages", []))
@@ -85,5 +85,5 @@ def query_of(state: Mapping[str, Any], key: str) -> str:
         "",
     )
     if not str(query).strip():
-        raise ResearchStudioError(f"no query given: pass {key} or a human message")
+        raise ResearchStudioError("no query given: pass query or a human message")
     return str(query).strip()

@@ -9,6 +9,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from research_studio.errors import ConfigError
+from research_studio.pipelines.contract import research_input
 
 PipelineName = Literal["standard", "advanced", "supervisor"]
 GraphBuilder = Callable[..., CompiledStateGraph[Any, Any, Any, Any]]
@@ -29,10 +30,9 @@ def graph_builder(name: str) -> GraphBuilder:
     )
 
 
-def initial_state(name: str, query: str, mode: str) -> dict[str, str]:
-    """A new run's input for the named pipeline."""
-    key = "original_query" if name == "advanced" else "query"
-    return {key: query, "mode": mode}
+def initial_state(name: str, query: str, mode: str) -> dict[str, Any]:
+    """A new run's input (a ResearchInput): the same for every pipeline."""
+    return dict(research_input(query, mode))
 
 
 def compile_pipeline(

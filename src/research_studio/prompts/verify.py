@@ -4,3 +4,6 @@ VERIFY_SYSTEM = """You are a fact checker. For each numbered claim, decide wheth
 
 VERIFY_USER = """Claims with their source passages:
 {claims}"""
+
+VERIFY_CLAIM = """{number}. Claim: {claim}
+   Passage [{sid}]: "{quote}\""""

@@ -12,6 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from research_studio.config import Configuration
 from research_studio.pipelines.advanced.graph import build_graph, route_after_gap_detection
 from research_studio.services import open_services
+from tests.conftest import full_state
 from research_studio.statements import statement_key
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
@@ -30,11 +31,7 @@ async def run_advanced(
 ) -> tuple[dict[str, Any], ScriptedChatModel]:
     model = model or script.model()
     config = make_config(model=use_scripted_model(model), **settings)
-    async with open_services(config):
-        state = await build_graph(interrupt_on_clarify=False).ainvoke(
-            {"original_query": query}, context=config
-        )
-    return state, model
+    return await full_state("advanced", {"query": query}, config), model
 
 
 async def test_a_current_events_query_goes_straight_to_the_planner(
@@ -47,8 +44,9 @@ async def test_a_current_events_query_goes_straight_to_the_planner(
     thread = {"configurable": {"thread_id": "current"}}
     async with open_services(config):
         state = await graph.ainvoke(
-            {"original_query": "latest global coral bleaching event 2024"}, thread, context=config
+            {"query": "latest global coral bleaching event 2024"}, thread, context=config
         )
+        state = dict((await graph.aget_state(thread)).values)
     assert (await graph.aget_state(thread)).next == ()
     assert (
         state["query_analysis"]["query_class"] == "current_events"
@@ -75,13 +73,15 @@ async def test_an_ambiguous_person_query_interrupts_and_the_answer_flows_downstr
     thread = {"configurable": {"thread_id": "john-smith"}}
     async with open_services(config):
         paused = await graph.ainvoke(
-            {"original_query": "John Smith professor"}, thread, context=config
+            {"query": "John Smith professor"}, thread, context=config
         )
+        paused = dict((await graph.aget_state(thread)).values)
         assert (await graph.aget_state(thread)).next == ("clarify",)
         assert paused["clarification_question"] and len(paused["clarification_options"]) == 3
         assert paused["query_analysis"]["analysis_confidence"] == 0.3
         await graph.aupdate_state(thread, {"user_clarification": "MIT, computer science"})
         final = await graph.ainvoke(None, thread, context=config)
+        final = dict((await graph.aget_state(thread)).values)
     assert "MIT, computer science" in final["enriched_context"]
     assert final["query_analysis"]["analysis_confidence"] == pytest.approx(0.65)
     assert final["primary_anchor"] == "John Smith professor (MIT, computer science)"
@@ -108,7 +108,7 @@ async def test_the_loop_runs_a_second_iteration_and_stops_on_the_gain_rule(
     )
     refined = {q for f in second_round for q in f["queries_run"]}
     assert any("round 1" in query for query in refined)
-    assert state["research_metadata"]["iterations"] == 2
+    assert state["metadata"]["iterations"] == 2
     assert route_after_gap_detection(state) == "trust_engine"
 
 
@@ -206,7 +206,7 @@ async def test_a_claim_whose_span_is_not_in_its_evidence_is_left_out(
     assert not bad["verified"] and bad["span_match"] < 0.6 and bad["indicator"] == "⚠"
     assert bad["text"] not in state["report"]
     assert state["hallucination_score"] == pytest.approx(1 / len(claims), abs=0.001)
-    assert state["research_metadata"]["verified_claims"] == len(claims) - 1
+    assert state["metadata"]["verified_claims"] == len(claims) - 1
 
 
 async def test_indicators_follow_the_thresholds_and_citations_exist(

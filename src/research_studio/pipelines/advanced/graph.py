@@ -22,6 +22,7 @@ from research_studio.pipelines.advanced.nodes.subagent import subagent
 from research_studio.pipelines.advanced.nodes.trust_engine import trust_engine
 from research_studio.pipelines.advanced.nodes.writer import writer
 from research_studio.pipelines.advanced.state import AgentState
+from research_studio.pipelines.contract import ResearchInput, ResearchOutput
 
 
 def route_after_analysis(state: AgentState) -> Literal["clarify", "planner"]:
@@ -38,7 +39,12 @@ def build_graph(
     checkpointer: BaseCheckpointSaver | None = None, interrupt_on_clarify: bool = True
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the advanced pipeline; with `interrupt_on_clarify` it pauses before `clarify`."""
-    builder = StateGraph(AgentState, context_schema=Configuration)
+    builder = StateGraph(
+        AgentState,
+        context_schema=Configuration,
+        input_schema=ResearchInput,
+        output_schema=ResearchOutput,
+    )
     for name, node in (
         ("query_analyzer", query_analyzer),
         ("clarify", clarify),

@@ -8,6 +8,7 @@ from typing import Annotated
 from langgraph.graph import MessagesState
 from typing_extensions import TypedDict
 
+from research_studio.pipelines.contract import Mode
 from research_studio.pipelines.stopping import StopReason
 from research_studio.records import (
     Accounting,
@@ -116,8 +117,8 @@ class TrajectoryStep(TypedDict):
 class AgentState(MessagesState, Accounting, total=False):
     """The advanced pipeline's state; accumulators merge the parallel subagents' writes."""
 
-    original_query: str
-    mode: str
+    query: str
+    mode: Mode
     started_at: float
     # understanding and clarification
     query_analysis: QueryAnalysis
@@ -157,7 +158,6 @@ class AgentState(MessagesState, Accounting, total=False):
     hallucination_score: float
     report: str
     statements: list[StatementRecord]
-    research_metadata: dict[str, object]
     metadata: dict[str, object]
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -12,28 +11,27 @@ from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.grounding import normalize_for_match
 from research_studio.limitations import Losses, limitations_section
-from research_studio.passages import (
-    evidence_passages,
-    page_passages,
-    passage_report,
-    usable_evidence,
-)
+from research_studio.passages import fallback_report, usable_evidence
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.pipelines.standard.schemas import Verification
-from research_studio.pipelines.standard.state import ResearchState, VerifiedClaim
+from research_studio.pipelines.standard.state import ResearchState
 from research_studio.prompts.context import numbered, request_block
-from research_studio.prompts.verify import VERIFY_SYSTEM, VERIFY_USER
+from research_studio.prompts.verify import VERIFY_CLAIM, VERIFY_SYSTEM, VERIFY_USER
 from research_studio.prompts.write import (
     EVIDENCE_QUESTION_LABEL,
-    PASSAGES_NOTE,
     STYLE,
     WORKER_CONTEXT,
     WRITE_SYSTEM,
     WRITE_USER,
 )
-from research_studio.records import ErrorRecord, EvidenceRecord, QuoteRef
+from research_studio.records import (
+    ClaimRecord,
+    ErrorRecord,
+    EvidenceRecord,
+    QuoteRef,
+    RunSummary,
+)
 from research_studio.report import build_metadata
-from research_studio.services import Services
 from research_studio.statements import (
     GroundedReport,
     ReportDraft,
@@ -61,49 +59,71 @@ def _is_its_own_quote(item: EvidenceRecord) -> bool:
 
 
 async def verify(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
-    """A supported flag per claim: the model must agree and code must have found the quote."""
+    """A verdict per claim (one per evidence item): the model must agree and the quote be real."""
     caller = services_of(runtime).caller("verify", "smart")
-    claims = _claims_to_check(state.get("evidence", []))
-    if not claims:
-        return {"verified_claims": [], "confidence": 0.0}
+    # Page text that instructs its reader is never a claim (prompt injection).
+    items = _claims_to_check(usable_evidence(state.get("evidence", [])))
+    if not items:
+        return {"claims": [], "confidence": 0.0}
     verdicts: dict[int, tuple[bool, str]] = {
         index: (True, "verbatim from the source")
-        for index, item in enumerate(claims, 1)
+        for index, item in enumerate(items, 1)
         if _is_its_own_quote(item)
     }
-    listing = "\n".join(
-        f'{index}. Claim: {item["text"]}\n   Passage [{item["sid"]}]: "{item["quote"]}"'
-        for index, item in enumerate(claims, 1)
-        if index not in verdicts
-    )
+    to_judge = [index for index in range(1, len(items) + 1) if index not in verdicts]
     errors: list[ErrorRecord] = []
-    if listing:
-        verdicts.update(await _judge(caller, listing, errors))
-    checked: list[VerifiedClaim] = []
-    for index, item in enumerate(claims, 1):
+    if to_judge:
+        verdicts.update(await _judge(caller, items, to_judge, errors))
+    claims = []
+    for index, item in enumerate(items, 1):
         supported, reason = verdicts.get(index, (False, "not assessed"))
         if not item["quote_verified"]:
             supported, reason = False, "quote not found in the source text"
-        checked.append(
-            VerifiedClaim(eid=item["eid"], claim=item["text"], supported=supported, reason=reason)
-        )
-    supported_count = sum(1 for claim in checked if claim["supported"])
-    confidence = round(supported_count / len(checked), 3)
+        claims.append(evidence_claim(index, item, supported, reason))
+    supported_count = sum(1 for claim in claims if claim["verified"])
+    confidence = round(supported_count / len(claims), 3)
     emitter(runtime, "verify")(
-        f"{supported_count}/{len(checked)} claims supported", confidence=confidence
+        f"{supported_count}/{len(claims)} claims supported", confidence=confidence
     )
     return {
-        "verified_claims": checked,
+        "claims": claims,
         "confidence": confidence,
         "llm_calls": call_records(caller),
         "errors": errors,
     }
 
 
+def evidence_claim(number: int, item: EvidenceRecord, supported: bool, reason: str) -> ClaimRecord:
+    """An evidence item's fact as a claim record, with the verify node's verdict."""
+    return ClaimRecord(
+        cid=f"C{number}",
+        text=item["text"],
+        section=item["question"],
+        supporting_eids=[item["eid"]],
+        supporting_sids=[item["sid"]],
+        evidence_span=item["quote"],
+        span_match=1.0 if item["quote_verified"] else 0.0,
+        verified=supported,
+        cross_validated=False,
+        confidence=1.0 if supported else 0.0,
+        indicator="✓" if supported else "⚠",
+        reason=reason,
+    )
+
+
 async def _judge(
-    caller: ModelCaller, listing: str, errors: list[ErrorRecord]
+    caller: ModelCaller, items: list[EvidenceRecord], numbers: list[int], errors: list[ErrorRecord]
 ) -> dict[int, tuple[bool, str]]:
     """The model's verdicts by claim number; on failure the quote check alone decides."""
+    listing = "\n".join(
+        VERIFY_CLAIM.format(
+            number=number,
+            claim=items[number - 1]["text"],
+            sid=items[number - 1]["sid"],
+            quote=items[number - 1]["quote"],
+        )
+        for number in numbers
+    )
     try:
         result = await caller.structured(
             Verification,
@@ -114,7 +134,6 @@ async def _judge(
         )
     except ResearchStudioError as exc:
         errors.append(error_record("verify", exc))
-        numbers = [int(number) for number in re.findall(r"^(\d+)\. Claim:", listing, re.MULTILINE)]
         return {number: (True, "not checked by the model; quote check only") for number in numbers}
     return {check.index: (check.supported, check.reason) for check in result.claims}
 
@@ -122,14 +141,13 @@ async def _judge(
 def _writer_evidence(state: ResearchState) -> list[EvidenceRecord]:
     """Evidence the writer may use: supported claims when verified, else verified quotes."""
     evidence = state.get("evidence", [])
-    checked = state.get("verified_claims", [])
-    if checked:
-        supported = {claim["eid"] for claim in checked if claim["supported"]}
-        unchecked = {item["eid"] for item in evidence} - {claim["eid"] for claim in checked}
+    claims = state.get("claims", [])
+    if claims:
+        judged = {claim["supporting_eids"][0]: claim["verified"] for claim in claims}
         return [
             item
             for item in evidence
-            if item["eid"] in supported or (item["eid"] in unchecked and item["quote_verified"])
+            if judged.get(item["eid"], item["quote_verified"]) and item["quote_verified"]
         ]
     return [item for item in evidence if item["quote_verified"]]
 
@@ -163,32 +181,6 @@ def _evidence_listing(evidence: list[EvidenceRecord]) -> str:
     )
 
 
-async def _passages(
-    state: ResearchState, services: Services, evidence: list[EvidenceRecord], reason: str
-) -> GroundedReport:
-    """A report of verbatim passages: the verified evidence, else the pages' best sentences."""
-    sources = state.get("sources", [])
-    titles = (
-        {source["sid"]: source["title"] for source in sources} if reason == "extractive" else None
-    )
-    passages = evidence_passages(evidence, titles, [source["url"] for source in sources])
-    if not passages:
-        passages = await page_passages(
-            services.archive,
-            services.config,
-            sources,
-            request=state["query"],
-            questions=state.get("research_questions", []),
-        )
-        reason = "unverified" if passages else "nothing_read"
-    note = PASSAGES_NOTE[reason].format(
-        passages=len(passages),
-        used=len({record["sids"][0] for record in passages}),
-        sources=len(sources),
-    )
-    return passage_report(state["query"], passages, note)
-
-
 async def write_report(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """The writer drafts statements bound to evidence ids; code cites, checks and renders them."""
     config = runtime.context
@@ -215,10 +207,17 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
             errors.append(error_record("write_report", exc))
             reason = "writer_failed"
     if grounded is None or not grounded.has_citations():
-        tally = grounded.tally if grounded else None
-        grounded = await _passages(state, services, evidence, reason)
-        if tally is not None:
-            grounded.tally = tally
+        grounded = await fallback_report(
+            services.archive,
+            config,
+            title=state["query"],
+            request=state["query"],
+            questions=state.get("research_questions", []),
+            sources=sources,
+            evidence=evidence,
+            reason=reason,
+            tally=grounded.tally if grounded else None,
+        )
     limitations = limitations_section(
         Losses(
             errors=[*state.get("errors", []), *errors],
@@ -232,24 +231,29 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
     report = grounded.markdown(config.report_structure, sources)
     statements = grounded.printed(config.report_structure)
     cited = cited_sources(statements)
-    final_state = {
-        **state,
-        "cited_sources": cited,
-        "llm_calls": [*state.get("llm_calls", []), *call_records(caller)],
-        "errors": [*state.get("errors", []), *errors],
-    }
+    calls = call_records(caller)
+    summary = RunSummary(
+        iterations=state.get("iteration", 0),
+        coverage=state.get("coverage", 0.0),
+        confidence=state.get("confidence", 0.0),
+        cited_sources=cited,
+        grounding=grounding_figures(statements, grounded.tally),
+        figures={},
+    )
     metadata = build_metadata(
-        final_state,
+        state,
+        summary,
         config,
         search_provider=services.search_choice.name,
-        extra={"grounding": grounding_figures(statements, grounded.tally)},
+        final_calls=calls,
+        final_errors=errors,
     )
     return {
         "report": report,
         "statements": statements,
         "cited_sources": cited,
         "metadata": metadata,
-        "llm_calls": call_records(caller),
+        "llm_calls": calls,
         "errors": errors,
         "messages": [AIMessage(content=report)],
     }

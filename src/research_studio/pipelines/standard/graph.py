@@ -9,6 +9,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from research_studio.config import Configuration
+from research_studio.pipelines.contract import ResearchInput, ResearchOutput
 from research_studio.pipelines.standard.assess import detect_gaps, synthesize
 from research_studio.pipelines.standard.finish import verify, write_report
 from research_studio.pipelines.standard.intake import clarify, plan, understand
@@ -46,7 +47,12 @@ def build_graph(
     checkpointer: BaseCheckpointSaver | None = None, interrupt_on_clarify: bool = True
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the standard pipeline; with `interrupt_on_clarify` it pauses before `clarify`."""
-    builder = StateGraph(ResearchState, context_schema=Configuration)
+    builder = StateGraph(
+        ResearchState,
+        context_schema=Configuration,
+        input_schema=ResearchInput,
+        output_schema=ResearchOutput,
+    )
     builder.add_node("understand", understand)
     builder.add_node("clarify", clarify)
     builder.add_node("plan", plan)

@@ -35,7 +35,7 @@ async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> d
     """Judge whether the request is clear; prepare a question with options when it is not."""
     emitter(runtime, "understand")("analysing the request")
     caller = services_of(runtime).caller("understand", "smart")
-    query = query_of(state, "query")
+    query = query_of(state)
     errors = []
     try:
         result = await caller.structured(

@@ -3,29 +3,22 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal
+from typing import Annotated
 
 from langgraph.graph import MessagesState
 from typing_extensions import TypedDict
 
+from research_studio.pipelines.contract import Mode
 from research_studio.pipelines.stopping import StopReason
 from research_studio.records import (
     Accounting,
+    ClaimRecord,
     EvidenceRecord,
     FindingRecord,
     PageRecord,
     SourceRecord,
     StatementRecord,
 )
-
-
-class VerifiedClaim(TypedDict):
-    """A claim checked against the evidence: supported only if the model agrees and the quote is real."""
-
-    eid: str
-    claim: str
-    supported: bool
-    reason: str
 
 
 class SubQuestion(TypedDict):
@@ -66,7 +59,7 @@ class ResearchState(MessagesState, Accounting, total=False):
     """State of the standard pipeline; accumulators merge parallel workers' writes."""
 
     query: str
-    mode: Literal["single", "multi"]
+    mode: Mode
     started_at: float
     # understanding and clarification
     understanding: str
@@ -96,7 +89,7 @@ class ResearchState(MessagesState, Accounting, total=False):
     gaps: list[str]
     stop_reason: StopReason
     # verification and report
-    verified_claims: list[VerifiedClaim]
+    claims: list[ClaimRecord]
     confidence: float
     report: str
     statements: list[StatementRecord]

@@ -35,7 +35,7 @@ from research_studio.prompts.analyze import (
 
 def brief(state: AgentState) -> str:
     """What every downstream prompt is told the research is about."""
-    return state.get("enriched_context") or state.get("original_query", "")
+    return state.get("enriched_context") or state.get("query", "")
 
 
 def _analysis(output: QueryAnalysisOutput) -> QueryAnalysis:
@@ -66,7 +66,7 @@ def _analysis(output: QueryAnalysisOutput) -> QueryAnalysis:
 async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """LLM-only analysis: intent, class (one of 17), subject, scope, ambiguity, questions, outline."""
     emitter(runtime, "query_analyzer")("analysing the query")
-    query = query_of(state, "original_query")
+    query = query_of(state)
     caller = services_of(runtime).caller("query_analyzer", "smart")
     errors = []
     try:
@@ -95,7 +95,7 @@ async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> 
         )
     analysis = _analysis(output)
     update: dict[str, Any] = {
-        "original_query": query,
+        "query": query,
         "query_analysis": analysis,
         "needs_clarification": analysis["needs_clarification"],
         "clarification_question": analysis["clarification_question"],
@@ -113,7 +113,7 @@ async def clarify(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
     answer = state.get("user_clarification", "").strip()
     analysis: dict[str, Any] = dict(state["query_analysis"])
     if not answer:
-        return {"needs_clarification": False, "enriched_context": state["original_query"]}
+        return {"needs_clarification": False, "enriched_context": state["query"]}
     caller = services_of(runtime).caller("clarify", "smart")
     try:
         output = await caller.structured(
@@ -122,7 +122,7 @@ async def clarify(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
                 SystemMessage(content=CLARIFY_SYSTEM),
                 HumanMessage(
                     content=CLARIFY_USER.format(
-                        query=state["original_query"],
+                        query=state["query"],
                         intent=analysis["intent"],
                         question=analysis["clarification_question"],
                         answer=answer,
@@ -132,7 +132,7 @@ async def clarify(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
         )
     except ResearchStudioError as exc:
         # The answer still reaches every later prompt, merged plainly.
-        context = f"{state['original_query']} — clarified by the user: {answer}"
+        context = f"{state['query']} — clarified by the user: {answer}"
         return {
             "enriched_context": context,
             "needs_clarification": False,

@@ -111,9 +111,9 @@ def build_plan(output: PlanOutput, anchor: str, *, recent: bool) -> ResearchPlan
 def fallback_plan(state: AgentState) -> ResearchPlan:
     """A plan from the analysis alone, when the planner model fails."""
     analysis = state["query_analysis"]
-    anchor = state.get("primary_anchor") or state["original_query"]
+    anchor = state.get("primary_anchor") or state["query"]
     outline = analysis["suggested_outline"] or ["Overview"]
-    questions = analysis["suggested_questions"] or [state["original_query"]]
+    questions = analysis["suggested_questions"] or [state["query"]]
     nodes = [
         TreeQuestion(
             question=q,
@@ -129,7 +129,7 @@ def fallback_plan(state: AgentState) -> ResearchPlan:
         for i, n in enumerate(nodes)
     ]
     return ResearchPlan(
-        topic=state["original_query"],
+        topic=state["query"],
         outline=outline,
         primary=nodes,
         secondary=[],
@@ -142,7 +142,7 @@ async def planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
     """Topic, outline, research tree (primary/secondary) and the flat query list."""
     emitter(runtime, "planner")("planning the research tree")
     analysis = state["query_analysis"]
-    anchor = state.get("primary_anchor") or state["original_query"]
+    anchor = state.get("primary_anchor") or state["query"]
     caller = services_of(runtime).caller("planner", "smart")
     errors = []
     try:

@@ -187,7 +187,9 @@ async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> di
             errors.append(error_record("trust_engine", exc))
     scores = score_sources(sources, assessments)
     kept_sources = [
-        s for s in sources if scores[s["sid"]]["overall"] >= config.min_source_credibility
+        SourceRecord(**{**s, "credibility": scores[s["sid"]]["overall"]})
+        for s in sources
+        if scores[s["sid"]]["overall"] >= config.min_source_credibility
     ]
     kept_sids = {s["sid"] for s in kept_sources}
     kept_evidence = usable_evidence([item for item in evidence if item["sid"] in kept_sids])
