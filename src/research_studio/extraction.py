@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import dataclass
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
@@ -147,3 +148,57 @@ def extract_sentences(
             )
         )
     return findings
+
+
+@dataclass(frozen=True)
+class ExtractionStrategy:
+    """How a run turns pages into evidence, chosen once: the fast model, or verbatim sentences.
+
+    Verbatim extraction needs no model and cannot paraphrase; nodes that would ask a model to
+    write (summaries, claims, prose) take the verbatim path too when `verbatim` is set.
+    """
+
+    verbatim: bool
+    reason: str
+
+    @property
+    def name(self) -> str:
+        return "extractive" if self.verbatim else "llm"
+
+    def describe(self) -> str:
+        """One line for the CLI: what and why."""
+        what = "extractive (verbatim sentences)" if self.verbatim else "llm (facts with quotes)"
+        return f"{what} — {self.reason}"
+
+    async def page_findings(
+        self,
+        caller: ModelCaller | None,
+        config: Configuration,
+        *,
+        request: str,
+        questions: list[str],
+        url: str,
+        title: str,
+        text: str,
+    ) -> list[FindingRecord]:
+        """Evidence from one page, each quote checked against the page text by code."""
+        if self.verbatim or caller is None:
+            return extract_sentences(
+                config, request=request, questions=questions, url=url, text=text
+            )
+        return await extract_findings(
+            caller, config, request=request, questions=questions, url=url, title=title, text=text
+        )
+
+
+def choose_extraction(config: Configuration, fast_model: str) -> ExtractionStrategy:
+    """The run's strategy: as configured, or (auto) verbatim for a local model."""
+    if config.extraction == "extractive":
+        return ExtractionStrategy(verbatim=True, reason="extraction = extractive")
+    if config.extraction == "llm":
+        return ExtractionStrategy(verbatim=False, reason="extraction = llm")
+    if fast_model.startswith("local:"):
+        return ExtractionStrategy(
+            verbatim=True, reason="auto: a small local model copies facts verbatim, never prose"
+        )
+    return ExtractionStrategy(verbatim=False, reason="auto: the fast model extracts facts")

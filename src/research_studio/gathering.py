@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from research_studio.errors import ProviderError, ResearchStudioError
-from research_studio.extraction import extract_findings, extract_sentences
 from research_studio.records import ErrorRecord, FindingRecord, ModelCallRecord, PageRecord
 from research_studio.search import SearchResult
 from research_studio.services import Services
@@ -83,26 +82,22 @@ async def _extract(
 ) -> None:
     """Evidence from one page (verbatim sentences, or the fast model); failures become records."""
     url = page.result.url
-    if services.extraction_mode == "extractive":
-        findings = extract_sentences(
-            services.config, request=task.request, questions=task.questions, url=url, text=page.text
+    caller = None if services.extraction.verbatim else services.caller(task.node, "fast")
+    try:
+        findings = await services.extraction.page_findings(
+            caller,
+            services.config,
+            request=task.request,
+            questions=task.questions,
+            url=url,
+            title=page.title,
+            text=page.text,
         )
-    else:
-        caller = services.caller(task.node, "fast")
-        try:
-            findings = await extract_findings(
-                caller,
-                services.config,
-                request=task.request,
-                questions=task.questions,
-                url=url,
-                title=page.title,
-                text=page.text,
-            )
-        except ResearchStudioError as exc:
-            gathered.error(task.node, exc, url)
-            findings = []
-        finally:
+    except ResearchStudioError as exc:
+        gathered.error(task.node, exc, url)
+        findings = []
+    finally:
+        if caller is not None:
             gathered.calls.extend(call_records(caller))
     keep_page(page, findings, gathered)
 

@@ -15,6 +15,7 @@ from research_studio.archive import PageArchive
 from research_studio.cache import Cache
 from research_studio.config import Configuration
 from research_studio.docindex import DocumentIndex
+from research_studio.extraction import ExtractionStrategy, choose_extraction
 from research_studio.fetch import CachedFetcher, Fetcher, PageFetcher, RoutingFetcher
 from research_studio.http_client import PrivateNetworkPolicy, build_http_client
 from research_studio.models import ModelTier, create_chat_model, model_spec_for
@@ -49,6 +50,7 @@ class Services:
         self._methods = MethodMemory()
         self._claimed_urls: set[str] = set()
         self._resolved: Configuration | None = None
+        self._extraction: ExtractionStrategy | None = None
         self.search_choice: SearchChoice = choose_search_provider(config)
 
     def _client(self, timeout_s: float, private_endpoint: str | None = None) -> httpx.AsyncClient:
@@ -136,12 +138,14 @@ class Services:
         return self._fetcher
 
     @property
-    def extraction_mode(self) -> str:
-        """ "extractive" (verbatim sentences, no model) or "llm"; auto picks extractive for local models."""
-        if self.config.extraction != "auto":
-            return self.config.extraction
-        fast = self._model_config().fast_model or self._model_config().model or ""
-        return "extractive" if fast.startswith("local:") else "llm"
+    def extraction(self) -> ExtractionStrategy:
+        """How this run extracts evidence (chosen once, from the resolved fast model)."""
+        if self._extraction is None:
+            resolved = self._model_config()
+            self._extraction = choose_extraction(
+                self.config, resolved.fast_model or resolved.model or ""
+            )
+        return self._extraction
 
     def claim_url(self, url: str) -> bool:
         """True the first time a (normalized) URL is claimed in this run, so it is read once."""

@@ -192,7 +192,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
     support = evidence_support(evidence)
     errors = []
     grounded: GroundedReport | None = None
-    reason = "extractive" if services.extraction_mode == "extractive" else "uncited"
+    reason = "extractive" if services.extraction.verbatim else "uncited"
     if support and reason != "extractive":
         try:
             draft = await caller.structured(ReportDraft, _writer_messages(state, config, evidence))

@@ -228,7 +228,7 @@ async def search_worker(state: WorkerState, runtime: Runtime[Configuration]) -> 
         answer="No usable evidence was found.", confidence=0.0, gaps=[sub_question["question"]]
     )
     caller = services.caller("search_worker", "smart")
-    if gathered.findings and services.extraction_mode == "extractive":
+    if gathered.findings and services.extraction.verbatim:
         summary = extractive_summary(gathered.findings)
     elif gathered.findings:
         try:

@@ -166,7 +166,7 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
             refined: list[str] = []
         else:
             try:
-                if services.extraction_mode == "extractive":
+                if services.extraction.verbatim:
                     items, confidence, summary, refined = _extractive(config, state, trusted)
                 else:
                     items, confidence, summary, refined = await _batch_extract(

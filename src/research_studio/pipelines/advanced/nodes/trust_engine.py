@@ -163,7 +163,7 @@ async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> di
     assessments: list[SourceAssessment] = []
     drafts: list[ClaimDraft] = []
     checks: dict[str, ClaimCheck] = {}
-    extractive = services.extraction_mode == "extractive"
+    extractive = services.extraction.verbatim
     if evidence and not extractive:
         try:
             first = await caller.structured(

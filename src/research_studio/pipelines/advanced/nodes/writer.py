@@ -101,7 +101,7 @@ async def _grounded(
     sources = state.get("sources", [])
     allowed = [source["url"] for source in sources]
     support = claim_support(verified, state.get("evidence", []))
-    verbatim = services.extraction_mode == "extractive"
+    verbatim = services.extraction.verbatim
     report: GroundedReport | None = None
     calls: list[ModelCallRecord] = []
     errors: list[ErrorRecord] = []
