@@ -41,7 +41,7 @@ class GatherRequest:
     queries: list[str]
     request: str
     questions: list[str]
-    known_urls: set[str]
+    known_urls: set[str]  # read in earlier steps of this run (from state: survives a resume)
 
 
 @dataclass
@@ -141,9 +141,8 @@ def _new_results(
     chosen: list[SearchResult] = []
     for result in results:
         url = normalize_url(result.url)
-        if url in task.known_urls or not services.claim_url(url):
+        if not services.claim_url(url):
             continue
-        task.known_urls.add(url)
         chosen.append(result)
         if len(chosen) == services.config.pages_per_search:
             break
@@ -165,6 +164,7 @@ async def read_pages(
     """
     gathered = into if into is not None else Gathered()
     pages: list[PageText] = []
+    services.remember_urls(task.known_urls)
 
     async def read(result: SearchResult, query: str) -> None:
         page = await _load(services, task, result, query, gathered)

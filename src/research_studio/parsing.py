@@ -382,6 +382,17 @@ class ParserPool:
             workers = [w for w in self._all if w.alive() and (w.parsing or not parsing)]
         return [w.process.pid for w in workers if w.process.pid is not None]
 
+    def kill_now(self) -> None:
+        """End every worker without waiting for it (for closing without an event loop)."""
+        self._closed = True
+        with self._lock:
+            workers = list(self._all)
+            self._all.clear()
+        self._idle.clear()
+        for worker in workers:
+            worker.kill()
+        self._threads.shutdown(wait=False, cancel_futures=True)
+
     async def aclose(self) -> None:
         """End every worker; documents still being parsed fail with a cancelled or closed error."""
         self._closed = True

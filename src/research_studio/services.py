@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import weakref
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -147,6 +148,10 @@ class Services:
             )
         return self._extraction
 
+    def remember_urls(self, urls: Iterable[str]) -> None:
+        """URLs read earlier in this run (after a resume the ledger starts from state)."""
+        self._claimed_urls.update(urls)
+
     def claim_url(self, url: str) -> bool:
         """True the first time a (normalized) URL is claimed in this run, so it is read once."""
         if url in self._claimed_urls:
@@ -184,17 +189,25 @@ class Services:
             memory=self._methods,
         )
 
-    async def aclose(self) -> None:
-        """Close HTTP clients and the cache."""
-        await asyncio.gather(*(client.aclose() for client in self._clients))
-        self._clients.clear()
+    def close_now(self) -> None:
+        """Close what needs no event loop (files, databases, processes); clients are left to GC."""
         if self._parser is not None:
-            await self._parser.aclose()
+            self._parser.kill_now()
+            self._parser = None
         if self.cache is not None:
             self.cache.close()
         if self._index is not None:
             self._index.close()
         self.archive.close()
+
+    async def aclose(self) -> None:
+        """Close HTTP clients, parser processes, the cache, the index and the page archive."""
+        await asyncio.gather(*(client.aclose() for client in self._clients))
+        self._clients.clear()
+        if self._parser is not None:
+            await self._parser.aclose()
+            self._parser = None
+        self.close_now()
 
 
 _current: ContextVar[Services | None] = ContextVar("research_studio_services", default=None)
@@ -214,10 +227,41 @@ async def open_services(
         await services.aclose()
 
 
+# Runs without an `open_services` block (the LangGraph server, Studio) get one Services per
+# run: LangGraph hands every node of a run the same configuration object, so it is the key.
+_by_run: dict[int, Services] = {}
+_closing: set[asyncio.Task[None]] = set()
+
+
 def current_services(config: Configuration) -> Services:
-    """The services of the enclosing `open_services` block, or new ones (LangGraph Studio runs)."""
+    """The services of the enclosing `open_services` block, else the run's own (one per run)."""
     services = _current.get()
-    if services is None or services.config is not config:
-        services = Services(config)
-        _current.set(services)
-    return services
+    if services is not None and services.config is config:
+        return services
+    adopted = _by_run.get(id(config))
+    if adopted is not None:
+        return adopted
+    # The services keep a copy: holding the run's own object would keep it alive forever.
+    adopted = Services(config.model_copy())
+    _by_run[id(config)] = adopted
+    # Closed when the run lets go of its configuration, so nothing outlives the run.
+    weakref.finalize(config, _release, id(config))
+    return adopted
+
+
+def _release(key: int) -> None:
+    services = _by_run.pop(key, None)
+    if services is None:
+        return
+    try:
+        task = asyncio.get_running_loop().create_task(services.aclose())
+    except RuntimeError:  # no loop any more: close what can be closed without one
+        services.close_now()
+        return
+    _closing.add(task)
+    task.add_done_callback(_closing.discard)
+
+
+def adopted_services() -> int:
+    """How many runs currently hold services outside an `open_services` block."""
+    return len(_by_run)
