@@ -147,6 +147,10 @@ class Configuration(BaseModel):
     query_similarity_threshold: float = _unit(0.85, "Queries this similar count as duplicates.")
     quote_match_threshold: float = _unit(0.8, "Token overlap for a fuzzy quote match.")
 
+    max_query_chars: int = Field(
+        2000, ge=10, le=100_000, description="Longest research question accepted, in characters."
+    )
+
     # Report
     report_structure: ReportStructure = Field("detailed", description="Shape of the report.")
     system_prompt: str = Field("", description="Extra instructions for the report writer.")

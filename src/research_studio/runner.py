@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import signal
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
 from research_studio.pipelines.registry import compile_pipeline
 from research_studio.report import result_document
-from research_studio.runs import PAGES_FILE, RunFolder, RunStatus
+from research_studio.runs import PAGES_FILE, RunFolder, RunOwner, RunStatus
 from research_studio.services import open_services
 
 # Answers a clarification question: text to continue with it, "" to continue without, None to pause.
@@ -30,6 +38,99 @@ class Outcome:
     state: dict[str, Any] = field(default_factory=dict)
     question: str = ""
     options: list[str] = field(default_factory=list)
+
+
+class RunStopped(ResearchStudioError):
+    """A signal (SIGTERM, SIGHUP) stopped the run; it is saved as interrupted and can resume."""
+
+    def __init__(self, folder: RunFolder, signum: int) -> None:
+        self.signum = signum
+        name = signal.Signals(signum).name
+        super().__init__(
+            f"run {folder.record.run_id} stopped by {name}; "
+            f"resume it with: research-studio resume {folder.record.run_id}"
+        )
+
+
+class CallLedger(BaseCallbackHandler):
+    """Writes each model request to calls.jsonl when it is sent and when it ends.
+
+    Graph state only keeps the calls of nodes that finished; the ledger also keeps those of a
+    node a killed attempt never finished, so a resumed run can count every attempt's calls.
+    """
+
+    run_inline = True  # one line per event, written in order on the event loop
+
+    def __init__(self, folder: RunFolder) -> None:
+        self.folder = folder
+        self.attempt = folder.record.attempts
+
+    @property
+    def ignore_chain(self) -> bool:
+        return True
+
+    def _log(self, run_id: UUID, phase: str, **fields: Any) -> None:
+        entry = {"time": round(time.time(), 3), "attempt": self.attempt, "call": str(run_id)}
+        self.folder.log_call({**entry, "phase": phase, **fields})
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any],
+        messages: list[list[BaseMessage]],
+        *,
+        run_id: UUID,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        metadata = metadata or {}
+        node = str(metadata.get("langgraph_node", ""))
+        self._log(run_id, "start", node=node, model=str(metadata.get("ls_model_name", "")))
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        prompt = completion = 0
+        for generations in response.generations:
+            for generation in generations:
+                usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
+                prompt += (usage or {}).get("input_tokens") or 0
+                completion += (usage or {}).get("output_tokens") or 0
+        self._log(run_id, "end", ok=True, prompt_tokens=prompt, completion_tokens=completion)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._log(run_id, "end", ok=False, error=type(error).__name__)
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[list[int]]:
+    """SIGTERM and SIGHUP cancel the running task, as Ctrl-C does; the list gets the signal.
+
+    A second signal finds the default handler again and ends the process at once.
+    """
+    received: list[int] = []
+    loop, task = asyncio.get_running_loop(), asyncio.current_task()
+    installed: list[int] = []
+
+    def stop(signum: int) -> None:
+        received.append(signum)
+        for number in installed:
+            loop.remove_signal_handler(number)
+        installed.clear()
+        if task is not None:
+            task.cancel()
+
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is None or task is None:
+            continue
+        try:  # only the main thread of a Unix process can take signals
+            loop.add_signal_handler(signum, stop, signum)
+        except (ValueError, RuntimeError, NotImplementedError):
+            continue
+        installed.append(signum)
+    try:
+        yield received
+    finally:
+        for number in installed:
+            loop.remove_signal_handler(number)
 
 
 def _counts(result: Any) -> dict[str, Any]:
@@ -109,56 +210,85 @@ async def execute(
     on_event: EventFn,
     answer: str | None = None,
 ) -> Outcome:
-    """Run (or resume, when `initial` is None) the folder's pipeline to completion or a pause."""
-    thread: RunnableConfig = {"configurable": {"thread_id": folder.record.run_id}}
-    folder.save(status="running", error=None)
-    try:
-        async with (
-            AsyncSqliteSaver.from_conn_string(str(folder.checkpoints)) as saver,
-            open_services(config, archive_path=folder.path / PAGES_FILE) as services,
-        ):
-            graph = compile_pipeline(
-                folder.record.pipeline, saver, folder.record.interactive_clarify
-            )
-            payload: dict[str, Any] | None = initial
-            if answer is not None and initial is None:
-                await graph.aupdate_state(thread, {"user_clarification": answer})
-            while True:
-                await _stream(graph, payload, thread, config, folder, on_event)
-                payload = None
-                snapshot = await graph.aget_state(thread)
-                if "clarify" not in snapshot.next:
-                    break
-                question = snapshot.values.get("clarification_question", "")
-                options = list(snapshot.values.get("clarification_options", []))
-                reply = await ask(question, options)
-                if reply is None:
-                    folder.save(status="awaiting_clarification")
-                    return Outcome(
-                        "awaiting_clarification", dict(snapshot.values), question, options
-                    )
-                _record(
-                    folder,
-                    on_event,
-                    "clarify",
-                    "progress",
-                    f"clarification: {reply or '(none given)'}",
-                )
-                await graph.aupdate_state(thread, {"user_clarification": reply})
-            state = dict(snapshot.values)
-            # The page text of every source, so the report can be audited after the web changes.
-            sources = state.get("sources", [])
-            await services.archive.export(sources, [s["sid"] for s in sources], folder.path)
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        folder.save(status="interrupted")
-        raise
-    except Exception as exc:
-        folder.save(status="failed", error=f"{type(exc).__name__}: {exc}")
-        _record(folder, on_event, "run", "error", f"run failed: {exc}")
-        raise
+    """Run (or resume, when `initial` is None) the folder's pipeline to completion or a pause.
+
+    SIGTERM or SIGHUP save the run as interrupted and raise RunStopped.
+    """
+    folder.save(
+        status="running", error=None, owner=RunOwner.current(), attempts=folder.record.attempts + 1
+    )
+    thread: RunnableConfig = {
+        "configurable": {"thread_id": folder.record.run_id},
+        "callbacks": [CallLedger(folder)],
+    }
+    with _stop_on_signals() as received:
+        try:
+            state = await _drive(folder, config, thread, initial, ask, on_event, answer)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            stopped = f"stopped by {signal.Signals(received[0]).name}" if received else None
+            folder.save(status="interrupted", error=stopped)
+            message = f"run interrupted ({stopped})" if stopped else "run interrupted"
+            _record(folder, on_event, "run", "error", message)
+            if not received:
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            raise RunStopped(folder, received[0]) from None
+        except Exception as exc:
+            folder.save(status="failed", error=f"{type(exc).__name__}: {exc}")
+            _record(folder, on_event, "run", "error", f"run failed: {exc}")
+            raise
+    if isinstance(state, Outcome):
+        return state
     if not state.get("report"):
         folder.save(status="failed", error="the pipeline ended without a report")
         return Outcome("failed", state)
-    folder.write_outputs(state["report"], result_document(state, pipeline=folder.record.pipeline))
+    # Graph state counts the calls of finished nodes; the ledger counts every attempt's calls.
+    totals = folder.call_totals()
+    state["metadata"] = {**state.get("metadata", {}), **totals}
+    result = result_document(state, pipeline=folder.record.pipeline)
+    folder.write_outputs(state["report"], result)
     folder.save(status="completed")
     return Outcome("completed", state)
+
+
+async def _drive(
+    folder: RunFolder,
+    config: Configuration,
+    thread: RunnableConfig,
+    initial: dict[str, Any] | None,
+    ask: AskFn,
+    on_event: EventFn,
+    answer: str | None,
+) -> dict[str, Any] | Outcome:
+    """The graph run to its end (its final state) or to a clarification pause (an Outcome)."""
+    async with (
+        AsyncSqliteSaver.from_conn_string(str(folder.checkpoints)) as saver,
+        open_services(config, archive_path=folder.path / PAGES_FILE) as services,
+    ):
+        graph = compile_pipeline(folder.record.pipeline, saver, folder.record.interactive_clarify)
+        payload: dict[str, Any] | None = initial
+        if answer is not None and initial is None:
+            await graph.aupdate_state(thread, {"user_clarification": answer})
+        while True:
+            await _stream(graph, payload, thread, config, folder, on_event)
+            payload = None
+            snapshot = await graph.aget_state(thread)
+            if "clarify" not in snapshot.next:
+                break
+            question = snapshot.values.get("clarification_question", "")
+            options = list(snapshot.values.get("clarification_options", []))
+            reply = await ask(question, options)
+            if reply is None:
+                folder.save(status="awaiting_clarification")
+                return Outcome("awaiting_clarification", dict(snapshot.values), question, options)
+            _record(
+                folder, on_event, "clarify", "progress", f"clarification: {reply or '(none given)'}"
+            )
+            await graph.aupdate_state(thread, {"user_clarification": reply})
+        state = dict(snapshot.values)
+        # The page text of every source, so the report can be audited after the web changes.
+        sources = state.get("sources", [])
+        await services.archive.export(sources, [s["sid"] for s in sources], folder.path)
+    return state

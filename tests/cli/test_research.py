@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -81,6 +82,11 @@ def test_run_writes_the_three_outputs(web: FakeWeb, tmp_path: Path) -> None:
         "errors",
     }
     assert required <= set(document["metadata"])
+    # Without an interruption the call ledger and the graph state agree.
+    metadata = document["metadata"]
+    assert metadata["attempts"] == 1
+    assert metadata["llm_calls_all_attempts"] == metadata["llm_calls"] > 0
+    assert metadata["prompt_tokens_all_attempts"] == metadata["prompt_tokens"] > 0
     events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
     assert all(set(event) == {"time", "node", "kind", "message", "counts"} for event in events)
     assert {event["kind"] for event in events} >= {"start", "end", "progress"}
@@ -148,81 +154,120 @@ def test_atomic_write_leaves_the_old_file_on_failure(
     assert [path.name for path in tmp_path.iterdir()] == ["report.md"]
 
 
+def schema_name(request: dict[str, Any]) -> str:
+    tools = request.get("tools") or []
+    if tools:
+        return str(tools[0]["function"]["name"])
+    return str(
+        ((request.get("response_format") or {}).get("json_schema") or {}).get("name", "text")
+    )
+
+
 def schema_counts(web: FakeWeb) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for request in web.chat.requests:
-        tools = request.get("tools") or []
-        name = (
-            tools[0]["function"]["name"]
-            if tools
-            else ((request.get("response_format") or {}).get("json_schema") or {}).get(
-                "name", "text"
-            )
-        )
-        counts[name] += 1
-    return counts
+    return Counter(schema_name(request) for request in web.chat.requests)
 
 
-def cli(*args: str, env: dict[str, str], cwd: Path) -> list[str]:
+def cli(*args: str | bytes) -> list[str | bytes]:
     executable = shutil.which("research-studio") or str(
         Path(sys.executable).parent / "research-studio"
     )
     return [executable, *args]
 
 
-def test_a_killed_run_resumes_without_redoing_finished_nodes(web: FakeWeb, tmp_path: Path) -> None:
-    web.chat.responder = ResearchScript(coverage=[0.9], ready=[True]).chat_responder()
-    env = {
+def cli_env(web: FakeWeb, tmp_path: Path) -> dict[str, str]:
+    return {
         **os.environ,
         "OPENAI_BASE_URL": web.url("/v1"),
         "SEARXNG_URL": web.base_url,
         "RESEARCH_STUDIO_ALLOW_PRIVATE_NETWORKS": "true",
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
     }
-    folder = tmp_path / "runs" / "killed"
-    web.search_latency_s = 30.0  # the first search is still in flight when the process dies
-    process = subprocess.Popen(
-        cli(
-            "run",
-            "coral bleaching heat stress",
-            "--model",
-            "openai:fake-model",
-            "--single-agent",
-            "--out",
-            str(folder),
-            env=env,
-            cwd=tmp_path,
-        ),
+
+
+def start_run(folder: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    command = cli("run", "coral bleaching heat stress", "--model", "openai:fake-model")
+    return subprocess.Popen(
+        [*command, "--single-agent", "--out", str(folder)],
         env=env,
-        cwd=tmp_path,
+        cwd=folder.parent.parent,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
-    events = folder / "events.jsonl"
+
+
+def wait_for(process: subprocess.Popen[str], ready: Any, what: str) -> None:
     deadline = time.monotonic() + 60
+    while not ready():
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        if time.monotonic() > deadline:
+            pytest.fail(f"the run never reached {what}")
+        time.sleep(0.05)
+
+
+def ledger(folder: Path) -> list[dict[str, Any]]:
+    path = folder / "calls.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def listed_status(folder: Path) -> str:
+    listing = runner.invoke(app, ["runs", "--json"])
+    assert listing.exit_code == 0, listing.output
+    return next(r["status"] for r in json.loads(listing.stdout) if r["run_id"] == run_id(folder))
+
+
+def run_id(folder: Path) -> str:
+    return str(json.loads((folder / "run.json").read_text())["run_id"])
+
+
+def test_a_killed_run_resumes_without_redoing_finished_nodes(web: FakeWeb, tmp_path: Path) -> None:
+    script = ResearchScript(coverage=[0.9], ready=[True]).chat_responder()
+    # The second page extraction waits: the node has made calls and is still unfinished when
+    # the process dies, so its state update (and the calls in it) is lost.
+    release, held = threading.Event(), []
+    extractions = Counter[str]()
+
+    def responder(request: dict[str, Any]) -> Any:
+        if schema_name(request) == "PageExtraction" and not release.is_set():
+            extractions["seen"] += 1
+            if extractions["seen"] > 1:
+                held.append(request)
+                release.wait(30)
+        return script(request)
+
+    web.chat.responder = responder
+    env = cli_env(web, tmp_path)
+    folder = tmp_path / "runs" / "killed"
+    process = start_run(folder, env)
     try:
-        while time.monotonic() < deadline:
-            lines = events.read_text().splitlines() if events.exists() else []
-            if any('"node": "search_and_extract", "kind": "start"' in line for line in lines):
-                break
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
-            time.sleep(0.05)
-        else:
-            pytest.fail("the run never got past the plan")
+
+        def node_holds_lost_calls() -> bool:
+            calls = ledger(folder)
+            started = [c for c in calls if c["phase"] == "start"]
+            ended = [c for c in calls if c["phase"] == "end"]
+            return bool(held) and len(started) == len(web.chat.requests) == len(ended) + len(held)
+
+        wait_for(process, node_holds_lost_calls, "a held page extraction")
+        refused = runner.invoke(app, ["resume", str(folder)])
+        assert refused.exit_code == 2 and "is still running (process" in refused.output
+        assert len(refused.output.strip().splitlines()) == 1
+        assert listed_status(folder) == "running"
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
     finally:
+        release.set()
         if process.poll() is None:
             process.kill()
-    web.search_latency_s = 0.0
     assert json.loads((folder / "run.json").read_text())["status"] == "running"
+    assert listed_status(folder) == "interrupted"
     assert not (folder / "report.md").exists()
     before = schema_counts(web)
     assert before["Understanding"] == 1 and before["ResearchPlan"] == 1
+    first_attempt = len(web.chat.requests)
+    assert before["PageExtraction"] >= 2
 
     resumed = subprocess.run(
-        cli("resume", str(folder), env=env, cwd=tmp_path),
+        cli("resume", str(folder)),
         env=env,
         cwd=tmp_path,
         capture_output=True,
@@ -233,9 +278,91 @@ def test_a_killed_run_resumes_without_redoing_finished_nodes(web: FakeWeb, tmp_p
     assert resumed.returncode == 0, resumed.stderr
     after = schema_counts(web)
     assert after["Understanding"] == 1 and after["ResearchPlan"] == 1
-    assert after["PageExtraction"] > 0 and after["ReportDraft"] == 1
+    assert after["PageExtraction"] > before["PageExtraction"] and after["ReportDraft"] == 1
     assert (folder / "report.md").read_text().startswith("# ")
     assert json.loads((folder / "run.json").read_text())["status"] == "completed"
+    metadata = json.loads((folder / "result.json").read_text())["metadata"]
+    second_attempt = len(web.chat.requests) - first_attempt
+    # Graph state keeps the finished nodes' calls: understand and plan of the first attempt.
+    assert metadata["llm_calls"] == 2 + second_attempt
+    # Every request the model server saw is counted, the lost node's included.
+    assert metadata["attempts"] == 2
+    assert metadata["llm_calls_all_attempts"] == len(web.chat.requests)
+    assert metadata["prompt_tokens_all_attempts"] > metadata["prompt_tokens"]
+    attempts = Counter(c["attempt"] for c in ledger(folder) if c["phase"] == "start")
+    assert attempts == {1: first_attempt, 2: second_attempt}
+
+
+def test_sigterm_saves_the_run_as_interrupted(web: FakeWeb, tmp_path: Path) -> None:
+    web.chat.responder = ResearchScript(coverage=[0.9], ready=[True]).chat_responder()
+    folder = tmp_path / "runs" / "stopped"
+    web.search_latency_s = 30.0  # the first search is still in flight when the signal comes
+    process = start_run(folder, cli_env(web, tmp_path))
+    try:
+        events = folder / "events.jsonl"
+        wait_for(
+            process,
+            lambda: (
+                events.exists() and '"search_and_extract", "kind": "start"' in events.read_text()
+            ),
+            "search_and_extract",
+        )
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert "stopped by SIGTERM" in stderr and "Traceback" not in stderr
+    record = json.loads((folder / "run.json").read_text())
+    assert record["status"] == "interrupted" and record["error"] == "stopped by SIGTERM"
+    assert listed_status(folder) == "interrupted"
+    last = json.loads((folder / "events.jsonl").read_text().splitlines()[-1])
+    assert last["kind"] == "error" and "SIGTERM" in last["message"]
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("x" * 2001, "the limit is 2000"),
+        ("?!… --- ...", "has no words"),
+        ("   \t  ", "the question is empty"),
+        ("caf\udce9 culture", "not valid UTF-8"),  # how Python decodes undecodable argv bytes
+    ],
+)
+def test_bad_questions_are_one_line_errors_without_a_run_folder(
+    tmp_path: Path, query: str, message: str
+) -> None:
+    result = runner.invoke(app, ["run", query, "--model", "nope:x"])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "runs").exists()
+
+
+def test_the_question_length_limit_is_a_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RESEARCH_STUDIO_MAX_QUERY_CHARS", "20")
+    result = runner.invoke(app, ["run", "a" * 30, "--out", "q"])
+    assert result.exit_code == 2 and "is 30 characters long; the limit is 20" in result.output
+    assert not (tmp_path / "q").exists()
+
+
+def test_non_utf8_bytes_from_the_shell_leave_no_run_folder(tmp_path: Path) -> None:
+    result = subprocess.run(
+        cli("run", b"caf\xe9 culture", "--out", "bad"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip()
+        == "error: the question holds bytes that are not valid UTF-8; pass it as UTF-8 text"
+    )
+    assert not (tmp_path / "bad").exists() and not (tmp_path / "runs").exists()
 
 
 def test_advanced_pipeline_through_the_cli(web: FakeWeb, tmp_path: Path) -> None:
@@ -246,8 +373,9 @@ def test_advanced_pipeline_through_the_cli(web: FakeWeb, tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     document = json.loads((tmp_path / "adv" / "result.json").read_text())
     assert document["pipeline"] == "advanced"
-    assert document["claims"] and document["source_credibility"]
-    metadata = document["research_metadata"]
+    # The shared output contract: claims, sources with their credibility, one metadata block.
+    assert document["claims"] and all("credibility" in s for s in document["sources"])
+    metadata = document["metadata"]
     for key in (
         "overall_confidence",
         "verified_claims",
@@ -263,6 +391,7 @@ def test_advanced_pipeline_through_the_cli(web: FakeWeb, tmp_path: Path) -> None
     ):
         assert key in metadata, key
     assert document["metadata"]["sources_count"] == len(document["sources"])
+    assert metadata["llm_calls_all_attempts"] == metadata["llm_calls"] > 0
     assert document["metadata"]["evidence_count"] == len(document["evidence"])
     report = (tmp_path / "adv" / "report.md").read_text()
     assert set(re.findall(r"\[(S\d+)\]", report)) <= {s["sid"] for s in document["sources"]}

@@ -38,8 +38,15 @@ from research_studio.config import (
 from research_studio.errors import ConfigError, ResearchStudioError
 from research_studio.pipelines.registry import PipelineName, graph_builder, initial_state
 from research_studio.resolution import ModelChoice, resolve
-from research_studio.runner import AskFn, Outcome, execute
-from research_studio.runs import RunFolder, RunRecord, find_run, list_runs, new_run_id
+from research_studio.runner import AskFn, Outcome, RunStopped, execute
+from research_studio.runs import (
+    RunFolder,
+    RunRecord,
+    check_query,
+    find_run,
+    list_runs,
+    new_run_id,
+)
 from research_studio.search import SearchChoice
 from research_studio.urls import is_masked_url, redact_url
 
@@ -57,6 +64,8 @@ METRICS = (
     "prompt_tokens",
     "completion_tokens",
     "elapsed_s",
+    "attempts",
+    "llm_calls_all_attempts",
 )
 
 
@@ -111,15 +120,19 @@ async def _execute(
     view = ProgressView(
         err, title=f"{folder.record.pipeline}/{folder.record.mode}: {folder.record.query}"
     )
-    with view.shown():
-        return await execute(
-            folder,
-            config,
-            initial=initial,
-            ask=_asker(view, answer=answer, interactive=interactive),
-            on_event=view,
-            answer=None if initial else answer,
-        )
+    try:
+        with view.shown():
+            return await execute(
+                folder,
+                config,
+                initial=initial,
+                ask=_asker(view, answer=answer, interactive=interactive),
+                on_event=view,
+                answer=None if initial else answer,
+            )
+    except RunStopped as stopped:  # saved as interrupted: say how to resume, exit as signalled
+        err.print(f"[yellow]{stopped}[/]", highlight=False)
+        raise typer.Exit(code=128 + stopped.signum) from None
 
 
 def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool) -> None:
@@ -181,6 +194,15 @@ def _new_folder(
         interactive_clarify=interactive_clarify,
     )
     return RunFolder.create(path, record)
+
+
+def _is_utf8(text: str) -> bool:
+    """False for text holding undecodable bytes (argv decoded with surrogate escapes)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _jsonable(values: dict[str, Any]) -> dict[str, Any]:
@@ -259,8 +281,9 @@ def run(
 ) -> None:
     """Research a question and write report.md, result.json and events.jsonl."""
     with user_errors():
-        if not query.strip():
-            raise typer.BadParameter("the question is empty", param_hint="QUERY")
+        for name, text in (("--system-prompt", system_prompt), ("--answer", answer)):
+            if text is not None and not _is_utf8(text):
+                raise ResearchStudioError(f"{name} holds bytes that are not valid UTF-8")
         overrides: dict[str, Any] = {
             "model": model,
             "fast_model": fast_model,
@@ -274,9 +297,12 @@ def run(
             "use_cache": False if no_cache else None,
             "docs": [str(path.resolve()) for path in docs] if docs else None,
         }
+        loaded_settings = settings(config_file, **overrides).config
+        # Checked before any work, so a bad question leaves no run folder behind.
+        question = check_query(query, max_chars=loaded_settings.max_query_chars)
         check_docs(docs or [])
         graph_builder(pipeline)  # an unavailable pipeline fails before any work
-        config, model_choice, search_choice = resolve(settings(config_file, **overrides).config)
+        config, model_choice, search_choice = resolve(loaded_settings)
         _announce(config, model_choice, search_choice)
         overrides.update(model=config.model, fast_model=config.fast_model, search=config.search)
         if config.search == "local" and config.docs:
@@ -288,7 +314,7 @@ def run(
             _new_folder(
                 loaded.config,
                 out_dir,
-                query,
+                question,
                 pipeline,
                 mode,
                 overrides,
@@ -299,7 +325,7 @@ def run(
         ]
     outcomes = []
     for folder in folders:
-        initial = initial_state(pipeline, query.strip(), folder.record.mode)
+        initial = initial_state(pipeline, question, folder.record.mode)
         outcome = run_async(
             _execute(folder, loaded.config, initial=initial, answer=answer, interactive=interactive)
         )
@@ -349,6 +375,13 @@ def resume(
         if folder.record.status == "completed":
             raise ResearchStudioError(
                 f"run {folder.record.run_id} is already completed: {folder.path / 'report.md'}"
+            )
+        if folder.record.status == "running":  # its owner is alive, or on a host we cannot see
+            owner = folder.record.owner
+            where = f" (process {owner.pid} on {owner.host})" if owner else ""
+            raise ResearchStudioError(
+                f"run {folder.record.run_id} is still running{where}; "
+                "let it finish or stop it before resuming"
             )
         saved = _restore_masked(folder.record.settings, config_file)
         config = load_configuration(saved, config_file=config_file).config
