@@ -75,7 +75,10 @@ async def test_structured_call_with_schema_constrained_decoding() -> None:
     assert isinstance(result, Topic) and result.keywords
     [call] = caller.calls
     assert (
-        call.method == "json_schema" and call.ok and call.prompt_tokens and call.completion_tokens
+        call["method"] == "json_schema"
+        and call["ok"]
+        and call["prompt_tokens"]
+        and call["completion_tokens"]
     )
 
 

@@ -30,7 +30,7 @@ async def ask(config: Configuration) -> tuple[Verdict, list[str]]:
     async with open_services(config) as services:
         caller = services.caller("verify", "smart")
         verdict = await caller.structured(Verdict, [HumanMessage("Is the sky blue?")])
-        return verdict, [call.method for call in caller.calls]
+        return verdict, [call["method"] for call in caller.calls]
 
 
 def response_kind(request: dict) -> str:
@@ -113,7 +113,7 @@ async def test_a_reply_cut_at_the_length_limit_is_retried(
         verdict = await caller.structured(Verdict, [HumanMessage("Is the sky blue?")])
     assert verdict == Verdict(supported=True, reason="it is blue")
     assert web.chat.injected == ["truncated"]
-    assert [(call.ok, call.error_kind) for call in caller.calls] == [
+    assert [(call["ok"], call["error_kind"]) for call in caller.calls] == [
         (False, "truncated"),
         (True, None),
     ]
@@ -140,8 +140,8 @@ async def test_a_context_length_400_shortens_this_call_and_keeps_the_method(
     sent = [r["messages"][0]["content"] for r in web.chat.requests]
     assert len(sent[0]) > 2_000 and len(sent[1]) > 2_000 and len(sent[2]) <= 2_000
     assert sent[2].startswith("BEGIN ") and sent[2].endswith(" END")
-    assert [c.error_kind for c in first.calls] == ["context_length", "context_length", None]
-    assert [c.method for c in second.calls] == ["json_schema"]
+    assert [c["error_kind"] for c in first.calls] == ["context_length", "context_length", None]
+    assert [c["method"] for c in second.calls] == ["json_schema"]
 
 
 async def test_a_prompt_that_cannot_be_shortened_enough_is_a_context_length_error(
@@ -166,11 +166,11 @@ async def test_a_bad_request_tries_the_next_method_for_this_call_only(
         second = services.caller("verify", "smart")
         verdict = await second.structured(Verdict, [HumanMessage("q")])
     assert verdict.reason == "again"
-    assert [(c.method, c.error_kind) for c in first.calls] == [
+    assert [(c["method"], c["error_kind"]) for c in first.calls] == [
         ("json_schema", "bad_request"),
         ("function_calling", None),
     ]
-    assert [c.method for c in second.calls] == ["json_schema"]
+    assert [c["method"] for c in second.calls] == ["json_schema"]
 
 
 async def test_an_html_error_page_is_a_server_error(

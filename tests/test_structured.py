@@ -45,14 +45,14 @@ async def test_valid_tool_call_is_returned_and_recorded() -> None:
     result = await call.structured(Finding, [HumanMessage("extract")])
     assert result == Finding(fact="x", confidence=0.9)
     [record] = call.calls
-    assert (record.node, record.tier, record.model, record.ok) == (
+    assert (record["node"], record["tier"], record["model"], record["ok"]) == (
         "extract",
         "fast",
         "scripted:test",
         True,
     )
-    assert record.prompt_tokens and record.completion_tokens
-    assert record.ended >= record.started
+    assert record["prompt_tokens"] and record["completion_tokens"]
+    assert record["ended"] >= record["started"]
 
 
 async def test_fenced_text_reply_is_accepted_without_a_retry() -> None:
@@ -89,8 +89,8 @@ async def test_third_failure_raises_one_typed_error() -> None:
     assert caught.value.schema_name == "Finding" and caught.value.kind == "invalid_json"
     assert "confidence" in caught.value.reason
     assert len(model.calls) == 3
-    assert [(r.ok, r.error_kind) for r in call.calls] == [(False, "invalid_json")] * 3
-    assert "the reply was empty" in str(call.calls[1].error)
+    assert [(r["ok"], r["error_kind"]) for r in call.calls] == [(False, "invalid_json")] * 3
+    assert "the reply was empty" in str(call.calls[1]["error"])
 
 
 async def test_a_reply_cut_every_time_raises_a_truncated_error() -> None:
@@ -111,7 +111,7 @@ async def test_a_cut_reply_with_every_field_complete_is_used_and_labelled() -> N
     result = await call.structured(Finding, [HumanMessage("extract")])
     assert result == Finding(fact="x", confidence=0.5)
     [record] = call.calls
-    assert record.ok and record.error_kind == "truncated"
+    assert record["ok"] and record["error_kind"] == "truncated"
     [state_record] = call_records(call)
     assert state_record["error_kind"] == "truncated"  # type: ignore[typeddict-item]
 
@@ -131,8 +131,8 @@ async def test_unusable_replies_are_retried_twice(bad: str) -> None:
     )
     call = caller(model)
     assert (await call.structured(Finding, [HumanMessage("extract")])).fact == "ok"
-    assert [r.ok for r in call.calls] == [False, False, True]
-    assert call.calls[0].error_kind == ("truncated" if bad.startswith("{") else "invalid_json")
+    assert [r["ok"] for r in call.calls] == [False, False, True]
+    assert call.calls[0]["error_kind"] == ("truncated" if bad.startswith("{") else "invalid_json")
     # Each repair shows the last unusable reply once, not the whole history.
     assert model.calls[2].prompt.count("could not be used") == 1
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from research_studio.config import Configuration
 from research_studio.errors import ConfigError
-from research_studio.structured import message_text
+from research_studio.messages import message_text
 
 DEFAULT_MODEL_NAME = "smollm2"
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -7,38 +7,15 @@ from typing import Literal
 
 import httpx
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel
 
 from research_studio.config import Configuration
-from research_studio.errors import ConfigError, FailureKind
+from research_studio.errors import ConfigError
 
 ModelTier = Literal["smart", "fast"]
 ChatModelFactory = Callable[[str, Configuration], BaseChatModel]
 
 BUILTIN_PROVIDERS = ("openai", "anthropic", "ollama", "local")
 _registered: dict[str, ChatModelFactory] = {}
-
-
-class LLMCall(BaseModel):
-    """One model call, as recorded for run metadata and benchmarks."""
-
-    node: str
-    tier: ModelTier
-    model: str
-    method: str
-    started: float
-    ended: float
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    ok: bool = True
-    # What went wrong; on an ok call, what was repaired (a cut-off reply of which the complete
-    # part was used is ok with error_kind "truncated").
-    error: str | None = None
-    error_kind: FailureKind | None = None
-
-    @property
-    def latency_s(self) -> float:
-        return self.ended - self.started
 
 
 def register_provider(name: str, factory: ChatModelFactory) -> None:

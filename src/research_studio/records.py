@@ -94,8 +94,10 @@ class ModelCallRecord(TypedDict):
     prompt_tokens: int | None
     completion_tokens: int | None
     ok: bool
+    # What went wrong; on an ok call, what was repaired (a cut-off reply whose complete part
+    # was used is ok with error_kind "truncated").
     error: str | None
-    error_kind: NotRequired[str | None]
+    error_kind: str | None
 
 
 class DeadEnd(TypedDict):

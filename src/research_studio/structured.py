@@ -16,8 +16,9 @@ from pydantic import BaseModel, ValidationError
 
 from research_studio.errors import FailureKind, ModelError, StructuredOutputError
 from research_studio.json_reply import THINK, TruncatedReply, parse_json_payload, read_json_reply
+from research_studio.messages import message_text
 from research_studio.model_faults import failure_kind, is_cut_off, raw_from_parse_error, shorten
-from research_studio.models import LLMCall, ModelTier
+from research_studio.models import ModelTier
 from research_studio.prompts.structured import REPAIR_REQUEST, SCHEMA_INSTRUCTIONS
 from research_studio.records import ModelCallRecord
 
@@ -26,7 +27,6 @@ __all__ = [
     "MethodMemory",
     "ModelCaller",
     "call_records",
-    "message_text",
     "parse_json_payload",
     "validate_payload",
 ]
@@ -46,7 +46,7 @@ class _Unsupported(Exception):
 class _ParseFailure(Exception):
     """The client library rejected the reply while parsing it (some parse inside `invoke`)."""
 
-    def __init__(self, raw: str, error: str, record: LLMCall, *, cut: bool = False) -> None:
+    def __init__(self, raw: str, error: str, record: ModelCallRecord, *, cut: bool = False) -> None:
         super().__init__(error)
         self.raw = raw
         self.record = record
@@ -69,16 +69,6 @@ class MethodMemory:
 
     def refused(self, key: str) -> set[str]:
         return self._refused.setdefault(key, set())
-
-
-def message_text(message: BaseMessage) -> str:
-    """The text of a message whose content may be a string or a list of blocks."""
-    content = message.content
-    if isinstance(content, str):
-        return content
-    return "".join(
-        block.get("text", "") if isinstance(block, dict) else str(block) for block in content
-    )
 
 
 def validate_payload(schema: type[SchemaT], payload: Any) -> SchemaT:
@@ -149,11 +139,7 @@ def _repair_messages(raw: str, failure: _Unusable) -> list[BaseMessage]:
 
 def call_records(*callers: ModelCaller) -> list[ModelCallRecord]:
     """The calls made through these callers, as state records."""
-    return [
-        ModelCallRecord(**call.model_dump())  # type: ignore[typeddict-item]
-        for caller in callers
-        for call in caller.calls
-    ]
+    return [ModelCallRecord(**call) for caller in callers for call in caller.calls]
 
 
 class ModelCaller:
@@ -173,7 +159,7 @@ class ModelCaller:
         self.spec = spec
         self.node = node
         self.tier = tier
-        self.calls: list[LLMCall] = []
+        self.calls: list[ModelCallRecord] = []
         self._limiter = limiter or asyncio.Semaphore(1_000)
         self._memory = memory or MethodMemory()
         # The base implementation takes no `method`: it only offers tool calling.
@@ -189,42 +175,47 @@ class ModelCaller:
 
     async def _invoke(
         self, runnable: Any, messages: Sequence[BaseMessage], method: str
-    ) -> tuple[Any, LLMCall]:
+    ) -> tuple[Any, ModelCallRecord]:
         started = time.time()
-        record = LLMCall(
+        record = ModelCallRecord(
             node=self.node,
             tier=self.tier,
             model=self.spec,
             method=method,
             started=started,
             ended=started,
+            prompt_tokens=None,
+            completion_tokens=None,
+            ok=True,
+            error=None,
+            error_kind=None,
         )
         self.calls.append(record)
         try:
             async with self._limiter:
-                record.started = time.time()
+                record["started"] = time.time()
                 result = await runnable.ainvoke(list(messages))
         except asyncio.CancelledError:  # a deadline ended the node: the call still counts
-            record.ended, record.ok, record.error = time.time(), False, "cancelled"
-            record.error_kind = "timeout"
+            record["ended"], record["ok"], record["error"] = time.time(), False, "cancelled"
+            record["error_kind"] = "timeout"
             raise
         except (ValidationError, OutputParserException) as exc:
-            record.ended, record.ok, record.error = time.time(), False, f"parse: {exc}"
+            record["ended"], record["ok"], record["error"] = time.time(), False, f"parse: {exc}"
             raise _ParseFailure(raw_from_parse_error(exc), _describe(exc), record) from exc
         except Exception as exc:
             kind = failure_kind(exc)
-            record.ended, record.ok, record.error_kind = time.time(), False, kind
-            record.error = f"{type(exc).__name__}: {exc}"
+            record["ended"], record["ok"], record["error_kind"] = time.time(), False, kind
+            record["error"] = f"{type(exc).__name__}: {exc}"
             if kind == "truncated":  # the client refused to parse a reply cut at the length limit
                 raise _ParseFailure(raw_from_parse_error(exc), str(exc), record, cut=True) from exc
             if kind == "unsupported" and method != "text":
                 raise _Unsupported(str(exc)) from exc
             raise ModelError(f"{self.spec} call failed in {self.node}: {exc}", kind=kind) from exc
-        record.ended = time.time()
+        record["ended"] = time.time()
         raw = result["raw"] if isinstance(result, dict) and "raw" in result else result
         usage = getattr(raw, "usage_metadata", None) or {}
-        record.prompt_tokens = usage.get("input_tokens")
-        record.completion_tokens = usage.get("output_tokens")
+        record["prompt_tokens"] = usage.get("input_tokens")
+        record["completion_tokens"] = usage.get("output_tokens")
         return result, record
 
     async def text(self, messages: Sequence[BaseMessage]) -> str:
@@ -252,7 +243,7 @@ class ModelCaller:
 
     async def _attempt(
         self, method: Method, schema: type[BaseModel], messages: Sequence[BaseMessage]
-    ) -> tuple[Any, str, bool, LLMCall]:
+    ) -> tuple[Any, str, bool, ModelCallRecord]:
         """(parsed or None, raw text, cut off by the length limit, record) of one call."""
         try:
             result, record = await self._invoke(self._bind(method, schema), messages, method)
@@ -314,8 +305,8 @@ class ModelCaller:
             try:
                 result, truncated = _coerce(schema, parsed, raw, cut)
             except _Unusable as failure:
-                record.ok, record.error_kind = False, failure.kind
-                record.error = f"{failure.kind}: {failure}"
+                record["ok"], record["error_kind"] = False, failure.kind
+                record["error"] = f"{failure.kind}: {failure}"
                 if answers == ANSWERS:
                     raise StructuredOutputError(
                         schema.__name__, str(failure), raw, kind=failure.kind
@@ -323,8 +314,8 @@ class ModelCaller:
                 repair = _repair_messages(raw, failure)
                 continue
             if truncated:
-                record.ok, record.error_kind = True, "truncated"
-                record.error = "the reply was cut off; its complete part was used"
+                record["ok"], record["error_kind"] = True, "truncated"
+                record["error"] = "the reply was cut off; its complete part was used"
             else:
-                record.ok, record.error, record.error_kind = True, None, None
+                record["ok"], record["error"], record["error_kind"] = True, None, None
             return result

@@ -108,17 +108,17 @@ async def run_once(
         wall = time.monotonic() - started
     intervals = _intervals(model.calls, web.requests, started)
     path, chain = critical_path(intervals)
-    calls = state.get("llm_calls", [])
+    metadata = state["metadata"]
     return RunMeasure(
         variant=variant,
         query=query,
         wall_s=round(wall, 3),
         critical_path_s=round(path, 3),
         efficiency=round(wall / path, 3) if path else 0.0,
-        llm_calls=len(calls),
-        llm_calls_by_node=dict(Counter(call["node"] for call in calls)),
-        prompt_tokens=sum(call["prompt_tokens"] or 0 for call in calls),
-        completion_tokens=sum(call["completion_tokens"] or 0 for call in calls),
+        llm_calls=metadata["llm_calls"],
+        llm_calls_by_node=dict(metadata["llm_calls_by_node"]),
+        prompt_tokens=metadata["prompt_tokens"],
+        completion_tokens=metadata["completion_tokens"],
         searches=sum(1 for interval in intervals if interval.kind == "search"),
         fetches=sum(1 for interval in intervals if interval.kind == "fetch"),
         sources=len(state.get("sources", [])),

@@ -20,8 +20,8 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from research_studio.config import Configuration
+from research_studio.messages import message_text
 from research_studio.models import register_provider
-from research_studio.structured import message_text
 
 TEXT = "__text__"  # the script key of free-text calls (no schema bound)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from urllib.parse import urlsplit
 
-# Spec 001's table; suffixes match the end of the host, names match the host or a parent domain.
+# Domain trust by kind of site; suffixes match the end of the host, names match the host or a parent domain.
 HIGH_TRUST = {".edu": 0.9, ".gov": 0.9, "arxiv.org": 0.9, "nature.com": 0.9, "wikipedia.org": 0.75}
 LOW_TRUST = {"medium.com": 0.45, "quora.com": 0.4, "pinterest.com": 0.3}
 DEFAULT_TRUST = 0.6

@@ -1,1 +1,1 @@
-"""The advanced (V9) pipeline: analyzer, research tree, parallel subagents, gap loop, trust engine."""
+"""The advanced pipeline: analyzer, research tree, parallel subagents, gap loop, trust engine."""

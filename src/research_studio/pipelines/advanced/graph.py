@@ -1,4 +1,4 @@
-"""The advanced (V9) graph: builder, pure routing, and the module-level `graph`."""
+"""The advanced graph: builder, pure routing, and the module-level `graph`."""
 
 from __future__ import annotations
 
