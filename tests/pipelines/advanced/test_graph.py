@@ -12,11 +12,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from research_studio.config import Configuration
 from research_studio.pipelines.advanced.graph import build_graph, route_after_gap_detection
 from research_studio.services import open_services
-from tests.conftest import full_state
 from research_studio.statements import statement_key
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
 from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from tests.conftest import full_state
 
 pytestmark = pytest.mark.e2e
 CLAIM_LINE = re.compile(r"^- (✓✓|✓|⚠) (.*?) ((?:\[S\d+\])+)[.!?]$", re.MULTILINE)

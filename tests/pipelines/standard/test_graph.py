@@ -10,17 +10,17 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from research_studio.config import Configuration
+from research_studio.pipelines.contract import ResearchOutput
 from research_studio.pipelines.standard.graph import (
     build_graph,
     route_after_gaps,
     route_after_synthesis,
 )
-from research_studio.pipelines.contract import ResearchOutput
 from research_studio.services import open_services
-from tests.conftest import full_state
 from research_studio.testing.fake_web import FakeWeb, Fault
 from research_studio.testing.research_script import ResearchScript
 from research_studio.testing.scripted_model import use_scripted_model
+from tests.conftest import full_state
 
 pytestmark = pytest.mark.e2e
 RunPipeline = Callable[..., Any]
