@@ -36,6 +36,7 @@ from research_studio.config import (
     load_configuration,
 )
 from research_studio.errors import ConfigError, ResearchStudioError
+from research_studio.extraction import choose_extraction
 from research_studio.pipelines.registry import PipelineName, graph_builder, initial_state
 from research_studio.resolution import ModelChoice, resolve
 from research_studio.runner import AskFn, Outcome, RunStopped, execute
@@ -74,14 +75,8 @@ def _announce(config: Configuration, model: ModelChoice, search: SearchChoice) -
     fast = f" (fast: {model.fast_model})" if model.fast_model != model.model else ""
     err.print(f"[dim]model: {model.model}{fast} — {model.reason}[/]", highlight=False)
     err.print(f"[dim]search: {search.name} — {search.reason}[/]", highlight=False)
-    mode: str = config.extraction
-    if mode == "auto":
-        mode = (
-            "extractive (verbatim sentences)"
-            if (config.fast_model or "").startswith("local:")
-            else "llm"
-        )
-    err.print(f"[dim]extraction: {mode}[/]", highlight=False)
+    extraction = choose_extraction(config, model.fast_model or model.model)
+    err.print(f"[dim]extraction: {extraction.describe()}[/]", highlight=False)
 
 
 def _asker(view: ProgressView, *, answer: str | None, interactive: bool) -> AskFn:
@@ -234,7 +229,7 @@ def _restore_masked(saved: dict[str, Any], config_file: Path | None) -> dict[str
 def run(
     query: Annotated[str, typer.Argument(help="The research question.")],
     pipeline: Annotated[
-        PipelineName, typer.Option("--pipeline", help="standard, advanced or supervisor.")
+        PipelineName, typer.Option("--pipeline", help="standard or advanced.")
     ] = "standard",
     single_agent: Annotated[
         bool,

@@ -11,7 +11,7 @@ from langgraph.graph.state import CompiledStateGraph
 from research_studio.errors import ConfigError
 from research_studio.pipelines.contract import research_input
 
-PipelineName = Literal["standard", "advanced", "supervisor"]
+PipelineName = Literal["standard", "advanced"]
 GraphBuilder = Callable[..., CompiledStateGraph[Any, Any, Any, Any]]
 
 
