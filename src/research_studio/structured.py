@@ -18,8 +18,8 @@ from research_studio.errors import FailureKind, ModelError, StructuredOutputErro
 from research_studio.json_reply import THINK, TruncatedReply, parse_json_payload, read_json_reply
 from research_studio.messages import message_text
 from research_studio.model_faults import failure_kind, is_cut_off, raw_from_parse_error, shorten
+from research_studio.model_prompts import REPAIR_REQUEST, SCHEMA_INSTRUCTIONS
 from research_studio.models import ModelTier
-from research_studio.prompts.structured import REPAIR_REQUEST, SCHEMA_INSTRUCTIONS
 from research_studio.records import ModelCallRecord
 
 __all__ = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -55,10 +56,15 @@ def error_record(node: str, exc: BaseException, target: str = "") -> ErrorRecord
 
 
 def run_start(state: Mapping[str, Any], query: str) -> dict[str, Any]:
-    """What the first node of a run records: when it started and the question as a message."""
+    """What the first node of a run records: when it started, its date, the question as a message.
+
+    The date is recorded once so every prompt of a run (and a resumed run) says the same day.
+    """
     update: dict[str, Any] = {}
     if "started_at" not in state:
         update["started_at"] = time.time()
+    if not state.get("today"):
+        update["today"] = dt.date.today().isoformat()
     if not state.get("messages"):
         update["messages"] = [HumanMessage(content=query)]
     return update

@@ -14,34 +14,53 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from research_studio.chunking import split_sentences
+from research_studio.extraction import PAGE_TEXT_LABEL, PageExtraction
+from research_studio.model_prompts import SCHEMA_LABEL
+from research_studio.pipelines.advanced import prompts as advanced
+from research_studio.pipelines.advanced.schemas import (
+    ClaimVerification,
+    ClarificationOutput,
+    CredibilityAndClaims,
+    GapAnalysis,
+    PlanOutput,
+    QueryAnalysisOutput,
+    SubagentExtraction,
+)
+from research_studio.pipelines.standard import prompts as standard
+from research_studio.pipelines.standard.schemas import (
+    GapAssessment,
+    ResearchPlan,
+    SynthesisOutput,
+    Understanding,
+    Verification,
+    WorkerSummary,
+    WorkPlan,
+)
+from research_studio.prompt_blocks import (
+    CLARIFICATION_LABEL,
+    LIST_SEPARATOR,
+    PAGE_TEXT_CLOSE,
+    PAGE_TEXT_OPEN,
+    QUESTIONS_LABEL,
+    REQUEST_LABEL,
+)
 from research_studio.queries import STOP_WORDS
+from research_studio.statements import ReportDraft
+from research_studio.testing.prompt_reader import (
+    ANY,
+    after_label,
+    fenced_after,
+    first_line_after,
+    numbered_under,
+    reader,
+    readings,
+)
 from research_studio.testing.scripted_model import ScriptedChatModel, ScriptedRequest
 
-_REQUEST = re.compile(r"^Research request: (.+)$", re.MULTILINE)
-_CLARIFICATION = re.compile(r"^User clarification: (.+)$", re.MULTILINE)
-_PAGE = re.compile(r"Page text:\n<<<\n(.*?)\n>>>", re.DOTALL)
-_SECTION = re.compile(r"^{label}:\n((?:\d+\. .*\n?)+)", re.MULTILINE)
-_EVIDENCE_GROUP = re.compile(r"^Question: (.+)\n((?:\[E\d+\] .*\n    quote: .*\n?)+)", re.MULTILINE)
-_EVIDENCE_ITEM = re.compile(r"^\[(E\d+)\] \(source (S\d+)\) (.*)$", re.MULTILINE)
-_CLAIM = re.compile(r"^(\d+)\. Claim: ", re.MULTILINE)
-_SCHEMA_IN_PROMPT = re.compile(r"conform to this JSON schema:\n")
 _WORD = re.compile(r"[a-z0-9]+")
-
-
-def _found(pattern: str, text: str) -> str:
-    """The first group of a pattern the pipeline's own prompt is known to contain ("" otherwise)."""
-    match = re.search(pattern, text)
-    return match.group(1) if match else ""
-
-
-def _numbered(prompt: str, label: str) -> list[str]:
-    match = re.search(_SECTION.pattern.format(label=re.escape(label)), prompt, re.MULTILINE)
-    if not match:
-        return []
-    return [
-        re.sub(r"^\d+\. ", "", line).strip() for line in match.group(1).splitlines() if line.strip()
-    ]
 
 
 def _terms(text: str) -> set[str]:
@@ -83,8 +102,8 @@ class ResearchScript:
         return values[min(index, len(values) - 1)]
 
     def request(self, prompt: str) -> str:
-        match = _REQUEST.search(prompt)
-        return match.group(1).strip() if match else prompt.strip().splitlines()[-1]
+        found = first_line_after(REQUEST_LABEL, prompt)
+        return found.strip() if found is not None else prompt.strip().splitlines()[-1]
 
     # --- roles -------------------------------------------------------------------------------
 
@@ -109,8 +128,8 @@ class ResearchScript:
 
     def plan(self, prompt: str) -> dict[str, Any]:
         query = self.request(prompt)
-        clarification = _CLARIFICATION.search(prompt)
-        subject = f"{query} {clarification.group(1)}" if clarification else query
+        clarification = first_line_after(CLARIFICATION_LABEL, prompt)
+        subject = f"{query} {clarification}" if clarification is not None else query
         topic = _short(subject, 5)
         return {
             "research_questions": [
@@ -128,8 +147,8 @@ class ResearchScript:
         }
 
     def work_plan(self, prompt: str) -> dict[str, Any]:
-        suggested = _numbered(prompt, "Suggested follow-up searches")
-        questions = suggested or _numbered(prompt, "Research questions")
+        suggested = numbered_under(standard.SUGGESTED_SEARCHES_LABEL, prompt)
+        questions = suggested or numbered_under(QUESTIONS_LABEL, prompt)
         return {
             "sub_questions": [
                 {"question": question, "searches": [_short(question)]} for question in questions
@@ -137,19 +156,17 @@ class ResearchScript:
         }
 
     def extraction(self, prompt: str) -> dict[str, Any]:
-        page = _PAGE.search(prompt)
-        if not page:
+        page = fenced_after(PAGE_TEXT_LABEL, PAGE_TEXT_OPEN, PAGE_TEXT_CLOSE, prompt)
+        if page is None:
             return {"facts": []}
         wanted = _terms(
-            self.request(prompt) + " " + " ".join(_numbered(prompt, "Research questions"))
+            self.request(prompt) + " " + " ".join(numbered_under(QUESTIONS_LABEL, prompt))
         )
         sentences = [
-            s
-            for s in split_sentences(page.group(1))
-            if 8 <= len(s.split()) <= 60 and not s.startswith("#")
+            s for s in split_sentences(page) if 8 <= len(s.split()) <= 60 and not s.startswith("#")
         ]
         ranked = sorted(sentences, key=lambda s: -len(_terms(s) & wanted))
-        questions = _numbered(prompt, "Research questions") or [""]
+        questions = numbered_under(QUESTIONS_LABEL, prompt) or [""]
         return {
             "facts": [
                 {"fact": sentence, "quote": sentence, "question": questions[index % len(questions)]}
@@ -159,7 +176,9 @@ class ResearchScript:
         }
 
     def worker_summary(self, prompt: str) -> dict[str, Any]:
-        findings = re.findall(r"^- (.*?) \(quote:", prompt, re.MULTILINE)
+        findings = [
+            item["text"] for item in readings(standard.WORKER_EVIDENCE_ITEM, prompt, quote=ANY)
+        ]
         return {
             "answer": " ".join(findings[:2]) or "Nothing found.",
             "key_findings": findings[:3],
@@ -170,7 +189,7 @@ class ResearchScript:
     def gaps(self, prompt: str) -> dict[str, Any]:
         coverage = self._next("gaps", self.coverage)
         ready = self._next("ready", self.ready)
-        questions = _numbered(prompt, "Research questions")
+        questions = numbered_under(QUESTIONS_LABEL, prompt)
         round_number = self._round["gaps"]
         searches = (
             [f"{_short(q, 4)} evidence round {round_number}" for q in questions[:2]]
@@ -188,7 +207,7 @@ class ResearchScript:
         coverage = self._next("gaps", self.coverage)
         ready = self._next("ready", self.ready)
         round_number = self._round["gaps"]
-        questions = _numbered(prompt, "Research questions")
+        questions = numbered_under(QUESTIONS_LABEL, prompt)
         searches = (
             [f"{_short(q, 4)} evidence round {round_number}" for q in questions[:2]]
             if self.follow_up_searches
@@ -196,7 +215,9 @@ class ResearchScript:
         )
         return {
             "summary": "Workers agree on the main points.",
-            "key_findings": re.findall(r"^  - (.*)$", prompt, re.MULTILINE)[:4],
+            "key_findings": [item["finding"] for item in readings(standard.WORKER_FINDING, prompt)][
+                :4
+            ],
             "conflicts": [],
             "gaps": [] if ready else ["Some questions need more evidence"],
             "confidence": coverage,
@@ -205,7 +226,8 @@ class ResearchScript:
         }
 
     def verification(self, prompt: str) -> dict[str, Any]:
-        indices = [int(number) for number in _CLAIM.findall(prompt)]
+        claims = readings(standard.VERIFY_CLAIM, prompt, number=r"\d+", claim=ANY, quote=ANY)
+        indices = [int(claim["number"]) for claim in claims]
         return {
             "claims": [
                 {"index": i, "supported": i not in self.unsupported_claims, "reason": "checked"}
@@ -214,13 +236,20 @@ class ResearchScript:
         }
 
     def report(self, prompt: str) -> dict[str, Any]:
-        if "<<<CLAIMS" in prompt:
+        if advanced.CLAIMS_OPEN in prompt:
             return self.advanced_report(prompt)
         sections = []
-        for question, block in _EVIDENCE_GROUP.findall(prompt):
+        item = reader(standard.WRITE_EVIDENCE_ITEM, eid=r"E\d+", sid=r"S\d+")
+        group = re.compile(
+            rf"^{reader(standard.EVIDENCE_GROUP)}\n(?P<items>(?:{item}\n?)+)", re.MULTILINE
+        )
+        for match in group.finditer(prompt):
+            question = match["question"]
             paragraphs = [
-                {"statements": [self._statement(text, [eid])]}
-                for eid, _sid, text in _EVIDENCE_ITEM.findall(block)
+                {"statements": [self._statement(found["text"], [found["eid"]])]}
+                for found in readings(
+                    standard.WRITE_EVIDENCE_ITEM, match["items"], eid=r"E\d+", sid=r"S\d+"
+                )
             ]
             if paragraphs:
                 sections.append({"heading": question.strip()[:80], "paragraphs": paragraphs})
@@ -283,7 +312,7 @@ class ResearchScript:
     # --- advanced pipeline roles ----------------------------------------------------------------
 
     def query_analysis(self, prompt: str) -> dict[str, Any]:
-        query = prompt.rsplit("Query: ", 1)[-1].strip()
+        query = prompt.rsplit(f"{advanced.QUERY_LABEL} ", 1)[-1].strip()
         topic = _short(query, 5)
         analysis = {
             "intent": f"Understand {query}",
@@ -315,9 +344,9 @@ class ResearchScript:
         return analysis
 
     def clarification(self, prompt: str) -> dict[str, Any]:
-        query = re.search(r"Original query: (.+)", prompt)
-        answer = re.search(r"User's clarification: (.+)", prompt)
-        subject = f"{query.group(1) if query else ''} ({answer.group(1) if answer else ''})".strip()
+        query = after_label(advanced.ORIGINAL_QUERY_LABEL, prompt)
+        answer = after_label(advanced.ANSWER_LABEL, prompt)
+        subject = f"{query} ({answer})".strip()
         return {
             "enriched_context": f"Research {subject}.",
             "updated_intent": f"Learn about {subject}",
@@ -328,9 +357,9 @@ class ResearchScript:
         }
 
     def advanced_plan(self, prompt: str) -> dict[str, Any]:
-        brief = re.search(r"Research brief: (.+)", prompt)
-        anchor = re.search(r"primary subject: (.+)", prompt)
-        topic = _short(anchor.group(1) if anchor else (brief.group(1) if brief else "topic"), 5)
+        brief = after_label(advanced.BRIEF_LABEL, prompt)
+        anchor = after_label(advanced.SUBJECT_LABEL, prompt)
+        topic = _short(anchor or brief or "topic", 5)
         outline = ["Background", "Evidence", "Outlook"]
         angles = [
             ("how it works", 1.0),
@@ -356,13 +385,11 @@ class ResearchScript:
         }
 
     def subagent_extraction(self, prompt: str) -> dict[str, Any]:
-        wanted = _terms(
-            _found(r"Your question: (.+)", prompt) if "Your question:" in prompt else prompt[:200]
-        )
+        question = after_label(advanced.SUBAGENT_QUESTION_LABEL, prompt)
+        wanted = _terms(question if advanced.SUBAGENT_QUESTION_LABEL in prompt else prompt[:200])
         items = []
-        for number, text in re.findall(
-            r"^PAGE (\d+): .*?\n<<<\n(.*?)\n>>>", prompt, re.MULTILINE | re.DOTALL
-        ):
+        for page in readings(advanced.SUBAGENT_PAGE, prompt, number=r"\d+", excerpt=ANY):
+            number, text = page["number"], page["excerpt"]
             sentences = [
                 s
                 for s in split_sentences(text.replace("[...]", ""))
@@ -385,7 +412,7 @@ class ResearchScript:
     def gap_analysis(self, prompt: str) -> dict[str, Any]:
         confidence = self._next("gaps", self.coverage)
         ready = self._next("ready", self.ready)
-        outline = _found(r"Outline: (.+)", prompt).split("; ")
+        outline = after_label(advanced.OUTLINE_LABEL, prompt).split(LIST_SEPARATOR)
         round_number = self._round["gaps"]
         gaps = (
             []
@@ -410,9 +437,15 @@ class ResearchScript:
         }
 
     def credibility_and_claims(self, prompt: str) -> dict[str, Any]:
-        sections = _found(r"SECTIONS: (.+)", prompt).split("; ")
-        sids = re.findall(r"^\[(S\d+)\] ", prompt, re.MULTILINE)
-        evidence = re.findall(r"^\[(E\d+)\] \(from (S\d+)\) (.*?) — ", prompt, re.MULTILINE)
+        sections = after_label(advanced.SECTIONS_LABEL, prompt).split(LIST_SEPARATOR)
+        sids = [
+            item["sid"]
+            for item in readings(advanced.TRUST_SOURCE_ITEM, prompt, sid=r"S\d+", snippet=ANY)
+        ]
+        evidence = [
+            (item["eid"], item["sid"], item["text"])
+            for item in readings(advanced.TRUST_EVIDENCE_ITEM, prompt, eid=r"E\d+", sid=r"S\d+")
+        ]
         claims = []
         for index, (eid, sid, text) in enumerate(evidence[:10]):
             support = ["E999"] if self.nonexistent_evidence and index == 0 else [eid]
@@ -434,9 +467,8 @@ class ResearchScript:
 
     def claim_verification(self, prompt: str) -> dict[str, Any]:
         checks = []
-        for cid, text, eids in re.findall(
-            r"^\[(C\d+)\] \(.*?\) (.*) — evidence: (.+)$", prompt, re.MULTILINE
-        ):
+        for claim in readings(advanced.TRUST_CLAIM_ITEM, prompt, cid=r"C\d+"):
+            cid, text, eids = claim["cid"], claim["text"], claim["eids"]
             fabricated = int(cid[1:]) in self.fabricated_spans
             span = (
                 "the moon is made of green cheese according to every expert"
@@ -448,7 +480,7 @@ class ResearchScript:
                     "cid": cid,
                     "verified": True,
                     "evidence_span": span,
-                    "source_eid": eids.split(", ")[0],
+                    "source_eid": eids.split(advanced.ID_SEPARATOR)[0],
                     "match_confidence": 0.9,
                     "cross_validated": True,
                 }
@@ -456,8 +488,11 @@ class ResearchScript:
         return {"checks": checks}
 
     def advanced_report(self, prompt: str) -> dict[str, Any]:
-        outline = _found(r"OUTLINE: (.+)", prompt).split("; ")
-        claims = re.findall(r"^\[(C\d+)\] \((.*?);.*?\) (.*)$", prompt, re.MULTILINE)
+        outline = after_label(advanced.WRITER_OUTLINE_LABEL, prompt).split(LIST_SEPARATOR)
+        claims = [
+            (item["cid"], item["section"], item["text"])
+            for item in readings(advanced.WRITER_CLAIM_ITEM, prompt, cid=r"C\d+")
+        ]
         sections = []
         for heading in outline:
             members = [(cid, text) for cid, section, text in claims if section == heading]
@@ -470,29 +505,31 @@ class ResearchScript:
             sections = [
                 {"heading": outline[0], "paragraphs": [{"statements": [{"text": "Nothing."}]}]}
             ]
-        return self._draft(_found(r"TITLE: (.+)", prompt), sections)
+        return self._draft(after_label(advanced.TITLE_LABEL, prompt), sections)
 
     # --- dispatch ----------------------------------------------------------------------------
 
     def responders(self) -> dict[str, Callable[[str], Any]]:
-        return {
-            "Understanding": self.understanding,
-            "ResearchPlan": self.plan,
-            "WorkPlan": self.work_plan,
-            "PageExtraction": self.extraction,
-            "WorkerSummary": self.worker_summary,
-            "GapAssessment": self.gaps,
-            "SynthesisOutput": self.synthesis,
-            "Verification": self.verification,
-            "ReportDraft": self.report,
-            "QueryAnalysisOutput": self.query_analysis,
-            "ClarificationOutput": self.clarification,
-            "PlanOutput": self.advanced_plan,
-            "SubagentExtraction": self.subagent_extraction,
-            "GapAnalysis": self.gap_analysis,
-            "CredibilityAndClaims": self.credibility_and_claims,
-            "ClaimVerification": self.claim_verification,
+        """The role answering each schema, keyed by the schema's name as the model sees it."""
+        roles: dict[type[BaseModel], Callable[[str], Any]] = {
+            Understanding: self.understanding,
+            ResearchPlan: self.plan,
+            WorkPlan: self.work_plan,
+            PageExtraction: self.extraction,
+            WorkerSummary: self.worker_summary,
+            GapAssessment: self.gaps,
+            SynthesisOutput: self.synthesis,
+            Verification: self.verification,
+            ReportDraft: self.report,
+            QueryAnalysisOutput: self.query_analysis,
+            ClarificationOutput: self.clarification,
+            PlanOutput: self.advanced_plan,
+            SubagentExtraction: self.subagent_extraction,
+            GapAnalysis: self.gap_analysis,
+            CredibilityAndClaims: self.credibility_and_claims,
+            ClaimVerification: self.claim_verification,
         }
+        return {schema.__name__: respond for schema, respond in roles.items()}
 
     def respond(self, schema_name: str | None, prompt: str) -> Any:
         """The reply for a schema (None: a free-text call)."""
@@ -516,9 +553,11 @@ class ResearchScript:
             response_format = request.get("response_format") or {}
             name = name or (response_format.get("json_schema") or {}).get("name")
             prompt = "\n\n".join(str(m.get("content") or "") for m in request.get("messages", []))
-            if name is None and (marker := _SCHEMA_IN_PROMPT.search(prompt)):
+            marker = prompt.find(f"{SCHEMA_LABEL}\n")
+            if name is None and marker >= 0:
                 # JSON mode carries no schema name: read the schema from the prompt, as a model would.
-                name = json.JSONDecoder().raw_decode(prompt, marker.end())[0].get("title")
+                start = marker + len(SCHEMA_LABEL) + 1
+                name = json.JSONDecoder().raw_decode(prompt, start)[0].get("title")
             return self.respond(name, prompt)
 
         return respond

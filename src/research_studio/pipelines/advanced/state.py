@@ -120,6 +120,7 @@ class AgentState(MessagesState, Accounting, total=False):
     query: str
     mode: Mode
     started_at: float
+    today: str  # the run's date (ISO), recorded once by the first node
     # understanding and clarification
     query_analysis: QueryAnalysis
     needs_clarification: bool

@@ -10,23 +10,22 @@ from langgraph.runtime import Runtime
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.standard.prompts import (
+    GAPS_SYSTEM,
+    GAPS_USER,
+    SYNTHESIZE_SYSTEM,
+    SYNTHESIZE_USER,
+    evidence_lines,
+    worker_reports,
+)
 from research_studio.pipelines.standard.schemas import GapAssessment, SynthesisOutput
-from research_studio.pipelines.standard.state import ResearchState, Synthesis, WorkerResult
+from research_studio.pipelines.standard.state import ResearchState, Synthesis
 from research_studio.pipelines.stopping import standard_stop_reason
-from research_studio.prompts.context import numbered, request_block
-from research_studio.prompts.gaps import GAPS_SYSTEM, GAPS_USER, SYNTHESIZE_SYSTEM, SYNTHESIZE_USER
+from research_studio.prompt_blocks import numbered, request_block
 from research_studio.queries import dedupe_queries
-from research_studio.records import EvidenceRecord
 
 STATUS_SCORE = {"well_covered": 1.0, "partial": 0.5, "missing": 0.0}
-MAX_EVIDENCE_IN_PROMPT = 80
 MAX_FOLLOW_UP_SEARCHES = 4
-
-
-def evidence_lines(evidence: list[EvidenceRecord], limit: int = MAX_EVIDENCE_IN_PROMPT) -> str:
-    """Compact evidence listing for prompts."""
-    lines = [f"[{item['eid']}][{item['sid']}] {item['text']}" for item in evidence[-limit:]]
-    return "\n".join(lines) or "(none yet)"
 
 
 def coverage_of(assessment: GapAssessment) -> float:
@@ -115,16 +114,6 @@ def next_searches(state: ResearchState, proposed: list[str], config: Configurati
     ]
 
 
-def _worker_report(result: WorkerResult) -> str:
-    findings = "\n".join(f"  - {finding}" for finding in result["key_findings"]) or "  - (none)"
-    gaps = "; ".join(result["gaps"]) or "none"
-    return (
-        f"Worker {result['worker_id']} — {result['question']}\n"
-        f"Answer: {result['answer']}\nFindings:\n{findings}\n"
-        f"Confidence: {result['confidence']:.2f}; gaps: {gaps}"
-    )
-
-
 async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Combine the workers' reports, resolve conflicts, and decide on another round."""
     config = runtime.context
@@ -143,8 +132,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> d
                     content=SYNTHESIZE_USER.format(
                         request=request_block(state["query"], state.get("user_clarification", "")),
                         questions=numbered(state.get("research_questions", [])),
-                        reports="\n\n".join(_worker_report(result) for result in results)
-                        or "(none)",
+                        reports=worker_reports(results),
                     )
                 ),
             ],

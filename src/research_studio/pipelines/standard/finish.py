@@ -13,17 +13,19 @@ from research_studio.grounding import normalize_for_match
 from research_studio.limitations import Losses, limitations_section
 from research_studio.passages import fallback_report, usable_evidence
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
-from research_studio.pipelines.standard.schemas import Verification
-from research_studio.pipelines.standard.state import ResearchState
-from research_studio.prompts.context import numbered, request_block
-from research_studio.prompts.verify import VERIFY_CLAIM, VERIFY_SYSTEM, VERIFY_USER
-from research_studio.prompts.write import (
-    EVIDENCE_QUESTION_LABEL,
+from research_studio.pipelines.standard.prompts import (
     STYLE,
-    WORKER_CONTEXT,
+    VERIFY_SYSTEM,
+    VERIFY_USER,
     WRITE_SYSTEM,
     WRITE_USER,
+    claims_to_verify,
+    evidence_listing,
+    worker_context,
 )
+from research_studio.pipelines.standard.schemas import Verification
+from research_studio.pipelines.standard.state import ResearchState
+from research_studio.prompt_blocks import additional_instructions, numbered, request_block
 from research_studio.records import (
     ClaimRecord,
     ErrorRecord,
@@ -115,15 +117,7 @@ async def _judge(
     caller: ModelCaller, items: list[EvidenceRecord], numbers: list[int], errors: list[ErrorRecord]
 ) -> dict[int, tuple[bool, str]]:
     """The model's verdicts by claim number; on failure the quote check alone decides."""
-    listing = "\n".join(
-        VERIFY_CLAIM.format(
-            number=number,
-            claim=items[number - 1]["text"],
-            sid=items[number - 1]["sid"],
-            quote=items[number - 1]["quote"],
-        )
-        for number in numbers
-    )
+    listing = claims_to_verify(items, numbers)
     try:
         result = await caller.structured(
             Verification,
@@ -161,24 +155,6 @@ def evidence_support(evidence: list[EvidenceRecord]) -> dict[str, Support]:
         for item in evidence
         if item["quote_verified"]
     }
-
-
-def _evidence_listing(evidence: list[EvidenceRecord]) -> str:
-    """Evidence grouped by the research question it answers, one line per id."""
-    groups: dict[str, list[EvidenceRecord]] = {}
-    for item in evidence:
-        groups.setdefault(item["question"] or "Other", []).append(item)
-    return (
-        "\n\n".join(
-            f"{EVIDENCE_QUESTION_LABEL} {question}\n"
-            + "\n".join(
-                f'[{item["eid"]}] (source {item["sid"]}) {item["text"]}\n    quote: "{item["quote"]}"'
-                for item in items
-            )
-            for question, items in groups.items()
-        )
-        or "(no verified evidence)"
-    )
 
 
 async def write_report(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
@@ -262,18 +238,14 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
 def _writer_messages(
     state: ResearchState, config: Configuration, evidence: list[EvidenceRecord]
 ) -> list[BaseMessage]:
-    context = ""
-    if state.get("mode") == "multi" and state.get("worker_results"):
-        reports = "\n".join(f"- {r['question']}: {r['answer']}" for r in state["worker_results"])
-        context = WORKER_CONTEXT.format(reports=reports)
+    multi = state.get("mode") == "multi"
+    context = worker_context(state.get("worker_results", []) if multi else [])
     return [
         SystemMessage(
             content=WRITE_SYSTEM.format(
                 valid_ids=", ".join(item["eid"] for item in evidence) or "(none)",
                 style=STYLE[config.report_structure],
-                system_prompt=f"Additional instructions: {config.system_prompt}"
-                if config.system_prompt
-                else "",
+                system_prompt=additional_instructions(config.system_prompt),
             )
         ),
         HumanMessage(
@@ -281,7 +253,7 @@ def _writer_messages(
                 request=request_block(state["query"], state.get("user_clarification", "")),
                 questions=numbered(state.get("research_questions", [])),
                 context=context,
-                evidence=_evidence_listing(evidence),
+                evidence=evidence_listing(evidence),
             )
         ),
     ]

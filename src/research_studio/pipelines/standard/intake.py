@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -20,11 +19,15 @@ from research_studio.pipelines.node_kit import (
     run_start,
     services_of,
 )
+from research_studio.pipelines.standard.prompts import (
+    PLAN_SYSTEM,
+    PLAN_USER,
+    UNDERSTAND_SYSTEM,
+    UNDERSTAND_USER,
+)
 from research_studio.pipelines.standard.schemas import ResearchPlan, Understanding
 from research_studio.pipelines.standard.state import ResearchState
-from research_studio.prompts.context import request_block
-from research_studio.prompts.plan import PLAN_SYSTEM, PLAN_USER
-from research_studio.prompts.understand import UNDERSTAND_SYSTEM, UNDERSTAND_USER
+from research_studio.prompt_blocks import request_block
 from research_studio.queries import dedupe_queries
 
 MAX_QUESTIONS = 5
@@ -90,7 +93,7 @@ async def plan(state: ResearchState, runtime: Runtime[Configuration]) -> dict[st
         result = await caller.structured(
             ResearchPlan,
             [
-                SystemMessage(content=PLAN_SYSTEM.format(today=dt.date.today().isoformat())),
+                SystemMessage(content=PLAN_SYSTEM.format(today=state["today"])),
                 HumanMessage(
                     content=PLAN_USER.format(
                         request=request, understanding=state.get("understanding", "")

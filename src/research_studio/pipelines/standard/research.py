@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -14,6 +13,14 @@ from research_studio.errors import ResearchStudioError
 from research_studio.gathering import GatherRequest, gather
 from research_studio.pipelines.consolidate import consolidate
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.standard.prompts import (
+    ORCHESTRATE_LOOP_HINT,
+    ORCHESTRATE_SYSTEM,
+    ORCHESTRATE_USER,
+    WORKER_SUMMARY_SYSTEM,
+    WORKER_SUMMARY_USER,
+    worker_evidence,
+)
 from research_studio.pipelines.standard.schemas import WorkerSummary, WorkPlan
 from research_studio.pipelines.standard.state import (
     ResearchState,
@@ -21,13 +28,7 @@ from research_studio.pipelines.standard.state import (
     WorkerResult,
     WorkerState,
 )
-from research_studio.prompts.context import numbered, request_block
-from research_studio.prompts.extract import WORKER_SUMMARY_SYSTEM, WORKER_SUMMARY_USER
-from research_studio.prompts.plan import (
-    ORCHESTRATE_LOOP_HINT,
-    ORCHESTRATE_SYSTEM,
-    ORCHESTRATE_USER,
-)
+from research_studio.prompt_blocks import numbered, request_block
 from research_studio.queries import dedupe_queries
 from research_studio.records import FindingRecord, PageRecord
 
@@ -113,7 +114,7 @@ async def orchestrate(state: ResearchState, runtime: Runtime[Configuration]) -> 
                 workers=config.max_subagents,
                 searches=config.searches_per_worker,
                 loop_hint=ORCHESTRATE_LOOP_HINT if done else "",
-                today=dt.date.today().isoformat(),
+                today=state["today"],
             )
         ),
         HumanMessage(
@@ -197,12 +198,6 @@ def fanout_workers(state: ResearchState) -> list[Send] | str:
     ]
 
 
-def _evidence_lines(findings: list[FindingRecord]) -> str:
-    return (
-        "\n".join(f'- {item["text"]} (quote: "{item["quote"]}")' for item in findings) or "(none)"
-    )
-
-
 def extractive_summary(findings: list[FindingRecord]) -> WorkerSummary:
     """A worker's summary made of its own verbatim findings (no model prose)."""
     texts = [finding["text"] for finding in findings]
@@ -240,7 +235,7 @@ async def search_worker(state: WorkerState, runtime: Runtime[Configuration]) -> 
                         content=WORKER_SUMMARY_USER.format(
                             request=task.request,
                             question=sub_question["question"],
-                            evidence=_evidence_lines(gathered.findings),
+                            evidence=worker_evidence(gathered.findings),
                         )
                     ),
                 ],

@@ -61,6 +61,7 @@ class ResearchState(MessagesState, Accounting, total=False):
     query: str
     mode: Mode
     started_at: float
+    today: str  # the run's date (ISO), recorded once by the first node
     # understanding and clarification
     understanding: str
     is_ambiguous: bool

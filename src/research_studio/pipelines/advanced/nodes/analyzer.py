@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -10,6 +9,12 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
 from research_studio.errors import ModelError, ProviderError, ResearchStudioError
+from research_studio.pipelines.advanced.prompts import (
+    ANALYZER_SYSTEM,
+    ANALYZER_USER,
+    CLARIFY_SYSTEM,
+    CLARIFY_USER,
+)
 from research_studio.pipelines.advanced.schemas import (
     QUERY_CLASSES,
     ClarificationOutput,
@@ -24,12 +29,6 @@ from research_studio.pipelines.node_kit import (
     query_of,
     run_start,
     services_of,
-)
-from research_studio.prompts.analyze import (
-    ANALYZER_SYSTEM,
-    ANALYZER_USER,
-    CLARIFY_SYSTEM,
-    CLARIFY_USER,
 )
 
 
@@ -67,6 +66,8 @@ async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> 
     """LLM-only analysis: intent, class (one of 17), subject, scope, ambiguity, questions, outline."""
     emitter(runtime, "query_analyzer")("analysing the query")
     query = query_of(state)
+    start = run_start(state, query)
+    today = start.get("today") or state["today"]
     caller = services_of(runtime).caller("query_analyzer", "smart")
     errors = []
     try:
@@ -74,9 +75,7 @@ async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> 
             QueryAnalysisOutput,
             [
                 SystemMessage(
-                    content=ANALYZER_SYSTEM.format(
-                        classes=", ".join(QUERY_CLASSES), today=dt.date.today().isoformat()
-                    )
+                    content=ANALYZER_SYSTEM.format(classes=", ".join(QUERY_CLASSES), today=today)
                 ),
                 HumanMessage(content=ANALYZER_USER.format(query=query)),
             ],
@@ -103,7 +102,7 @@ async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> 
         "primary_anchor": analysis["primary_subject"] or query,
         "llm_calls": call_records(caller),
         "errors": errors,
-        **run_start(state, query),
+        **start,
     }
     return update
 

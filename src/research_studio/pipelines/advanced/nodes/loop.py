@@ -9,6 +9,12 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
+from research_studio.pipelines.advanced.prompts import (
+    GAP_SYSTEM,
+    GAP_USER,
+    dead_end_lines,
+    evidence_by_section,
+)
 from research_studio.pipelines.advanced.schemas import GapAnalysis
 from research_studio.pipelines.advanced.state import (
     AgentState,
@@ -19,9 +25,7 @@ from research_studio.pipelines.advanced.state import (
 from research_studio.pipelines.consolidate import consolidate
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.pipelines.stopping import advanced_stop_reason
-from research_studio.prompts.coverage import GAP_SYSTEM, GAP_USER
-
-MAX_EVIDENCE_PER_SECTION = 12
+from research_studio.prompt_blocks import inline
 
 
 def collect_findings(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
@@ -62,20 +66,6 @@ def consolidate_sources(state: AgentState, runtime: Runtime[Configuration]) -> d
     return {"sources": sources, "evidence": evidence}
 
 
-def _evidence_by_section(state: AgentState) -> str:
-    outline = state["plan"]["outline"]
-    by_section: dict[str, list[str]] = {section: [] for section in outline}
-    for item in state.get("evidence", []):
-        by_section.setdefault(item["question"] or "General", []).append(
-            f"- [{item['eid']}] {item['text']}"
-        )
-    return "\n\n".join(
-        f"{section} ({len(lines)} items):\n"
-        + ("\n".join(lines[:MAX_EVIDENCE_PER_SECTION]) or "- (none)")
-        for section, lines in by_section.items()
-    )
-
-
 async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Coverage by outline section (model), gaps with queries, and the stop decision (code)."""
     config = runtime.context
@@ -91,21 +81,15 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
             GapAnalysis,
             [
                 SystemMessage(
-                    content=GAP_SYSTEM.format(
-                        anchor=anchor,
-                        dead_ends="\n".join(
-                            f"- {e['reason']}: {e['query'] or e['url']}" for e in dead_ends[-15:]
-                        )
-                        or "(none)",
-                    )
+                    content=GAP_SYSTEM.format(anchor=anchor, dead_ends=dead_end_lines(dead_ends))
                 ),
                 HumanMessage(
                     content=GAP_USER.format(
                         topic=plan["topic"],
-                        outline="; ".join(plan["outline"]),
+                        outline=inline(plan["outline"]),
                         count_sources=len(state.get("sources", [])),
                         count_evidence=len(state.get("evidence", [])),
-                        evidence=_evidence_by_section(state),
+                        evidence=evidence_by_section(plan["outline"], state.get("evidence", [])),
                     )
                 ),
             ],

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from typing import Any
 
@@ -12,6 +11,7 @@ from langgraph.runtime import Runtime
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.pipelines.advanced.nodes.analyzer import brief
+from research_studio.pipelines.advanced.prompts import CLASS_GUIDANCE, PLANNER_SYSTEM, PLANNER_USER
 from research_studio.pipelines.advanced.schemas import PlanOutput, TreeQuestionOutput
 from research_studio.pipelines.advanced.state import (
     AgentState,
@@ -26,7 +26,7 @@ from research_studio.pipelines.node_kit import (
     error_record,
     services_of,
 )
-from research_studio.prompts.research_tree import CLASS_GUIDANCE, PLANNER_SYSTEM, PLANNER_USER
+from research_studio.prompt_blocks import inline
 from research_studio.queries import content_words
 
 MIN_WORDS, MAX_WORDS = 3, 7
@@ -76,10 +76,14 @@ def _tree(questions: list[TreeQuestionOutput], outline: list[str]) -> list[TreeQ
     ]
 
 
-def build_plan(output: PlanOutput, anchor: str, *, recent: bool) -> ResearchPlan:
+def run_year(state: AgentState) -> int:
+    """The year of the run's date (recorded once, by the first node)."""
+    return int(state["today"][:4])
+
+
+def build_plan(output: PlanOutput, anchor: str, *, recent: bool, year: int) -> ResearchPlan:
     """The plan with rule-abiding queries and the flat list ordered by priority (qid Q1...)."""
     outline = clip((clean_heading(item) for item in output.outline), 8) or ["Findings"]
-    year = dt.date.today().year
     primary, secondary = (
         _tree(output.research_tree.primary, outline),
         _tree(output.research_tree.secondary, outline),
@@ -117,7 +121,7 @@ def fallback_plan(state: AgentState) -> ResearchPlan:
     nodes = [
         TreeQuestion(
             question=q,
-            queries=[apply_query_rules(q, anchor, recent=False, year=dt.date.today().year)],
+            queries=[apply_query_rules(q, anchor, recent=False, year=run_year(state))],
             target_sources=[],
             priority=1.0,
             section=outline[min(i, len(outline) - 1)],
@@ -151,10 +155,10 @@ async def planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
             [
                 SystemMessage(
                     content=PLANNER_SYSTEM.format(
-                        year=dt.date.today().year,
+                        year=run_year(state),
                         anchor=anchor,
                         guidance=CLASS_GUIDANCE.get(analysis["query_class"], ""),
-                        today=dt.date.today().isoformat(),
+                        today=state["today"],
                     )
                 ),
                 HumanMessage(
@@ -165,13 +169,18 @@ async def planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
                         anchor=anchor,
                         temporal_scope=analysis["temporal_scope"],
                         domain=analysis["domain"],
-                        questions="; ".join(analysis["suggested_questions"]),
-                        outline="; ".join(analysis["suggested_outline"]),
+                        questions=inline(analysis["suggested_questions"]),
+                        outline=inline(analysis["suggested_outline"]),
                     )
                 ),
             ],
         )
-        plan = build_plan(output, anchor, recent=analysis["temporal_scope"] == "recent")
+        plan = build_plan(
+            output,
+            anchor,
+            recent=analysis["temporal_scope"] == "recent",
+            year=run_year(state),
+        )
     except ResearchStudioError as exc:
         errors.append(error_record("planner", exc))
         plan = fallback_plan(state)

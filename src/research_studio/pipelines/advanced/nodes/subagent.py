@@ -12,10 +12,15 @@ from research_studio.errors import ResearchStudioError
 from research_studio.extraction import extract_sentences, query_terms, select_chunks
 from research_studio.gathering import Gathered, GatherRequest, PageText, read_pages
 from research_studio.grounding import quote_in_text
+from research_studio.pipelines.advanced.prompts import (
+    SUBAGENT_SYSTEM,
+    SUBAGENT_USER,
+    brief_line,
+    page_block,
+)
 from research_studio.pipelines.advanced.schemas import SubagentExtraction
 from research_studio.pipelines.advanced.state import SubagentFindings, SubagentState
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
-from research_studio.prompts.subagent import SUBAGENT_SYSTEM, SUBAGENT_USER
 from research_studio.queries import dedupe_queries
 from research_studio.records import DeadEnd, FindingRecord, PageRecord
 from research_studio.services import Services
@@ -62,7 +67,7 @@ def _dead_ends(subagent_id: str, gathered: Gathered) -> list[DeadEnd]:
 def _page_block(number: int, page: PageText, terms: Any, config: Configuration) -> str:
     size = max(400, config.chunk_size // max(1, config.chunks_per_page))
     excerpt = "\n[...]\n".join(select_chunks(page.text, terms, size, config.chunks_per_page))
-    return f"PAGE {number}: {page.title} — {page.result.url}\n<<<\n{excerpt}\n>>>"
+    return page_block(number, page.title, page.result.url, excerpt)
 
 
 async def _batch_extract(
@@ -77,7 +82,7 @@ async def _batch_extract(
             SystemMessage(content=SUBAGENT_SYSTEM.format(anchor=state.get("anchor", ""))),
             HumanMessage(
                 content=SUBAGENT_USER.format(
-                    context=f"Research brief: {state['context']}",
+                    context=brief_line(state["context"]),
                     question=assignment["question"],
                     section=assignment["section"],
                     pages="\n\n".join(

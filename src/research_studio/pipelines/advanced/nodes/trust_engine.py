@@ -12,6 +12,15 @@ from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.grounding import instructs_reader, unsupported_numbers, urls_in
 from research_studio.passages import usable_evidence
+from research_studio.pipelines.advanced.prompts import (
+    TRUST_CLAIMS_SYSTEM,
+    TRUST_CLAIMS_USER,
+    TRUST_VERIFY_SYSTEM,
+    TRUST_VERIFY_USER,
+    claim_listing,
+    evidence_listing,
+    source_listing,
+)
 from research_studio.pipelines.advanced.schemas import (
     ClaimCheck,
     ClaimDraft,
@@ -21,12 +30,7 @@ from research_studio.pipelines.advanced.schemas import (
 )
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
-from research_studio.prompts.trust import (
-    TRUST_CLAIMS_SYSTEM,
-    TRUST_CLAIMS_USER,
-    TRUST_VERIFY_SYSTEM,
-    TRUST_VERIFY_USER,
-)
+from research_studio.prompt_blocks import inline
 from research_studio.records import ClaimRecord, EvidenceRecord, SourceCredibility, SourceRecord
 from research_studio.trust.credibility import credibility, domain_trust, freshness
 from research_studio.trust.verification import (
@@ -146,13 +150,6 @@ def _verbatim_claims(
     return ordered, checks
 
 
-def _listing(evidence: list[EvidenceRecord]) -> str:
-    return "\n".join(
-        f'[{item["eid"]}] (from {item["sid"]}) {item["text"]} — "{item["quote"]}"'
-        for item in evidence
-    )
-
-
 async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Credibility, claims, span verification, cross-validation and confidence in two model calls."""
     config = runtime.context
@@ -172,12 +169,9 @@ async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> di
                     SystemMessage(content=TRUST_CLAIMS_SYSTEM),
                     HumanMessage(
                         content=TRUST_CLAIMS_USER.format(
-                            sections="; ".join(state["plan"]["outline"]),
-                            sources="\n".join(
-                                f"[{s['sid']}] {s['title']}\nURL: {s['url']}\nSnippet: {s['snippet'][:200]}"
-                                for s in sources
-                            ),
-                            evidence=_listing(evidence),
+                            sections=inline(state["plan"]["outline"]),
+                            sources=source_listing(sources),
+                            evidence=evidence_listing(evidence),
                         )
                     ),
                 ],
@@ -196,10 +190,6 @@ async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> di
     if extractive:
         drafts, checks = _verbatim_claims(kept_evidence)
     elif drafts:
-        numbered = "\n".join(
-            f"[C{n}] ({d.section}) {d.text} — evidence: {', '.join(d.supporting_eids)}"
-            for n, d in enumerate(drafts, 1)
-        )
         try:
             second = await caller.structured(
                 ClaimVerification,
@@ -207,7 +197,7 @@ async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> di
                     SystemMessage(content=TRUST_VERIFY_SYSTEM),
                     HumanMessage(
                         content=TRUST_VERIFY_USER.format(
-                            claims=numbered, evidence=_listing(kept_evidence)
+                            claims=claim_listing(drafts), evidence=evidence_listing(kept_evidence)
                         )
                     ),
                 ],

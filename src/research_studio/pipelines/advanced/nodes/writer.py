@@ -11,10 +11,16 @@ from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.limitations import Losses, limitations_section
 from research_studio.passages import PASSAGE_NOTES, fallback_report
+from research_studio.pipelines.advanced.prompts import (
+    WRITER_SYSTEM,
+    WRITER_USER,
+    claim_packets,
+    gap_lines,
+)
 from research_studio.pipelines.advanced.render import add_claim_lists, appendix, claim_support
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
-from research_studio.prompts.report_writer import WRITER_SYSTEM, WRITER_USER
+from research_studio.prompt_blocks import additional_instructions, inline
 from research_studio.records import ClaimRecord, ErrorRecord, ModelCallRecord, RunSummary
 from research_studio.report import build_metadata
 from research_studio.services import Services
@@ -26,16 +32,6 @@ from research_studio.statements import (
     ground_draft,
     grounding_figures,
 )
-
-
-def _packets(claims: list[ClaimRecord]) -> str:
-    return (
-        "\n".join(
-            f"[{c['cid']}] ({c['section']}; sources {', '.join(c['supporting_sids'])}) {c['text']}"
-            for c in claims
-        )
-        or "(none)"
-    )
 
 
 async def _draft(
@@ -50,17 +46,15 @@ async def _draft(
             content=WRITER_SYSTEM.format(
                 valid_ids=", ".join(claim["cid"] for claim in verified),
                 style_rule=f"Structure: {config.report_structure.replace('_', ' ')}.",
-                system_prompt=f"Additional instructions: {config.system_prompt}"
-                if config.system_prompt
-                else "",
+                system_prompt=additional_instructions(config.system_prompt),
             )
         ),
         HumanMessage(
             content=WRITER_USER.format(
                 topic=plan["topic"],
-                outline="; ".join(plan["outline"]),
-                claims=_packets(verified),
-                gaps="\n".join(f"- {g['section']}: {g['description']}" for g in gaps) or "(none)",
+                outline=inline(plan["outline"]),
+                claims=claim_packets(verified),
+                gaps=gap_lines(gaps),
             )
         ),
     ]
