@@ -18,6 +18,7 @@ from research_studio.urls import redact_url
 ReportStructure = Literal["detailed", "concise", "bullet_points"]
 SearchProviderName = Literal["tavily", "duckduckgo", "searxng", "local"]
 ExtractionMode = Literal["llm", "extractive", "auto"]
+ReviewMode = Literal["none", "brief", "full"]
 
 ENV_PREFIX = "RESEARCH_STUDIO_"
 CONFIG_FILE_NAME = "research-studio.toml"
@@ -161,6 +162,56 @@ class Configuration(BaseModel):
     search_cache_ttl_s: int = Field(86_400, ge=0, description="Lifetime of cached searches.")
     page_cache_ttl_s: int = Field(7 * 86_400, ge=0, description="Lifetime of cached pages.")
     runs_dir: Path = Field(Path("runs"), description="Folder of run folders.")
+
+    # Supervisor pipeline (spec 004): role models, limits, councils, verification
+    research_model: str | None = Field(
+        None, description="Supervisor pipeline: brief, supervisor and researchers; else `model`."
+    )
+    summarization_model: str | None = Field(
+        None, description="Supervisor pipeline: per-page summaries; else `fast_model`."
+    )
+    compression_model: str | None = Field(
+        None, description="Supervisor pipeline: compressing a researcher's notes; else `model`."
+    )
+    final_report_model: str | None = Field(
+        None, description="Supervisor pipeline: the report and its selector; else `model`."
+    )
+    allow_clarification: bool = Field(
+        True, description="Supervisor pipeline: ask a clarifying question when one is needed."
+    )
+    enable_brief_context: bool = Field(
+        True, description="Supervisor pipeline: a preliminary search informs the research brief."
+    )
+    max_researcher_iterations: int = _count(6, "Supervisor turns (delegation rounds).", maximum=50)
+    max_react_tool_calls: int = _count(10, "Tool-calling turns of one researcher.", maximum=50)
+    max_concurrent_research_units: int = _count(
+        5, "Researchers the supervisor runs in parallel.", maximum=20
+    )
+    test_mode: bool = Field(
+        False, description="Supervisor pipeline: limits cut to 2 turns, 3 tool calls, 2 researchers."
+    )
+    use_council: bool = Field(True, description="A council of models reviews the research brief.")
+    council_models: list[str] = Field(
+        default_factory=list, description="Council members as provider:name; empty: `model` alone."
+    )
+    council_min_consensus: float = _unit(0.7, "Council consensus needed to accept a brief.")
+    council_max_revisions: int = Field(
+        3, ge=0, le=10, description="Brief revisions the council may ask for."
+    )
+    use_findings_council: bool = Field(
+        True, description="The council flags fabricated or uncited findings (advisory)."
+    )
+    review_mode: ReviewMode = Field(
+        "none", description="Human review: none, brief (approve or edit it), full (and report)."
+    )
+    use_claim_verification: bool = Field(
+        False, description="Match the report's claims to the sources by embeddings."
+    )
+    embedding_model: str | None = Field(
+        None,
+        description="Embeddings as provider:name (openai, ollama); else the packaged MiniLM.",
+    )
+    claim_support_threshold: float = _unit(0.5, "Similarity below which a claim is low-support.")
 
     def secret(self, name: str) -> str | None:
         """The plain value of a secret field, or None."""

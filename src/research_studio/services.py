@@ -172,9 +172,9 @@ class Services:
             )
         return self._resolved
 
-    def caller(self, node: str, tier: ModelTier) -> ModelCaller:
-        """A recording model caller for one node invocation."""
-        spec = model_spec_for(self._model_config(), node, tier)
+    def caller(self, node: str, tier: ModelTier, *, spec: str | None = None) -> ModelCaller:
+        """A recording model caller for one node invocation (`spec` names another model)."""
+        spec = spec or model_spec_for(self._model_config(), node, tier)
         if spec not in self._models:
             # Model servers are often local: no address guard, but our own closable client.
             client = httpx.AsyncClient(timeout=httpx.Timeout(self.config.llm_timeout_s))

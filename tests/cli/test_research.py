@@ -132,8 +132,8 @@ def test_run_mistakes_are_one_line_errors(web: FakeWeb) -> None:
     result = runner.invoke(app, ["run", "q", "--model", "nope:x", *local_args(web)])
     assert result.exit_code == 2 and "unknown model provider 'nope'" in result.output
     # A pipeline that does not exist is not offered: the choice is refused before any work.
-    result = runner.invoke(app, ["run", "q", "--pipeline", "supervisor", *local_args(web)])
-    assert result.exit_code == 2 and "'supervisor' is not one of" in result.output
+    result = runner.invoke(app, ["run", "q", "--pipeline", "nonexistent", *local_args(web)])
+    assert result.exit_code == 2 and "'nonexistent' is not one of" in result.output
     result = runner.invoke(app, ["resume", "no-such-run"])
     assert result.exit_code == 2 and "no run found" in result.output
     assert "Traceback" not in result.output

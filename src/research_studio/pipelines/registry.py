@@ -11,7 +11,7 @@ from langgraph.graph.state import CompiledStateGraph
 from research_studio.errors import ConfigError
 from research_studio.pipelines.contract import research_input
 
-PipelineName = Literal["standard", "advanced"]
+PipelineName = Literal["standard", "advanced", "supervisor"]
 GraphBuilder = Callable[..., CompiledStateGraph[Any, Any, Any, Any]]
 
 
@@ -25,8 +25,13 @@ def graph_builder(name: str) -> GraphBuilder:
         from research_studio.pipelines.advanced.graph import build_graph as build_advanced
 
         return build_advanced
+    if name == "supervisor":
+        from research_studio.pipelines.supervisor.graph import build_graph as build_supervisor
+
+        return build_supervisor
     raise ConfigError(
-        f"pipeline {name!r} is not available in this version (available: standard, advanced)"
+        f"pipeline {name!r} is not available in this version "
+        "(available: standard, advanced, supervisor)"
     )
 
 

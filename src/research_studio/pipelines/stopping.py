@@ -17,6 +17,8 @@ StopReason = Literal[
     "no_searches_left",  # every proposed search was already run
     "iteration_cap",  # max_iterations reached
     "assessment_failed",  # the assessor's model call failed: write with what there is
+    "research_complete",  # the supervisor called ResearchComplete
+    "no_tool_calls",  # the supervisor called no tool: nothing more to delegate
 ]
 CONTINUE: StopReason = ""
 
@@ -64,4 +66,17 @@ def advanced_stop_reason(
         return "no_gaps"
     if not refinements:
         return "no_searches_left"
+    return CONTINUE
+
+
+def supervisor_stop_reason(
+    *, iterations: int, max_iterations: int, tool_calls: int, research_complete: bool
+) -> StopReason:
+    """The supervisor loop (spec 004): ResearchComplete, no tool calls, or out of turns."""
+    if research_complete:
+        return "research_complete"
+    if not tool_calls:
+        return "no_tool_calls"
+    if iterations >= max_iterations:
+        return "iteration_cap"
     return CONTINUE

@@ -1,0 +1,110 @@
+"""The supervisor graph (spec 004): builder, pure routing functions, and the module-level `graph`."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
+
+from research_studio.config import Configuration
+from research_studio.pipelines.contract import ResearchInput, ResearchOutput
+from research_studio.pipelines.supervisor.nodes.claims import verify_claims
+from research_studio.pipelines.supervisor.nodes.council import (
+    make_review_brief,
+    validate_brief,
+    validate_findings,
+)
+from research_studio.pipelines.supervisor.nodes.evidence import extract_evidence, verify_evidence
+from research_studio.pipelines.supervisor.nodes.intake import (
+    check_store,
+    clarify,
+    clarify_with_user,
+    write_research_brief,
+)
+from research_studio.pipelines.supervisor.nodes.report import (
+    final_report_generation,
+    make_review_report,
+)
+from research_studio.pipelines.supervisor.nodes.supervisor import research_supervisor
+from research_studio.pipelines.supervisor.state import AgentState
+
+
+def route_after_clarify_with_user(state: AgentState) -> Literal["clarify", "write_research_brief"]:
+    """Ask the user only when clarify_with_user found the request ambiguous."""
+    return "clarify" if state.get("needs_clarification") else "write_research_brief"
+
+
+def route_after_validate_brief(
+    state: AgentState,
+) -> Literal["write_research_brief", "review_brief"]:
+    """Back to the brief while the council asks for a revision, else on to its review."""
+    return "write_research_brief" if state.get("council_outcome") == "revise" else "review_brief"
+
+
+def build_graph(
+    checkpointer: BaseCheckpointSaver | None = None,
+    interrupt_on_clarify: bool = True,
+    *,
+    store: BaseStore | None = None,
+    human_review: bool | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Compile the supervisor pipeline; with `interrupt_on_clarify` it pauses before `clarify`.
+
+    `human_review` (default: as `interrupt_on_clarify`) lets review_mode interrupt for a person;
+    `store` keeps the run's sources (a LangGraph server supplies its own).
+    """
+    ask_human = interrupt_on_clarify if human_review is None else human_review
+    builder = StateGraph(
+        AgentState,
+        context_schema=Configuration,
+        input_schema=ResearchInput,
+        output_schema=ResearchOutput,
+    )
+    nodes: tuple[tuple[str, Any], ...] = (
+        ("check_store", check_store),
+        ("clarify_with_user", clarify_with_user),
+        ("clarify", clarify),
+        ("write_research_brief", write_research_brief),
+        ("validate_brief", validate_brief),
+        ("review_brief", make_review_brief(ask_human)),
+        ("research_supervisor", research_supervisor),
+        ("validate_findings", validate_findings),
+        ("extract_evidence", extract_evidence),
+        ("verify_evidence", verify_evidence),
+        ("final_report_generation", final_report_generation),
+        ("review_report", make_review_report(ask_human)),
+        ("verify_claims", verify_claims),
+    )
+    for name, node in nodes:
+        builder.add_node(name, node)
+    builder.add_edge(START, "check_store")
+    builder.add_edge("check_store", "clarify_with_user")
+    builder.add_conditional_edges(
+        "clarify_with_user", route_after_clarify_with_user, ["clarify", "write_research_brief"]
+    )
+    builder.add_edge("clarify", "write_research_brief")
+    builder.add_edge("write_research_brief", "validate_brief")
+    builder.add_conditional_edges(
+        "validate_brief", route_after_validate_brief, ["write_research_brief", "review_brief"]
+    )
+    builder.add_edge("review_brief", "research_supervisor")
+    builder.add_edge("research_supervisor", "validate_findings")
+    builder.add_edge("validate_findings", "extract_evidence")
+    builder.add_edge("extract_evidence", "verify_evidence")
+    builder.add_edge("verify_evidence", "final_report_generation")
+    builder.add_edge("final_report_generation", "review_report")
+    builder.add_edge("review_report", "verify_claims")
+    builder.add_edge("verify_claims", END)
+    return builder.compile(
+        checkpointer=checkpointer,
+        store=store,
+        interrupt_before=["clarify"] if interrupt_on_clarify else None,
+        name="supervisor",
+    )
+
+
+# LangGraph Studio / `langgraph dev` entry point; the server supplies checkpointer and store.
+graph = build_graph()

@@ -1,0 +1,1 @@
+"""The supervisor pipeline's nodes."""

@@ -1,0 +1,201 @@
+"""Councils of models: the brief's review (with revisions and human review) and the findings check."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+from pydantic import BaseModel
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.supervisor.nodes.common import today
+from research_studio.pipelines.supervisor.prompts import (
+    COUNCIL_SYSTEM,
+    COUNCIL_USER,
+    FINDINGS_SYSTEM,
+    FINDINGS_USER,
+)
+from research_studio.pipelines.supervisor.schemas import CouncilReview, FindingsReview
+from research_studio.pipelines.supervisor.state import AgentState, CouncilVote
+from research_studio.prompt_blocks import request_block
+from research_studio.records import ErrorRecord, ModelCallRecord
+from research_studio.services import Services
+
+ReviewT = TypeVar("ReviewT", bound=BaseModel)
+APPROVALS = frozenset({"", "approve", "approved", "yes", "y", "ok", "accept"})
+MAX_NOTES_CHARS = 12_000
+_YEAR = re.compile(r"\b(1[89]\d\d|2\d\d\d)\b")
+
+
+async def convene(
+    services: Services,
+    config: Configuration,
+    node: str,
+    schema: type[ReviewT],
+    messages: Sequence[BaseMessage],
+) -> tuple[list[tuple[str, ReviewT | None]], list[ModelCallRecord], list[ErrorRecord]]:
+    """Every council member's answer, asked in parallel; a member that fails answers None."""
+    members: list[str | None] = list(config.council_models) or [None]  # None: the run's model
+    default = config.model_overrides.get(node) or config.research_model
+    callers = [services.caller(node, "smart", spec=member or default) for member in members]
+
+    async def ask(index: int) -> ReviewT | None:
+        return await callers[index].structured(schema, messages)
+
+    answers = await asyncio.gather(*(ask(i) for i in range(len(members))), return_exceptions=True)
+    results: list[tuple[str, ReviewT | None]] = []
+    errors: list[ErrorRecord] = []
+    for caller, answer in zip(callers, answers, strict=True):
+        if isinstance(answer, BaseException):
+            if not isinstance(answer, ResearchStudioError):
+                raise answer
+            errors.append(error_record(node, answer, caller.spec))
+            results.append((caller.spec, None))
+        else:
+            results.append((caller.spec, answer))
+    return results, call_records(*callers), errors
+
+
+def consensus(votes: Sequence[CouncilVote]) -> float | None:
+    """The confidence-weighted share of approvals among the members that answered."""
+    answered = [vote for vote in votes if vote["decision"] != "failed"]
+    if not answered:
+        return None
+    weights = [max(vote["confidence"], 0.05) for vote in answered]  # a shrug still counts a little
+    approved = sum(
+        w for w, vote in zip(weights, answered, strict=True) if vote["decision"] == "approve"
+    )
+    return round(approved / sum(weights), 3)
+
+
+def council_outcome(agreement: float | None, minimum: float, revision: int, cap: int) -> str:
+    """approved, revise, revision_cap (accepted as it is), or no_council (every member failed)."""
+    if agreement is None:
+        return "no_council"
+    if agreement >= minimum:
+        return "approved"
+    return "revise" if revision < cap else "revision_cap"
+
+
+async def validate_brief(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """The council's votes on the brief; below the consensus minimum it goes back for revision."""
+    config = runtime.context
+    if not config.use_council:
+        return {"council_outcome": "skipped"}
+    emit = emitter(runtime, "validate_brief")
+    revision = state.get("council_revision_count", 0)
+    emit(f"council reviews the brief (revision {revision})")
+    messages = [
+        SystemMessage(content=COUNCIL_SYSTEM),
+        HumanMessage(
+            content=COUNCIL_USER.format(
+                request=request_block(state["query"], state.get("user_clarification", "")),
+                brief=state.get("research_brief", ""),
+            )
+        ),
+    ]
+    answers, calls, errors = await convene(
+        services_of(runtime), config, "validate_brief", CouncilReview, messages
+    )
+    votes = [
+        CouncilVote(
+            model=spec,
+            decision=review.decision if review else "failed",
+            confidence=review.confidence if review else 0.0,
+            feedback=review.feedback.strip() if review else "",
+        )
+        for spec, review in answers
+    ]
+    agreement = consensus(votes)
+    outcome = council_outcome(
+        agreement, config.council_min_consensus, revision, config.council_max_revisions
+    )
+    feedback = [
+        vote["feedback"]
+        for vote in votes
+        if vote["decision"] in ("revise", "reject") and vote["feedback"]
+    ]
+    emit(f"council: {outcome} (consensus {agreement})")
+    update: dict[str, Any] = {
+        "council_votes": [*state.get("council_votes", []), *votes],
+        "council_consensus": agreement if agreement is not None else 0.0,
+        "council_outcome": outcome,
+        "council_brief_feedback": " ".join(feedback),
+        "llm_calls": calls,
+        "errors": errors,
+    }
+    if outcome == "revise":
+        update["council_revision_count"] = revision + 1
+        update["feedback_on_brief"] = feedback or ["Make the brief more specific to the request."]
+    return update
+
+
+def make_review_brief(
+    ask_human: bool,
+) -> Callable[[AgentState, Runtime[Configuration]], dict[str, Any]]:
+    """The human review of the brief: approve it as it is, or reply with an edited brief."""
+
+    def review_brief(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+        brief = state.get("research_brief", "")
+        if not ask_human or runtime.context.review_mode == "none":
+            return {"human_approved_brief": brief}
+        reply = interrupt(
+            {
+                "kind": "brief_review",
+                "question": "Approve the research brief (reply approve) or reply with an edited brief.",
+                "brief": brief,
+                "council": state.get("council_outcome", ""),
+                "consensus": state.get("council_consensus", 0.0),
+            }
+        )
+        edited = reply.get("brief", "") if isinstance(reply, dict) else str(reply or "")
+        if edited.strip().lower() in APPROVALS:
+            return {"human_approved_brief": brief}
+        return {"human_approved_brief": edited.strip(), "research_brief": edited.strip()}
+
+    return review_brief
+
+
+def impossible_dates(notes: str, sources: str, year: int) -> list[str]:
+    """Years after this one that the notes state but no source contains (checked by code)."""
+    later = sorted({y for y in _YEAR.findall(notes) if int(y) > year and y not in sources})
+    return [f"impossible_date: {y} is in the future and in no source" for y in later]
+
+
+async def validate_findings(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Advisory fact-check of the notes: code flags future dates, the council the rest."""
+    config = runtime.context
+    services = services_of(runtime)
+    notes = "\n\n".join(state.get("notes", []))[:MAX_NOTES_CHARS]
+    sources = state.get("source_store", [])
+    contents = "\n".join(source["content"] for source in sources)
+    flagged = impossible_dates(notes, contents, int(today()[:4]))
+    calls: list[ModelCallRecord] = []
+    errors: list[ErrorRecord] = []
+    if config.use_findings_council and notes.strip() and not services.extraction.verbatim:
+        emitter(runtime, "validate_findings")("council fact-checks the research notes")
+        listing = "\n".join(f"- {source['title']} — {source['url']}" for source in sources)
+        messages = [
+            SystemMessage(content=FINDINGS_SYSTEM.format(today=today())),
+            HumanMessage(
+                content=FINDINGS_USER.format(
+                    brief=state.get("research_brief", ""), sources=listing or "(none)", notes=notes
+                )
+            ),
+        ]
+        answers, calls, errors = await convene(
+            services, config, "validate_findings", FindingsReview, messages
+        )
+        for _spec, review in answers:
+            for issue in review.issues if review else []:
+                line = f"{issue.kind}: {issue.detail.strip()}"
+                if line not in flagged:
+                    flagged.append(line)
+    return {"flagged_issues": flagged, "llm_calls": calls, "errors": errors}

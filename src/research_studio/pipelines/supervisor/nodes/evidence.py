@@ -1,0 +1,177 @@
+"""The deterministic tail's first half: candidate passages from stored sources, checked by code.
+
+No model is called here: extraction cuts sources into passages, verification looks for each
+candidate in its source (exact after normalization, else token Jaccard over a window).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from research_studio.chunking import split_paragraphs, split_sentences
+from research_studio.config import Configuration
+from research_studio.extraction import query_terms
+from research_studio.grounding import best_window_jaccard, normalize_for_match, tokens
+from research_studio.pipelines.node_kit import emitter
+from research_studio.pipelines.supervisor.nodes.intake import store_scope
+from research_studio.pipelines.supervisor.state import (
+    AgentState,
+    EvidenceSnippet,
+    QuoteCandidate,
+    StoredSource,
+)
+from research_studio.urls import normalize_url
+
+MIN_WORDS, MAX_WORDS = 15, 60
+MAX_PASSAGES_PER_SOURCE = 40
+_HTML_TAG = re.compile(r"<[^>]{1,200}>")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_BARE_URL = re.compile(r"https?://\S+")
+
+
+def sanitize(text: str) -> str:
+    """Page text without leftover markup (tags, Markdown links, bare URLs), spaces collapsed."""
+    text = _HTML_TAG.sub(" ", text)
+    text = _LINK.sub(r"\1", text)
+    text = _BARE_URL.sub(" ", text)
+    return normalize_for_match(text)
+
+
+def split_passages(content: str) -> list[str]:
+    """Passages of 15–60 words: consecutive sentences of one paragraph, never across paragraphs."""
+    passages: list[str] = []
+    for paragraph in split_paragraphs(content):
+        current: list[str] = []
+        for sentence in split_sentences(sanitize(paragraph)):
+            words = len(sentence.split())
+            if words > MAX_WORDS:  # a run-on block (a table, a list) is no quotable passage
+                current = []
+                continue
+            if sum(len(s.split()) for s in current) + words > MAX_WORDS:
+                current = []
+            current.append(sentence)
+            if sum(len(s.split()) for s in current) >= MIN_WORDS:
+                passages.append(" ".join(current))
+                current = []
+    return passages
+
+
+def is_passage(quote: str) -> bool:
+    """A quotable passage: 15–60 words of prose, not a heading."""
+    return MIN_WORDS <= len(quote.split()) <= MAX_WORDS and not quote.lstrip().startswith("#")
+
+
+def unique_sources(*groups: Iterable[StoredSource]) -> list[StoredSource]:
+    """Sources in order of first appearance, one per normalized URL."""
+    seen: dict[str, StoredSource] = {}
+    for group in groups:
+        for source in group:
+            seen.setdefault(normalize_url(source["url"]), source)
+    return list(seen.values())
+
+
+def candidate_snippets(
+    sources: Sequence[StoredSource], quotes: Sequence[QuoteCandidate]
+) -> list[EvidenceSnippet]:
+    """Every source's passages and every quote a model offered, all PENDING."""
+    titles = {normalize_url(source["url"]): source["title"] for source in sources}
+    raw: list[tuple[str, str, str]] = []
+    for source in sources:
+        raw += [
+            (source["url"], passage, "source")
+            for passage in split_passages(source["content"])[:MAX_PASSAGES_PER_SOURCE]
+        ]
+    raw += [(normalize_url(quote["url"]), quote["quote"].strip(), "notes") for quote in quotes]
+    snippets: list[EvidenceSnippet] = []
+    seen: set[tuple[str, str]] = set()
+    for url, quote, origin in raw:
+        if not quote or (url, quote) in seen:
+            continue
+        seen.add((url, quote))
+        snippets.append(
+            EvidenceSnippet(
+                snippet_id=f"V{len(snippets) + 1}",
+                url=url,
+                title=titles.get(url, url),
+                quote=quote,
+                origin="source" if origin == "source" else "notes",
+                status="PENDING",
+                match="",
+                score=0.0,
+            )
+        )
+    return snippets
+
+
+async def stored_sources(state: AgentState, runtime: Runtime[Configuration]) -> list[StoredSource]:
+    """The run's sources: from state, completed from the store when the run has one."""
+    kept = list(state.get("source_store", []))
+    scope = store_scope(runtime)
+    if scope is not None and runtime.store is not None:
+        items = await runtime.store.asearch(scope, limit=10_000)
+        kept += [StoredSource(**item.value) for item in items]  # type: ignore[typeddict-item]
+    return unique_sources(kept)
+
+
+async def extract_evidence(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Candidate passages (15–60 words) of every stored source, and the models' quotes: PENDING."""
+    sources = await stored_sources(state, runtime)
+    snippets = candidate_snippets(sources, state.get("quote_candidates", []))
+    emitter(runtime, "extract_evidence")(
+        f"{len(snippets)} candidate passages from {len(sources)} sources", sources=len(sources)
+    )
+    return {"evidence_snippets": snippets}
+
+
+def verify_snippet(
+    snippet: EvidenceSnippet, content: str | None, threshold: float
+) -> EvidenceSnippet:
+    """PASS when the quote is in its source verbatim after normalization, or by window Jaccard."""
+    if content is None:
+        return EvidenceSnippet(**{**snippet, "status": "FAIL", "match": "no such source"})
+    quote = normalize_for_match(snippet["quote"])
+    if len(tokens(quote)) < 3:
+        return EvidenceSnippet(**{**snippet, "status": "FAIL", "match": "too short"})
+    page = normalize_for_match(content)
+    if quote in page or quote.lower() in page.lower():
+        return EvidenceSnippet(**{**snippet, "status": "PASS", "match": "exact", "score": 1.0})
+    score = round(best_window_jaccard(quote, page), 3)
+    if score >= threshold:
+        return EvidenceSnippet(**{**snippet, "status": "PASS", "match": "jaccard", "score": score})
+    return EvidenceSnippet(
+        **{**snippet, "status": "FAIL", "match": "not in source", "score": score}
+    )
+
+
+async def verify_evidence(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Each candidate PASS or FAIL against the text of its own source."""
+    contents = {
+        normalize_url(source["url"]): sanitize(source["content"])
+        for source in await stored_sources(state, runtime)
+    }
+    threshold = runtime.context.quote_match_threshold
+    checked = [
+        verify_snippet(snippet, contents.get(snippet["url"]), threshold)
+        for snippet in state.get("evidence_snippets", [])
+    ]
+    passed = sum(1 for snippet in checked if snippet["status"] == "PASS")
+    emitter(runtime, "verify_evidence")(f"{passed}/{len(checked)} passages verified")
+    return {"evidence_snippets": checked}
+
+
+def rank_snippets(snippets: Sequence[EvidenceSnippet], brief: str) -> list[EvidenceSnippet]:
+    """PASS passages, most relevant to the brief first (term overlap, damped by length)."""
+    terms = query_terms(brief)
+    scored = []
+    for index, snippet in enumerate(snippets):
+        if snippet["status"] != "PASS" or not is_passage(snippet["quote"]):
+            continue
+        words = set(tokens(snippet["quote"]))
+        relevance = sum(1 for word in words if word in terms) / math.sqrt(max(len(words), 1))
+        scored.append((-relevance, index, snippet))
+    return [snippet for _, _, snippet in sorted(scored, key=lambda item: item[:2])]

@@ -1,0 +1,344 @@
+"""The report: Verified Findings picked by a selector and checked by code, then the cited report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.limitations import Losses, limitations_section
+from research_studio.passages import fallback_report, is_safe_passage
+from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.supervisor.nodes.common import role_caller
+from research_studio.pipelines.supervisor.nodes.council import APPROVALS, MAX_NOTES_CHARS
+from research_studio.pipelines.supervisor.nodes.evidence import rank_snippets, stored_sources
+from research_studio.pipelines.supervisor.prompts import (
+    CANDIDATE_LINE,
+    EVIDENCE_LINE,
+    NO_TEXT,
+    SELECTOR_SYSTEM,
+    SELECTOR_USER,
+    STYLE,
+    WRITER_SYSTEM,
+    WRITER_USER,
+)
+from research_studio.pipelines.supervisor.render import (
+    enforce_verified_section,
+    place_verified_section,
+    section_text,
+    verified_records,
+    verified_section,
+)
+from research_studio.pipelines.supervisor.schemas import FindingsSelection
+from research_studio.pipelines.supervisor.state import AgentState, StoredSource
+from research_studio.prompt_blocks import request_block
+from research_studio.records import (
+    ErrorRecord,
+    EvidenceRecord,
+    ModelCallRecord,
+    QuoteRef,
+    RunSummary,
+    SourceRecord,
+)
+from research_studio.report import build_metadata
+from research_studio.services import Services
+from research_studio.statements import (
+    GroundedReport,
+    ReportDraft,
+    Support,
+    cited_sources,
+    ground_draft,
+    grounding_figures,
+)
+
+MIN_VERIFIED, MAX_VERIFIED = 3, 5
+SELECTOR_CANDIDATES = 15
+MAX_EVIDENCE = 40
+NOTHING_VERIFIED = "no passage of the sources could be verified"
+
+
+def source_records(stored: Sequence[StoredSource], limit: int) -> list[SourceRecord]:
+    """The stored sources as the run's cited-source records (S1, S2, ...)."""
+    return [
+        SourceRecord(
+            sid=f"S{number}",
+            url=source["url"],
+            title=source["title"],
+            snippet=source["content"][:300],
+            provider=source["provider"],
+            published=source["published"],
+        )
+        for number, source in enumerate(stored[:limit], 1)
+    ]
+
+
+def evidence_records(
+    state: AgentState, sources: list[SourceRecord], brief: str
+) -> list[EvidenceRecord]:
+    """The most relevant PASS passages of the cited-source candidates, as evidence (E1, E2, ...)."""
+    by_url = {source["url"]: source for source in sources}
+    allowed = list(by_url)
+    ranked = [
+        snippet
+        for snippet in rank_snippets(state.get("evidence_snippets", []), brief)
+        if snippet["url"] in by_url and is_safe_passage(snippet["quote"], allowed)
+    ]
+    return [
+        EvidenceRecord(
+            eid=f"E{number}",
+            sid=by_url[snippet["url"]]["sid"],
+            url=snippet["url"],
+            title=by_url[snippet["url"]]["title"],
+            text=snippet["quote"],
+            quote=snippet["quote"],
+            quote_verified=True,
+            question="",
+        )
+        for number, snippet in enumerate(ranked[:MAX_EVIDENCE], 1)
+    ]
+
+
+async def select_verified(
+    services: Services, config: Configuration, brief: str, candidates: list[EvidenceRecord]
+) -> tuple[list[EvidenceRecord], int, list[ModelCallRecord], list[ErrorRecord]]:
+    """3–5 passages picked by the selector, each byte-identical to a PASS passage; code fills up."""
+    chosen: list[EvidenceRecord] = []
+    rejected = 0
+    calls: list[ModelCallRecord] = []
+    errors: list[ErrorRecord] = []
+    if not services.extraction.verbatim:  # a small model cannot copy reliably: code picks
+        caller = role_caller(services, config, "select_verified_findings", "final_report")
+        listing = "\n".join(
+            CANDIDATE_LINE.format(id=item["eid"], sid=item["sid"], quote=item["quote"])
+            for item in candidates
+        )
+        try:
+            selection = await caller.structured(
+                FindingsSelection,
+                [
+                    SystemMessage(
+                        content=SELECTOR_SYSTEM.format(low=MIN_VERIFIED, high=MAX_VERIFIED)
+                    ),
+                    HumanMessage(content=SELECTOR_USER.format(brief=brief, candidates=listing)),
+                ],
+            )
+            by_id = {item["eid"]: item for item in candidates}
+            by_quote = {item["quote"]: item for item in candidates}
+            for pick in selection.selected:
+                # Byte-identical or not at all: a changed passage is no longer a verified one.
+                item = by_id.get(pick.id.strip())
+                found = item if item and item["quote"] == pick.quote else by_quote.get(pick.quote)
+                if found is None:
+                    rejected += 1
+                elif found not in chosen:
+                    chosen.append(found)
+        except ResearchStudioError as exc:
+            errors.append(error_record("final_report_generation", exc, "Verified Findings"))
+        calls = call_records(caller)
+    for item in candidates:  # fewer than the minimum: the most relevant PASS passages
+        if len(chosen) >= MIN_VERIFIED:
+            break
+        if item not in chosen:
+            chosen.append(item)
+    return chosen[:MAX_VERIFIED], rejected, calls, errors
+
+
+def _evidence_support(evidence: list[EvidenceRecord]) -> dict[str, Support]:
+    return {
+        item["eid"]: Support(
+            sids=(item["sid"],), quotes=(QuoteRef(sid=item["sid"], quote=item["quote"]),)
+        )
+        for item in evidence
+    }
+
+
+async def _write(
+    services: Services,
+    config: Configuration,
+    state: AgentState,
+    evidence: list[EvidenceRecord],
+    block: str,
+    sources: list[SourceRecord],
+) -> tuple[GroundedReport | None, list[ModelCallRecord], list[ErrorRecord]]:
+    """The writer's statements, grounded by code (None when the writer failed)."""
+    caller = role_caller(services, config, "final_report_generation", "final_report")
+    brief = state.get("human_approved_brief") or state.get("research_brief", "")
+    messages = [
+        SystemMessage(
+            content=WRITER_SYSTEM.format(
+                valid_ids=", ".join(item["eid"] for item in evidence),
+                style=STYLE[config.report_structure],
+                system_prompt=f"Additional instructions: {config.system_prompt}"
+                if config.system_prompt
+                else "",
+            )
+        ),
+        HumanMessage(
+            content=WRITER_USER.format(
+                request=request_block(state["query"], state.get("user_clarification", "")),
+                brief=brief,
+                verified=block,
+                notes="\n\n".join(state.get("notes", []))[:MAX_NOTES_CHARS] or NO_TEXT,
+                flagged="; ".join(state.get("flagged_issues", [])) or NO_TEXT,
+                evidence="\n".join(
+                    EVIDENCE_LINE.format(eid=item["eid"], sid=item["sid"], quote=item["quote"])
+                    for item in evidence
+                ),
+            )
+        ),
+    ]
+    try:
+        draft = await caller.structured(ReportDraft, messages)
+    except ResearchStudioError as exc:
+        return None, call_records(caller), [error_record("final_report_generation", exc)]
+    grounded = ground_draft(
+        draft,
+        _evidence_support(evidence),
+        title=state["query"],
+        headings=[],
+        allowed_urls=[source["url"] for source in sources],
+    )
+    return grounded, call_records(caller), []
+
+
+async def final_report_generation(
+    state: AgentState, runtime: Runtime[Configuration]
+) -> dict[str, Any]:
+    """Verified Findings (selector + byte check), the writer's cited report, the block enforced."""
+    config = runtime.context
+    services = services_of(runtime)
+    emit = emitter(runtime, "final_report_generation")
+    brief = state.get("human_approved_brief") or state.get("research_brief", "")
+    sources = source_records(await stored_sources(state, runtime), config.max_sources)
+    evidence = evidence_records(state, sources, brief)
+    disabled = state.get("store_note", "") if state.get("verified_disabled") else ""
+    if not disabled and not evidence:
+        disabled = NOTHING_VERIFIED
+    calls: list[ModelCallRecord] = []
+    errors: list[ErrorRecord] = []
+    chosen: list[EvidenceRecord] = []
+    rejected = 0
+    if not disabled:
+        emit("selecting the Verified Findings")
+        chosen, rejected, calls, errors = await select_verified(
+            services, config, brief, evidence[:SELECTOR_CANDIDATES]
+        )
+    block_section = verified_section(
+        verified_records([(item["sid"], item["quote"]) for item in chosen]), disabled
+    )
+    block = section_text(block_section, config.report_structure)
+    emit("writing the report")
+    grounded: GroundedReport | None = None
+    reason = "extractive" if services.extraction.verbatim else "uncited"
+    if evidence and reason != "extractive":
+        grounded, write_calls, write_errors = await _write(
+            services, config, state, evidence, block, sources
+        )
+        calls, errors = [*calls, *write_calls], [*errors, *write_errors]
+        reason = "writer_failed" if grounded is None else reason
+    if grounded is None or not grounded.has_citations():
+        grounded = await fallback_report(
+            services.archive,
+            config,
+            title=state["query"],
+            request=brief,
+            questions=[brief],
+            sources=sources,
+            evidence=evidence,
+            reason=reason,
+            tally=grounded.tally if grounded else None,
+        )
+    writer_wrote_block = place_verified_section(grounded, block_section)
+    limitations = limitations_section(
+        Losses(
+            errors=[*state.get("errors", []), *errors],
+            statements_dropped=grounded.tally.unsupported,
+            numbers_unsupported=grounded.tally.numbers_unsupported,
+            instructions_dropped=grounded.tally.injections,
+            stop_reason=state.get("stop_reason", ""),
+        )
+    )
+    if limitations:
+        grounded.appendix.append(limitations)
+    markdown, block_restored = enforce_verified_section(
+        grounded.markdown(config.report_structure, sources), block
+    )
+    statements = grounded.printed(config.report_structure)
+    cited = cited_sources(statements)
+    snippets = state.get("evidence_snippets", [])
+    passed = sum(1 for snippet in snippets if snippet["status"] == "PASS")
+    grounding = grounding_figures(statements, grounded.tally)
+    summary = RunSummary(
+        iterations=state.get("research_iterations", 0),
+        coverage=float(grounding["citation_coverage"]),  # type: ignore[arg-type]
+        confidence=round(passed / len(snippets), 3) if snippets else 0.0,
+        cited_sources=cited,
+        grounding=grounding,
+        figures={
+            "verified_findings": len(chosen),
+            "verified_disabled": bool(disabled),
+            "verified_disabled_reason": disabled,
+            "verified_section_restored": writer_wrote_block or block_restored,
+            "selector_rejected": rejected,
+            "evidence_snippets": len(snippets),
+            "snippets_pass": passed,
+            "snippets_fail": len(snippets) - passed,
+            "supervisor_turns": state.get("research_iterations", 0),
+            "researchers": len(state.get("notes", [])),
+            "council_outcome": state.get("council_outcome", ""),
+            "council_consensus": state.get("council_consensus", 0.0),
+            "council_revisions": state.get("council_revision_count", 0),
+            "council_votes": state.get("council_votes", []),
+            "flagged_issues": state.get("flagged_issues", []),
+        },
+    )
+    metadata = build_metadata(
+        {**state, "sources": sources, "evidence": evidence},
+        summary,
+        config,
+        search_provider=services.search_choice.name,
+        final_calls=calls,
+        final_errors=errors,
+    )
+    return {
+        "report": markdown,
+        "verified_section": block,
+        "sources": sources,
+        "evidence": evidence,
+        "statements": statements,
+        "metadata": metadata,
+        "llm_calls": calls,
+        "errors": errors,
+        "messages": [AIMessage(content=markdown)],
+    }
+
+
+def make_review_report(
+    ask_human: bool,
+) -> Callable[[AgentState, Runtime[Configuration]], dict[str, Any]]:
+    """review_mode=full: the human approves the report or leaves feedback, kept in metadata."""
+
+    def review_report(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+        if not ask_human or runtime.context.review_mode != "full":
+            return {}
+        reply = interrupt(
+            {
+                "kind": "report_review",
+                "question": "Approve the report (reply approve) or reply with feedback.",
+                "report": state.get("report", ""),
+            }
+        )
+        text = reply.get("feedback", "") if isinstance(reply, dict) else str(reply or "")
+        if text.strip().lower() in APPROVALS:
+            return {"metadata": {**state.get("metadata", {}), "human_review": "approved"}}
+        return {
+            "human_report_feedback": text.strip(),
+            "metadata": {**state.get("metadata", {}), "human_review": text.strip()},
+        }
+
+    return review_report

@@ -1,0 +1,307 @@
+"""The researcher sub-graph: a ReAct loop over our search (with page summaries), then compression."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.extraction import extract_sentences, query_terms, select_chunks
+from research_studio.gathering import GatherRequest, PageText, read_pages
+from research_studio.pipelines.node_kit import (
+    call_records,
+    clip,
+    emitter,
+    error_record,
+    services_of,
+)
+from research_studio.pipelines.supervisor.nodes.common import limits, role_caller, today
+from research_studio.pipelines.supervisor.prompts import (
+    COMPRESS_SYSTEM,
+    COMPRESS_USER,
+    NO_RESULTS,
+    PAGE_SUMMARY_SYSTEM,
+    PAGE_SUMMARY_USER,
+    RESEARCH_COMPLETE_DESCRIPTION,
+    RESEARCHER_SYSTEM,
+    SEARCH_DESCRIPTION,
+    SEARCH_RESULTS_LABEL,
+    SOURCE_BLOCK,
+    THINK_DESCRIPTION,
+    THINK_RESULT,
+    TOPIC_LABEL,
+    fenced,
+)
+from research_studio.pipelines.supervisor.schemas import (
+    CompressedResearch,
+    PageSummary,
+    ResearchCompleteArgs,
+    SearchArgs,
+    ThinkArgs,
+)
+from research_studio.pipelines.supervisor.state import (
+    QuoteCandidate,
+    ResearcherOutput,
+    ResearcherState,
+    StoredSource,
+)
+from research_studio.pipelines.supervisor.tool_calls import Tool, call_tools, tool_result
+from research_studio.prompt_blocks import request_block
+from research_studio.records import ErrorRecord, ModelCallRecord
+from research_studio.services import Services
+from research_studio.urls import normalize_url
+
+SEARCH = Tool("search", SEARCH_DESCRIPTION, SearchArgs)
+THINK = Tool("think_tool", THINK_DESCRIPTION, ThinkArgs)
+COMPLETE = Tool("ResearchComplete", RESEARCH_COMPLETE_DESCRIPTION, ResearchCompleteArgs)
+RESEARCHER_TOOLS = (SEARCH, THINK, COMPLETE)
+MAX_QUERIES = 3
+MAX_SOURCE_CHARS = 60_000  # of a page kept as a stored source (passages come from it)
+SUMMARY_SENTENCES = 3
+
+
+def topic_of(state: ResearcherState) -> str:
+    return state.get("research_topic", "")
+
+
+async def researcher(state: ResearcherState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """One tool-calling turn: search, reflect, or say the research is complete."""
+    config = runtime.context
+    caller = role_caller(services_of(runtime), config, "researcher", "research")
+    system = RESEARCHER_SYSTEM.format(today=today(), calls=limits(config).tool_calls)
+    turns = state.get("tool_call_iterations", 0)
+    errors: list[ErrorRecord] = []
+    try:
+        turn = await call_tools(
+            caller, RESEARCHER_TOOLS, [SystemMessage(content=system), *state["researcher_messages"]]
+        )
+        message, errors = turn.message, turn.errors
+    except ResearchStudioError as exc:
+        errors.append(error_record("researcher", exc, topic_of(state)))
+        # Without a model turn the topic itself is searched once, so the research still happens.
+        first = [
+            ToolCall(name=SEARCH.name, args={"queries": [topic_of(state)]}, id="call_fallback")
+        ]
+        message = AIMessage(content="", tool_calls=first if turns == 0 else [])
+    return {
+        "researcher_messages": [message],
+        "tool_call_iterations": turns + 1,
+        "llm_calls": call_records(caller),
+        "errors": errors,
+    }
+
+
+def _summary_fallback(config: Configuration, topic: str, page: PageText) -> str:
+    """The page's most relevant sentences, verbatim (no model prose)."""
+    findings = extract_sentences(
+        config, request=topic, questions=[topic], url=page.result.url, text=page.text
+    )
+    sentences = [finding["quote"] for finding in findings[:SUMMARY_SENTENCES]]
+    return " ".join(sentences) or page.result.snippet or page.text[:400]
+
+
+async def _summarize(
+    services: Services, config: Configuration, topic: str, page: PageText
+) -> tuple[str, list[QuoteCandidate], list[ModelCallRecord], list[ErrorRecord]]:
+    """A page's summary for the researcher and the excerpts the model says it copied."""
+    if services.extraction.verbatim:
+        return _summary_fallback(config, topic, page), [], [], []
+    caller = role_caller(services, config, "summarize_page", "summarization")
+    excerpt = "\n\n[...]\n\n".join(
+        select_chunks(page.text, query_terms(topic), config.chunk_size, config.chunks_per_page)
+    )
+    try:
+        summary = await caller.structured(
+            PageSummary,
+            [
+                SystemMessage(content=PAGE_SUMMARY_SYSTEM),
+                HumanMessage(
+                    content=PAGE_SUMMARY_USER.format(
+                        topic=topic, title=page.title, url=page.result.url, text=fenced(excerpt)
+                    )
+                ),
+            ],
+        )
+    except ResearchStudioError as exc:
+        error = error_record("researcher_tools", exc, page.result.url)
+        return _summary_fallback(config, topic, page), [], call_records(caller), [error]
+    url = normalize_url(page.result.url)
+    quotes = [QuoteCandidate(url=url, quote=quote) for quote in clip(summary.key_excerpts, 3)]
+    return summary.summary.strip(), quotes, call_records(caller), []
+
+
+def stored_source(page: PageText) -> StoredSource:
+    """A page as the store keeps it: its text, how it was obtained, when."""
+    return StoredSource(
+        url=normalize_url(page.result.url),
+        title=page.title or page.result.url,
+        content=page.text[:MAX_SOURCE_CHARS],
+        extraction_method="search_raw" if page.result.content else "fetched",
+        timestamp=time.time(),
+        provider=page.result.provider,
+        published=page.published,
+    )
+
+
+async def run_search(
+    services: Services, config: Configuration, topic: str, queries: list[str], emit: Any
+) -> dict[str, Any]:
+    """Our search as a tool: read the new pages the queries find, summarize each one."""
+    task = GatherRequest(
+        node="researcher_tools",
+        queries=clip(queries, MAX_QUERIES),
+        request=request_block(topic),
+        questions=[topic],
+        known_urls=set(),
+    )
+    pages, gathered = await read_pages(services, task, emit=emit, parallel_searches=True)
+    summaries = await asyncio.gather(*(_summarize(services, config, topic, p) for p in pages))
+    blocks = [
+        SOURCE_BLOCK.format(number=number, title=page.title, url=page.result.url, summary=summary)
+        for number, (page, (summary, _, _, _)) in enumerate(zip(pages, summaries, strict=True), 1)
+    ]
+    listed = "; ".join(task.queries)
+    text = f"{SEARCH_RESULTS_LABEL} {listed}\n\n" + "\n\n".join(blocks) if blocks else ""
+    return {
+        "text": text or NO_RESULTS.format(queries=listed),
+        "sources": [stored_source(page) for page in pages],
+        "quotes": [quote for _, quotes, _, _ in summaries for quote in quotes],
+        "llm_calls": gathered.calls + [call for _, _, calls, _ in summaries for call in calls],
+        "errors": gathered.errors + [error for _, _, _, errors in summaries for error in errors],
+        "fetches": gathered.fetches,
+        "searches": gathered.searches,
+    }
+
+
+async def researcher_tools(
+    state: ResearcherState, runtime: Runtime[Configuration]
+) -> dict[str, Any]:
+    """Run the turn's tool calls in parallel; done on ResearchComplete, no calls, or the limit."""
+    config = runtime.context
+    services = services_of(runtime)
+    emit = emitter(runtime, "researcher_tools")
+    message = state["researcher_messages"][-1]
+    calls = list(message.tool_calls) if isinstance(message, AIMessage) else []
+    complete = any(call["name"] == COMPLETE.name for call in calls)
+    topic = topic_of(state)
+
+    async def execute(call: ToolCall) -> tuple[ToolMessage, dict[str, Any]]:
+        if call["name"] == SEARCH.name:
+            found = await run_search(services, config, topic, list(call["args"]["queries"]), emit)
+            return tool_result(call, found["text"]), found
+        if call["name"] == THINK.name:
+            reflection = str(call["args"].get("reflection", ""))
+            return tool_result(call, THINK_RESULT.format(reflection=reflection)), {}
+        return tool_result(call, "Research complete."), {}
+
+    outcomes = await asyncio.gather(*(execute(call) for call in calls))
+    done = (
+        complete or not calls or state.get("tool_call_iterations", 0) >= limits(config).tool_calls
+    )
+    found = [extra for _, extra in outcomes if extra]
+    return {
+        "researcher_messages": [result for result, _ in outcomes],
+        "source_store": [source for extra in found for source in extra["sources"]],
+        "quote_candidates": [quote for extra in found for quote in extra["quotes"]],
+        "llm_calls": [call for extra in found for call in extra["llm_calls"]],
+        "errors": [error for extra in found for error in extra["errors"]],
+        "fetch_count": sum(extra["fetches"] for extra in found),
+        "searches_done": [search for extra in found for search in extra["searches"]],
+        "done": done,
+    }
+
+
+def _results_text(state: ResearcherState) -> str:
+    """What the researcher's tools returned and what it reflected, in order."""
+    parts = []
+    for message in state.get("researcher_messages", []):
+        if (isinstance(message, ToolMessage) and message.name == SEARCH.name) or (
+            isinstance(message, ToolMessage) and message.name == THINK.name
+        ):
+            parts.append(str(message.content))
+    return "\n\n".join(parts)
+
+
+async def compress_research(
+    state: ResearcherState, runtime: Runtime[Configuration]
+) -> dict[str, Any]:
+    """The researcher's findings cleaned up (compression model), with the passages they rest on."""
+    config = runtime.context
+    services = services_of(runtime)
+    topic = topic_of(state)
+    results = _results_text(state)
+    emitter(runtime, "compress_research")(f"compressing the findings on: {topic[:80]}")
+    if not state.get("source_store") or services.extraction.verbatim:
+        # Nothing read, or a model too small to rewrite it: the summaries as they are.
+        return {
+            "compressed_research": results or NO_RESULTS.format(queries=topic),
+            "raw_notes": [results],
+        }
+    caller = role_caller(services, config, "compress_research", "compression")
+    errors = []
+    try:
+        compressed = await caller.structured(
+            CompressedResearch,
+            [
+                SystemMessage(content=COMPRESS_SYSTEM),
+                HumanMessage(content=COMPRESS_USER.format(topic=topic, results=results)),
+            ],
+        )
+        findings = compressed.findings.strip() or results
+        quotes = [
+            QuoteCandidate(url=normalize_url(quote.url), quote=quote.quote.strip())
+            for quote in compressed.quotes
+            if quote.quote.strip()
+        ]
+    except ResearchStudioError as exc:
+        errors.append(error_record("compress_research", exc, topic))
+        findings, quotes = results, []
+    return {
+        "compressed_research": findings,
+        "raw_notes": [results],
+        "quote_candidates": quotes,
+        "llm_calls": call_records(caller),
+        "errors": errors,
+    }
+
+
+def route_after_tools(state: ResearcherState) -> Literal["researcher", "compress_research"]:
+    """Back to the researcher until its tools say it is done."""
+    return "compress_research" if state.get("done") else "researcher"
+
+
+def build_researcher_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """researcher → researcher_tools → (researcher | compress_research); no checkpoints of its own."""
+    builder = StateGraph(
+        ResearcherState, context_schema=Configuration, output_schema=ResearcherOutput
+    )
+    builder.add_node("researcher", researcher)
+    builder.add_node("researcher_tools", researcher_tools)
+    builder.add_node("compress_research", compress_research)
+    builder.add_edge(START, "researcher")
+    builder.add_edge("researcher", "researcher_tools")
+    builder.add_conditional_edges(
+        "researcher_tools", route_after_tools, ["researcher", "compress_research"]
+    )
+    builder.add_edge("compress_research", END)
+    # Several researchers run inside one supervisor step: checkpoints would share a namespace.
+    return builder.compile(checkpointer=False, name="researcher")
+
+
+researcher_graph = build_researcher_graph()
+
+
+def researcher_input(topic: str) -> ResearcherState:
+    """A researcher's starting state: its topic as the first message."""
+    return ResearcherState(
+        researcher_messages=[HumanMessage(content=f"{TOPIC_LABEL} {topic}")],
+        research_topic=topic,
+        tool_call_iterations=0,
+    )

@@ -1,0 +1,230 @@
+"""The supervisor sub-graph: delegate topics with tool calls, run researchers in parallel, stop."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import warnings
+from typing import Any, Literal, cast
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Durability
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.stopping import supervisor_stop_reason
+from research_studio.pipelines.supervisor.nodes.common import limits, role_caller, today
+from research_studio.pipelines.supervisor.nodes.intake import store_scope
+from research_studio.pipelines.supervisor.nodes.researcher import researcher_graph, researcher_input
+from research_studio.pipelines.supervisor.prompts import (
+    BRIEF_LABEL,
+    CONDUCT_RESEARCH_DESCRIPTION,
+    FINDINGS_LABEL,
+    LEAD_SYSTEM,
+    RESEARCH_COMPLETE_DESCRIPTION,
+    THINK_DESCRIPTION,
+    THINK_RESULT,
+    TOO_MANY_UNITS,
+)
+from research_studio.pipelines.supervisor.schemas import (
+    ConductResearchArgs,
+    ResearchCompleteArgs,
+    ThinkArgs,
+)
+from research_studio.pipelines.supervisor.state import (
+    AgentState,
+    ResearcherOutput,
+    StoredSource,
+    SupervisorState,
+    override,
+)
+from research_studio.pipelines.supervisor.tool_calls import Tool, call_tools, tool_result
+from research_studio.records import ErrorRecord
+
+CONDUCT = Tool("ConductResearch", CONDUCT_RESEARCH_DESCRIPTION, ConductResearchArgs)
+COMPLETE = Tool("ResearchComplete", RESEARCH_COMPLETE_DESCRIPTION, ResearchCompleteArgs)
+THINK = Tool("think_tool", THINK_DESCRIPTION, ThinkArgs)
+SUPERVISOR_TOOLS = (CONDUCT, COMPLETE, THINK)
+# The sub-graphs keep no checkpoints; left to inherit the runner's "sync" durability, LangGraph
+# 1.2 fails looking for a checkpoint it never started (and warns that "exit" has no effect).
+SUBGRAPH_DURABILITY: Durability = "exit"
+warnings.filterwarnings("ignore", "`durability` has no effect", UserWarning)
+
+
+async def supervisor(state: SupervisorState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """One turn of the lead researcher: plan, delegate topics, or declare the research complete."""
+    config = runtime.context
+    lim = limits(config)
+    brief = state.get("research_brief", "")
+    history = list(state.get("supervisor_messages", []))
+    seeded = not history
+    if seeded:
+        history = [HumanMessage(content=f"{BRIEF_LABEL} {brief}")]
+    turn_number = state.get("research_iterations", 0) + 1
+    emitter(runtime, "supervisor")(f"supervisor turn {turn_number}")
+    caller = role_caller(services_of(runtime), config, "supervisor", "research")
+    system = LEAD_SYSTEM.format(today=today(), parallel=lim.parallel, turns=lim.turns)
+    errors: list[ErrorRecord] = []
+    try:
+        turn = await call_tools(caller, SUPERVISOR_TOOLS, [SystemMessage(content=system), *history])
+        message, errors = turn.message, turn.errors
+    except ResearchStudioError as exc:
+        errors.append(error_record("supervisor", exc))
+        # Without a first turn the brief itself is delegated, so the research still happens.
+        first = [ToolCall(name=CONDUCT.name, args={"research_topic": brief}, id="call_fallback")]
+        message = AIMessage(content="", tool_calls=first if turn_number == 1 else [])
+    return {
+        "supervisor_messages": override([*history, message]) if seeded else [message],
+        "research_iterations": turn_number,
+        "llm_calls": call_records(caller),
+        "errors": errors,
+    }
+
+
+def _dedupe(sources: list[StoredSource], known: set[str]) -> list[StoredSource]:
+    """Sources whose URL is not yet known (the set is updated)."""
+    fresh = []
+    for source in sources:
+        if source["url"] not in known:
+            known.add(source["url"])
+            fresh.append(source)
+    return fresh
+
+
+def store_key(url: str) -> str:
+    """A source's key in the store: a digest of its normalized URL."""
+    return hashlib.sha256(url.encode()).hexdigest()[:32]
+
+
+async def supervisor_tools(
+    state: SupervisorState, runtime: Runtime[Configuration]
+) -> dict[str, Any]:
+    """Run the supervisor's calls: reflections, up to N researchers in parallel; decide to stop."""
+    config = runtime.context
+    lim = limits(config)
+    emit = emitter(runtime, "supervisor_tools")
+    message = state["supervisor_messages"][-1]
+    calls = list(message.tool_calls) if isinstance(message, AIMessage) else []
+    complete = any(call["name"] == COMPLETE.name for call in calls)
+    research = [call for call in calls if call["name"] == CONDUCT.name]
+    run_now = research[: lim.parallel]
+    if run_now:
+        emit(f"running {len(run_now)} researcher(s) in parallel", researchers=len(run_now))
+    outcomes = await asyncio.gather(
+        *(
+            researcher_graph.ainvoke(
+                researcher_input(str(call["args"]["research_topic"])),
+                context=config,
+                durability=SUBGRAPH_DURABILITY,
+            )
+            for call in run_now
+        ),
+        return_exceptions=True,
+    )
+    replies: list[ToolMessage] = []
+    update: dict[str, Any] = {
+        "notes": [],
+        "raw_notes": [],
+        "source_store": [],
+        "quote_candidates": [],
+        "searches_done": [],
+        "llm_calls": [],
+        "errors": [],
+        "fetch_count": 0,
+    }
+    known = {source["url"] for source in state.get("source_store", [])}
+    for call, outcome in zip(run_now, outcomes, strict=True):
+        topic = str(call["args"]["research_topic"])
+        if isinstance(outcome, BaseException):
+            if not isinstance(outcome, ResearchStudioError):
+                raise outcome
+            update["errors"].append(error_record("supervisor_tools", outcome, topic[:200]))
+            replies.append(tool_result(call, f"Research failed: {outcome}"))
+            continue
+        result = cast(ResearcherOutput, outcome)
+        compressed = result.get("compressed_research", "")
+        replies.append(tool_result(call, f"{FINDINGS_LABEL} {topic}\n\n{compressed}"))
+        update["notes"].append(compressed)
+        update["raw_notes"].extend(result.get("raw_notes", []))
+        update["source_store"].extend(_dedupe(result.get("source_store", []), known))
+        update["quote_candidates"].extend(result.get("quote_candidates", []))
+        update["searches_done"].extend(result.get("searches_done", []))
+        update["llm_calls"].extend(result.get("llm_calls", []))
+        update["errors"].extend(result.get("errors", []))
+        update["fetch_count"] += result.get("fetch_count", 0)
+    for call in research[lim.parallel :]:
+        replies.append(tool_result(call, TOO_MANY_UNITS.format(limit=lim.parallel)))
+    for call in calls:
+        if call["name"] == THINK.name:
+            reflection = str(call["args"].get("reflection", ""))
+            replies.append(tool_result(call, THINK_RESULT.format(reflection=reflection)))
+        elif call["name"] == COMPLETE.name:
+            replies.append(tool_result(call, "Research complete."))
+    stop = supervisor_stop_reason(
+        iterations=state.get("research_iterations", 0),
+        max_iterations=lim.turns,
+        tool_calls=len(calls),
+        research_complete=complete,
+    )
+    if stop:
+        emit(f"research stops: {stop}", sources=len(known))
+    return {**update, "supervisor_messages": replies, "stop_reason": stop}
+
+
+def route_after_supervisor_tools(state: SupervisorState) -> Literal["supervisor", "__end__"]:
+    """Another supervisor turn until supervisor_tools gives a stop reason."""
+    return "__end__" if state.get("stop_reason") else "supervisor"
+
+
+def build_supervisor_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """supervisor → supervisor_tools → (supervisor | end); run whole inside one main-graph step."""
+    builder = StateGraph(SupervisorState, context_schema=Configuration)
+    builder.add_node("supervisor", supervisor)
+    builder.add_node("supervisor_tools", supervisor_tools)
+    builder.add_edge(START, "supervisor")
+    builder.add_edge("supervisor", "supervisor_tools")
+    builder.add_conditional_edges(
+        "supervisor_tools", route_after_supervisor_tools, ["supervisor", END]
+    )
+    return builder.compile(checkpointer=False, name="research_supervisor")
+
+
+supervisor_graph = build_supervisor_graph()
+
+
+async def research_supervisor(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """The supervisor sub-graph run to its end; its findings join the run and the store."""
+    brief = state.get("human_approved_brief") or state.get("research_brief", "")
+    # The sub-graph starts with empty accumulators, so what it returns is exactly what is new.
+    result = await supervisor_graph.ainvoke(
+        SupervisorState(
+            research_brief=brief,
+            supervisor_messages=list(state.get("supervisor_messages", [])),
+            research_iterations=0,
+        ),
+        context=runtime.context,
+        durability=SUBGRAPH_DURABILITY,
+    )
+    known = {source["url"] for source in state.get("source_store", [])}
+    sources = _dedupe(result.get("source_store", []), known)
+    scope = store_scope(runtime)
+    if scope is not None and runtime.store is not None:
+        for source in sources:
+            await runtime.store.aput(scope, store_key(source["url"]), dict(source))
+    return {
+        "supervisor_messages": override(result.get("supervisor_messages", [])),
+        "research_iterations": result.get("research_iterations", 0),
+        "notes": result.get("notes", []),
+        "raw_notes": result.get("raw_notes", []),
+        "source_store": sources,
+        "quote_candidates": result.get("quote_candidates", []),
+        "searches_done": result.get("searches_done", []),
+        "stop_reason": result.get("stop_reason", ""),
+        "llm_calls": result.get("llm_calls", []),
+        "errors": result.get("errors", []),
+        "fetch_count": result.get("fetch_count", 0),
+    }

@@ -1,0 +1,79 @@
+"""`--pipeline supervisor` through the CLI: scripted and OpenAI-compatible models, then the audit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from research_studio.cli import app
+from research_studio.testing.fake_web import FakeWeb
+from research_studio.testing.scripted_model import use_scripted_model
+from research_studio.testing.supervisor_script import SupervisorScript
+
+pytestmark = pytest.mark.e2e
+runner = CliRunner()
+QUERY = "coral bleaching heat stress"
+
+
+def run(web: FakeWeb, model: str, out: str) -> Any:
+    return runner.invoke(
+        app,
+        [
+            "run",
+            QUERY,
+            "--pipeline",
+            "supervisor",
+            "--model",
+            model,
+            "--search",
+            "searxng",
+            "--searxng-url",
+            web.base_url,
+            "--allow-private-networks",
+            "--out",
+            out,
+        ],
+    )
+
+
+def audited(folder: Path) -> dict[str, Any]:
+    result = runner.invoke(app, ["audit", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    return dict(json.loads(result.stdout))
+
+
+def test_a_scripted_supervisor_run_writes_the_outputs_and_passes_the_audit(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    result = run(web, use_scripted_model(SupervisorScript().model()), "sv")
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "sv"
+    document = json.loads((folder / "result.json").read_text())
+    assert document["pipeline"] == "supervisor" and document["query"] == QUERY
+    assert document["report"] == (folder / "report.md").read_text()
+    metadata = document["metadata"]
+    assert metadata["stop_reason"] == "research_complete" and metadata["researchers"] == 2
+    assert metadata["llm_calls_all_attempts"] == metadata["llm_calls"] > 0
+    assert document["sources"] and document["evidence"] and document["statements"]
+    events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+    assert [e["node"] for e in events if e["kind"] == "end"][-1] == "verify_claims"
+    report = audited(folder)
+    assert report["ok"] and report["statements"], report
+
+
+def test_an_openai_compatible_server_and_searxng_give_an_audited_report(
+    web: FakeWeb, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", web.url("/v1"))
+    web.chat.responder = SupervisorScript(topics=2).chat_responder()
+    result = run(web, "openai:fake-model", "oa")
+    assert result.exit_code == 0, result.output
+    document = json.loads((tmp_path / "oa" / "result.json").read_text())
+    assert document["metadata"]["search_provider"] == "searxng"
+    assert document["metadata"]["llm_calls_by_node"]["researcher"] == 4
+    report = audited(tmp_path / "oa")
+    assert report["ok"] and len(report["statements"]) >= 3, report
