@@ -79,6 +79,19 @@ class Configuration(BaseModel):
     local_model_context: int = Field(
         8192, ge=512, le=131_072, description="Context tokens of the embedded model."
     )
+    # Cost and budgets: a run stops researching at the first budget reached and writes its
+    # report from what it has.
+    max_llm_calls: int | None = Field(None, ge=1, description="Budget: model calls per run.")
+    max_tokens: int | None = Field(None, ge=1, description="Budget: prompt + completion tokens.")
+    max_cost_usd: float | None = Field(None, gt=0.0, description="Budget: model cost in USD.")
+    max_wall_s: float | None = Field(None, gt=0.0, description="Budget: seconds of research.")
+    model_prices: dict[str, tuple[float, float]] = Field(
+        default_factory=dict,
+        description="USD per million input and output tokens by provider:name, over the built-in table.",
+    )
+    ollama_max_context: int = Field(
+        32_768, ge=2048, le=1_048_576, description="Largest num_ctx set for an Ollama call."
+    )
 
     # Search
     search: SearchProviderName | None = Field(

@@ -23,6 +23,7 @@ FailureKind = Literal[
     "invalid_json",
     "context_length",
     "bad_request",
+    "budget",  # a run budget was reached: the call was not made
 ]
 # Model failures after which later calls would fail the same way (wrong address, key or model).
 PERMANENT_MODEL_KINDS: frozenset[FailureKind] = frozenset({"network", "auth", "not_found"})

@@ -17,6 +17,7 @@ PASSAGES_PER_SOURCE = 3
 PASSAGE_NOTES = {
     "extractive": "This report is a collection of {passages} passages quoted verbatim from {used} of {sources} sources; nothing was paraphrased. A stronger model (for example `--model openai:gpt-4o-mini` or an Ollama model) writes a full report from the same kind of evidence.",
     "writer_failed": "The writer model failed, so this report shows the verified passages as collected, quoted verbatim.",
+    "budget": "The run's budget was reached before the report could be written, so this report shows the verified passages collected until then, quoted verbatim.",
     "uncited": "The writer's text could not be tied to the evidence, so it is not shown. These passages, quoted verbatim from the pages read, are what the run could verify.",
     "unverified": "This run could not verify any statement against its sources: no quote the model extracted was found on its page. The passages below are quoted verbatim from the pages it read, most relevant first; read them as leads, not findings.",
     "nothing_read": "This run could not read any page for this question, so it has nothing to report.",

@@ -98,6 +98,7 @@ class ModelCallRecord(TypedDict):
     # was used is ok with error_kind "truncated").
     error: str | None
     error_kind: str | None
+    cost_usd: NotRequired[float | None]  # None when the model's price is unknown
 
 
 class DeadEnd(TypedDict):

@@ -62,6 +62,7 @@ def build_metadata(
         "llm_faults_by_kind": _faults_by_kind(calls),
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
+        **cost_figures(calls),
         "elapsed_s": round(time.time() - started, 3),
         "model": config.model,
         "fast_model": config.fast_model or config.model,
@@ -70,7 +71,38 @@ def build_metadata(
         **summary["figures"],
         "errors": [*state.get("errors", []), *final_errors],
     }
+    metadata["budgets"] = budget_spend(config, metadata)
     return metadata
+
+
+def cost_figures(calls: Sequence[ModelCallRecord]) -> dict[str, Any]:
+    """Cost in USD of the calls, in all and by node; `cost_known` is False if a price is missing."""
+    by_node: dict[str, float] = {}
+    known = True
+    for call in calls:
+        cost = call.get("cost_usd")
+        if cost is None:
+            known = known and not call["prompt_tokens"]
+            continue
+        by_node[call["node"]] = round(by_node.get(call["node"], 0.0) + cost, 6)
+    return {
+        "cost_usd": round(sum(by_node.values()), 6),
+        "cost_by_node": by_node,
+        "cost_known": known,
+    }
+
+
+def budget_spend(config: Configuration, metadata: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Spend against each configured budget (limit None: no budget)."""
+    return {
+        "llm_calls": {"spent": metadata["llm_calls"], "limit": config.max_llm_calls},
+        "tokens": {
+            "spent": metadata["prompt_tokens"] + metadata["completion_tokens"],
+            "limit": config.max_tokens,
+        },
+        "cost_usd": {"spent": metadata["cost_usd"], "limit": config.max_cost_usd},
+        "wall_s": {"spent": metadata["elapsed_s"], "limit": config.max_wall_s},
+    }
 
 
 def _faults_by_kind(calls: Sequence[ModelCallRecord]) -> dict[str, int]:

@@ -13,6 +13,7 @@ import httpx
 from langchain_core.language_models import BaseChatModel
 
 from research_studio.archive import PageArchive
+from research_studio.budget import Budget
 from research_studio.cache import Cache
 from research_studio.config import Configuration
 from research_studio.docindex import DocumentIndex
@@ -30,7 +31,7 @@ from research_studio.search import (
     search_endpoint,
 )
 from research_studio.search.base import DeadlineSearch
-from research_studio.structured import MethodMemory, ModelCaller
+from research_studio.structured import CallPolicy, MethodMemory, ModelCaller
 
 
 class Services:
@@ -52,6 +53,7 @@ class Services:
         self._claimed_urls: set[str] = set()
         self._resolved: Configuration | None = None
         self._extraction: ExtractionStrategy | None = None
+        self.budget = Budget.of(config)
         self.search_choice: SearchChoice = choose_search_provider(config)
 
     def _client(self, timeout_s: float, private_endpoint: str | None = None) -> httpx.AsyncClient:
@@ -187,6 +189,23 @@ class Services:
             tier=tier,
             limiter=self._llm_limiter,
             memory=self._methods,
+            policy=self._policy(spec),
+        )
+
+    def _policy(self, spec: str) -> CallPolicy:
+        """The run's budget and prices, and what the model's server needs about its context."""
+        provider = spec.partition(":")[0]
+        ollama = provider == "ollama"
+        return CallPolicy(
+            budget=self.budget,
+            prices=self.config.model_prices,
+            context_tokens=self.config.ollama_max_context
+            if ollama
+            else self.config.local_model_context
+            if provider == "local"
+            else None,
+            num_ctx_limit=self.config.ollama_max_context if ollama else None,
+            reports_truncation=ollama,
         )
 
     def close_now(self) -> None:

@@ -6,7 +6,8 @@ import asyncio
 import inspect
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from langchain_core.exceptions import OutputParserException
@@ -14,12 +15,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
 
+from research_studio.budget import Budget
 from research_studio.errors import FailureKind, ModelError, StructuredOutputError
 from research_studio.json_reply import THINK, TruncatedReply, parse_json_payload, read_json_reply
 from research_studio.messages import message_text
 from research_studio.model_faults import failure_kind, is_cut_off, raw_from_parse_error, shorten
 from research_studio.model_prompts import REPAIR_REQUEST, SCHEMA_INSTRUCTIONS
 from research_studio.models import ModelTier
+from research_studio.pricing import call_cost
 from research_studio.records import ModelCallRecord
 
 __all__ = [
@@ -59,6 +62,28 @@ class _Unusable(ValueError):
     def __init__(self, kind: FailureKind, reason: str) -> None:
         super().__init__(reason)
         self.kind: FailureKind = kind
+
+
+NUM_CTX_HEADROOM = 2048  # tokens left for the reply
+MIN_NUM_CTX = 4096
+# A server that read less than this share of the estimated prompt dropped the rest.
+TRUNCATED_SHARE = 0.7
+
+
+def estimated_tokens(messages: Sequence[BaseMessage]) -> int:
+    """A prompt's size in tokens, estimated from its characters (about four per token)."""
+    return sum(len(message_text(message)) for message in messages) // 4 + 4 * len(messages)
+
+
+@dataclass
+class CallPolicy:
+    """What a run asks of every model call: its budget, prices, and the model's context."""
+
+    budget: Budget | None = None
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    context_tokens: int | None = None  # the model's window, when known: longer prompts are cut
+    num_ctx_limit: int | None = None  # the server needs num_ctx sized per call (Ollama)
+    reports_truncation: bool = False  # the server cuts long prompts silently (Ollama)
 
 
 class MethodMemory:
@@ -154,8 +179,10 @@ class ModelCaller:
         tier: ModelTier,
         limiter: asyncio.Semaphore | None = None,
         memory: MethodMemory | None = None,
+        policy: CallPolicy | None = None,
     ) -> None:
         self.model = model
+        self._policy = policy or CallPolicy()
         self.spec = spec
         self.node = node
         self.tier = tier
@@ -176,6 +203,11 @@ class ModelCaller:
     async def _invoke(
         self, runnable: Any, messages: Sequence[BaseMessage], method: str
     ) -> tuple[Any, ModelCallRecord]:
+        reached = self._policy.budget.admit() if self._policy.budget else ""
+        if reached:
+            raise ModelError(
+                f"budget reached ({reached}): {self.node} makes no call", kind="budget"
+            )
         started = time.time()
         record = ModelCallRecord(
             node=self.node,
@@ -189,6 +221,7 @@ class ModelCaller:
             ok=True,
             error=None,
             error_kind=None,
+            cost_usd=None,
         )
         self.calls.append(record)
         try:
@@ -198,14 +231,17 @@ class ModelCaller:
         except asyncio.CancelledError:  # a deadline ended the node: the call still counts
             record["ended"], record["ok"], record["error"] = time.time(), False, "cancelled"
             record["error_kind"] = "timeout"
+            self._spend(record)
             raise
         except (ValidationError, OutputParserException) as exc:
             record["ended"], record["ok"], record["error"] = time.time(), False, f"parse: {exc}"
+            self._spend(record)
             raise _ParseFailure(raw_from_parse_error(exc), _describe(exc), record) from exc
         except Exception as exc:
             kind = failure_kind(exc)
             record["ended"], record["ok"], record["error_kind"] = time.time(), False, kind
             record["error"] = f"{type(exc).__name__}: {exc}"
+            self._spend(record)
             if kind == "truncated":  # the client refused to parse a reply cut at the length limit
                 raise _ParseFailure(raw_from_parse_error(exc), str(exc), record, cut=True) from exc
             if kind == "unsupported" and method != "text":
@@ -216,14 +252,50 @@ class ModelCaller:
         usage = getattr(raw, "usage_metadata", None) or {}
         record["prompt_tokens"] = usage.get("input_tokens")
         record["completion_tokens"] = usage.get("output_tokens")
+        self._spend(record)
+        sent = estimated_tokens(messages)
+        read = record["prompt_tokens"]
+        if self._policy.reports_truncation and read and read < TRUNCATED_SHARE * sent:
+            # The server kept only part of the prompt (Ollama cuts to num_ctx without an error).
+            record["ok"], record["error_kind"] = False, "context_truncated"
+            record["error"] = f"the server read {read} of about {sent} prompt tokens"
+            raise ModelError(
+                f"{self.spec} truncated the prompt in {self.node}", kind="context_length"
+            )
         return result, record
+
+    def _spend(self, record: ModelCallRecord) -> None:
+        record["cost_usd"] = call_cost(
+            self.spec, record["prompt_tokens"], record["completion_tokens"], self._policy.prices
+        )
+        if self._policy.budget is not None:
+            self._policy.budget.spend(record)
+
+    def _sized_model(self, messages: Sequence[BaseMessage]) -> BaseChatModel:
+        """The model, with a context window sized to this prompt where the server needs told."""
+        limit = self._policy.num_ctx_limit
+        if limit is None or "num_ctx" not in type(self.model).model_fields:
+            return self.model
+        wanted = estimated_tokens(messages) + NUM_CTX_HEADROOM
+        num_ctx = min(limit, -(-wanted // 1024) * 1024)
+        return self.model.model_copy(update={"num_ctx": max(num_ctx, MIN_NUM_CTX)})
+
+    def _fitted(self, messages: list[BaseMessage]) -> list[BaseMessage]:
+        """The prompt shortened by code (longest message first) until it fits the window."""
+        window = self._policy.context_tokens
+        while window and estimated_tokens(messages) > window - NUM_CTX_HEADROOM:
+            shorter = shorten(messages)
+            if shorter is None:
+                break
+            messages = shorter
+        return messages
 
     async def text(self, messages: Sequence[BaseMessage]) -> str:
         """A free-text reply, with any <think> block removed; a too-long prompt is shortened."""
-        prompt = list(messages)
+        prompt = self._fitted(list(messages))
         for shortening in range(SHORTENINGS + 1):
             try:
-                reply, _ = await self._invoke(self.model, prompt, "text")
+                reply, _ = await self._invoke(self._sized_model(prompt), prompt, "text")
                 return THINK.sub("", message_text(reply)).strip()
             except ModelError as exc:
                 shorter = shorten(prompt) if exc.kind == "context_length" else None
@@ -232,12 +304,15 @@ class ModelCaller:
                 prompt = shorter
         raise AssertionError("unreachable")
 
-    def _bind(self, method: Method, schema: type[BaseModel]) -> Any:
+    def _bind(
+        self, method: Method, schema: type[BaseModel], messages: Sequence[BaseMessage]
+    ) -> Any:
+        model = self._sized_model(messages)
         if method == "prompt":
-            return self.model
+            return model
         kwargs: dict[str, Any] = {"method": method} if self._accepts_method else {}
         try:
-            return self.model.with_structured_output(schema, include_raw=True, **kwargs)
+            return model.with_structured_output(schema, include_raw=True, **kwargs)
         except (NotImplementedError, TypeError, ValueError) as exc:
             raise _Unsupported(str(exc)) from exc
 
@@ -246,7 +321,9 @@ class ModelCaller:
     ) -> tuple[Any, str, bool, ModelCallRecord]:
         """(parsed or None, raw text, cut off by the length limit, record) of one call."""
         try:
-            result, record = await self._invoke(self._bind(method, schema), messages, method)
+            result, record = await self._invoke(
+                self._bind(method, schema, messages), messages, method
+            )
         except _ParseFailure as failure:
             raw = failure.raw or f"(a reply the client could not parse: {failure})"
             return None, raw, failure.cut, failure.record
@@ -291,6 +368,7 @@ class ModelCaller:
         """Up to ANSWERS replies (repairs show the last problem), shortening a too-long prompt."""
         repair: list[BaseMessage] = []
         shortenings = answers = 0
+        messages = self._fitted(messages)
         while True:
             prompt = [*self._prompt(method, schema, messages), *repair]
             try:

@@ -380,14 +380,15 @@ def test_global_and_route_latency_overlap_across_threads(web: FakeWeb) -> None:
         httpx.get(url)
         durations.append(time.monotonic() - started)
 
-    started = time.monotonic()
     threads = [threading.Thread(target=fetch) for _ in range(6)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     assert min(durations) >= 0.1
-    assert time.monotonic() - started < 0.5  # six 0.1 s requests overlapped
+    # The server's own record shows the requests in flight together (no wall-clock bound).
+    served = web.requests_to(web.pages[1].path)[-6:]
+    assert max(r.started for r in served) < min(r.ended for r in served)
 
 
 def test_stop_is_prompt_even_with_sleeping_handlers() -> None:

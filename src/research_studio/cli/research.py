@@ -64,6 +64,8 @@ METRICS = (
     "llm_calls",
     "prompt_tokens",
     "completion_tokens",
+    "cost_usd",
+    "stop_reason",
     "elapsed_s",
     "attempts",
     "llm_calls_all_attempts",
@@ -153,6 +155,9 @@ def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool) -> None:
     table.add_row("errors", str(len(metadata.get("errors", []))))
     for name, value in (metadata.get("grounding") or {}).items():
         table.add_row(name.replace("_", " "), str(value))
+    for name, spend in (metadata.get("budgets") or {}).items():
+        if spend["limit"] is not None:
+            table.add_row(f"budget {name}", f"{spend['spent']} of {spend['limit']}")
     out.print(table)
     out.print(
         f"Report: [bold]{folder.path / 'report.md'}[/]  (result.json, events.jsonl beside it)"
@@ -265,6 +270,18 @@ def run(
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Run folder (default: runs/<run-id>).")
     ] = None,
+    max_llm_calls: Annotated[
+        int | None, typer.Option("--max-llm-calls", min=1, help="Budget: model calls.")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", min=1, help="Budget: prompt + completion tokens.")
+    ] = None,
+    max_cost_usd: Annotated[
+        float | None, typer.Option("--max-cost-usd", min=0.0, help="Budget: model cost in USD.")
+    ] = None,
+    max_wall_s: Annotated[
+        float | None, typer.Option("--max-wall-s", min=0.0, help="Budget: seconds of research.")
+    ] = None,
     search_provider: SearchOption = None,
     docs: DocsOption = None,
     searxng_url: SearxngOption = None,
@@ -284,6 +301,10 @@ def run(
             "fast_model": fast_model,
             "report_structure": report_format,
             "max_iterations": iterations,
+            "max_llm_calls": max_llm_calls,
+            "max_tokens": max_tokens,
+            "max_cost_usd": max_cost_usd,
+            "max_wall_s": max_wall_s,
             "system_prompt": system_prompt,
             "search": search_provider,
             "searxng_url": searxng_url,

@@ -6,6 +6,7 @@ The assessing node of each pipeline computes the reason and writes it to state a
 
 from __future__ import annotations
 
+import typing
 from typing import Literal
 
 StopReason = Literal[
@@ -19,8 +20,17 @@ StopReason = Literal[
     "assessment_failed",  # the assessor's model call failed: write with what there is
     "research_complete",  # the supervisor called ResearchComplete
     "no_tool_calls",  # the supervisor called no tool: nothing more to delegate
+    "budget:llm_calls",  # a run budget was reached (see budget.py): write with what there is
+    "budget:tokens",
+    "budget:cost_usd",
+    "budget:wall_s",
 ]
 CONTINUE: StopReason = ""
+
+
+def budget_stop(reached: str) -> StopReason:
+    """The stop reason for a budget that was reached ("" when none was)."""
+    return typing.cast(StopReason, f"budget:{reached}") if reached else CONTINUE
 
 
 def standard_stop_reason(

@@ -26,6 +26,7 @@ from research_studio.testing.corpus_loader import (
     tavily_search_payload,
 )
 from research_studio.testing.fake_chat import ChatEndpoint, ChatToolCall, openai_error
+from research_studio.testing.fake_ollama import OllamaEndpoint
 from research_studio.testing.pdf_builder import make_png
 
 __all__ = ["ChatEndpoint", "ChatToolCall", "CorpusPage", "FakeWeb", "Fault", "RecordedRequest"]
@@ -96,6 +97,7 @@ class FakeWeb:
         self.search_latency_s = 0.0
         self.page_latency_s = 0.0
         self.chat = ChatEndpoint()
+        self.ollama = OllamaEndpoint()
         self.pages: list[CorpusPage] = []
         self.base_url = ""
         self._lock = threading.Lock()
@@ -367,6 +369,15 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(reply.status, reply.body, reply.content_type, reply.headers)
             else:
                 self._json(400, openai_error("request body must be a JSON object", None))
+        elif method == "POST" and path == "/api/chat":
+            try:
+                payload = json.loads(req.body or b"null")
+            except ValueError:
+                payload = None
+            if isinstance(payload, dict):
+                self._send(200, *web.ollama.handle(payload))
+            else:
+                self._json(400, {"error": "request body must be a JSON object"})
         elif method == "POST" and path in ("/tavily/search", "/tavily/extract"):
             self._tavily(path, req)
         elif method not in ("GET", "HEAD") and not path.startswith("/status/"):

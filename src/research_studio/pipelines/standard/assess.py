@@ -20,7 +20,7 @@ from research_studio.pipelines.standard.prompts import (
 )
 from research_studio.pipelines.standard.schemas import GapAssessment, SynthesisOutput
 from research_studio.pipelines.standard.state import ResearchState, Synthesis
-from research_studio.pipelines.stopping import standard_stop_reason
+from research_studio.pipelines.stopping import budget_stop, standard_stop_reason
 from research_studio.prompt_blocks import numbered, request_block
 from research_studio.queries import dedupe_queries
 
@@ -39,11 +39,14 @@ def coverage_of(assessment: GapAssessment) -> float:
 async def detect_gaps(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Coverage per question, gaps, and the next searches; counts one iteration."""
     config = runtime.context
-    caller = services_of(runtime).caller("detect_gaps", "smart")
+    services = services_of(runtime)
     evidence = state.get("evidence", [])
     done = state.get("searches_done", [])
     iteration = state.get("iteration", 0) + 1
     update: dict[str, Any] = {"iteration": iteration}
+    if reached := services.budget.reached():
+        return {**update, "stop_reason": budget_stop(reached), "pending_searches": []}
+    caller = services.caller("detect_gaps", "smart")
     try:
         assessment = await caller.structured(
             GapAssessment,
@@ -117,10 +120,13 @@ def next_searches(state: ResearchState, proposed: list[str], config: Configurati
 async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Combine the workers' reports, resolve conflicts, and decide on another round."""
     config = runtime.context
-    caller = services_of(runtime).caller("synthesize", "smart")
+    services = services_of(runtime)
     results = state.get("worker_results", [])
     iteration = state.get("iteration", 0) + 1
     update: dict[str, Any] = {"iteration": iteration}
+    if reached := services.budget.reached():
+        return {**update, "stop_reason": budget_stop(reached), "pending_searches": []}
+    caller = services.caller("synthesize", "smart")
     try:
         output = await caller.structured(
             SynthesisOutput,

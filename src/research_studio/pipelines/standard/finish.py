@@ -181,7 +181,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
             )
         except ResearchStudioError as exc:
             errors.append(error_record("write_report", exc))
-            reason = "writer_failed"
+            reason = "budget" if getattr(exc, "kind", "") == "budget" else "writer_failed"
     if grounded is None or not grounded.has_citations():
         grounded = await fallback_report(
             services.archive,
@@ -198,6 +198,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         Losses(
             errors=[*state.get("errors", []), *errors],
             statements_dropped=grounded.tally.unsupported,
+            stop_reason=state.get("stop_reason", ""),
             numbers_unsupported=grounded.tally.numbers_unsupported,
             instructions_dropped=grounded.tally.injections,
         )

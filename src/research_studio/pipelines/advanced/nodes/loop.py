@@ -24,7 +24,7 @@ from research_studio.pipelines.advanced.state import (
 )
 from research_studio.pipelines.consolidate import consolidate
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
-from research_studio.pipelines.stopping import advanced_stop_reason
+from research_studio.pipelines.stopping import advanced_stop_reason, budget_stop
 from research_studio.prompt_blocks import inline
 
 
@@ -69,9 +69,12 @@ def consolidate_sources(state: AgentState, runtime: Runtime[Configuration]) -> d
 async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Coverage by outline section (model), gaps with queries, and the stop decision (code)."""
     config = runtime.context
-    caller = services_of(runtime).caller("gap_detector", "smart")
-    plan = state["plan"]
+    services = services_of(runtime)
     iteration = state.get("research_iteration", 0)
+    if reached := services.budget.reached():
+        return {"stop_reason": budget_stop(reached), "refinement_queries": []}
+    caller = services.caller("gap_detector", "smart")
+    plan = state["plan"]
     anchor = state.get("primary_anchor", "")
     dead_ends = state.get("dead_ends", [])
     previous = state.get("previous_confidence", 0.0) if iteration > 0 else 0.0

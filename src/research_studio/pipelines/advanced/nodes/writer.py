@@ -120,7 +120,13 @@ async def _grounded(
             questions=[question["question"] for question in plan["primary"]],
             sources=sources,
             evidence=state.get("evidence", []),
-            reason="extractive" if verbatim else "uncited" if verified else "unverified",
+            reason="extractive"
+            if verbatim
+            else "budget"
+            if any(error["kind"] == "budget" for error in errors)
+            else "uncited"
+            if verified
+            else "unverified",
             tally=report.tally if report else None,
         )
     return report, calls, errors
