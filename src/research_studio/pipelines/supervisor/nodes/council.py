@@ -27,6 +27,7 @@ from research_studio.pipelines.supervisor.state import AgentState, CouncilVote
 from research_studio.prompt_blocks import request_block
 from research_studio.records import ErrorRecord, ModelCallRecord
 from research_studio.services import Services
+from research_studio.structured import ModelCaller
 
 ReviewT = TypeVar("ReviewT", bound=BaseModel)
 APPROVALS = frozenset({"", "approve", "approved", "yes", "y", "ok", "accept"})
@@ -44,22 +45,25 @@ async def convene(
     """Every council member's answer, asked in parallel; a member that fails answers None."""
     members: list[str | None] = list(config.council_models) or [None]  # None: the run's model
     default = config.model_overrides.get(node) or config.research_model
-    callers = [services.caller(node, "smart", spec=member or default) for member in members]
+    callers: list[ModelCaller] = []
 
-    async def ask(index: int) -> ReviewT | None:
-        return await callers[index].structured(schema, messages)
+    async def ask(member: str | None) -> ReviewT:
+        caller = services.caller(node, "smart", spec=member or default)  # may be misconfigured
+        callers.append(caller)
+        return await caller.structured(schema, messages)
 
-    answers = await asyncio.gather(*(ask(i) for i in range(len(members))), return_exceptions=True)
+    answers = await asyncio.gather(*(ask(member) for member in members), return_exceptions=True)
     results: list[tuple[str, ReviewT | None]] = []
     errors: list[ErrorRecord] = []
-    for caller, answer in zip(callers, answers, strict=True):
+    for member, answer in zip(members, answers, strict=True):
+        name = member or default or config.model or "model"
         if isinstance(answer, BaseException):
             if not isinstance(answer, ResearchStudioError):
                 raise answer
-            errors.append(error_record(node, answer, caller.spec))
-            results.append((caller.spec, None))
+            errors.append(error_record(node, answer, name))
+            results.append((name, None))
         else:
-            results.append((caller.spec, answer))
+            results.append((name, answer))
     return results, call_records(*callers), errors
 
 

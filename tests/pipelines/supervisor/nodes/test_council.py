@@ -1,0 +1,151 @@
+"""Councils: votes in parallel, consensus, revisions up to the cap, human review, fact-checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from research_studio.config import Configuration
+from research_studio.pipelines.registry import graph_builder
+from research_studio.pipelines.supervisor.nodes.council import (
+    consensus,
+    council_outcome,
+    impossible_dates,
+)
+from research_studio.pipelines.supervisor.prompts import FEEDBACK_LABEL
+from research_studio.pipelines.supervisor.state import CouncilVote
+from research_studio.services import open_services
+from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from research_studio.testing.supervisor_script import TOOLS_KEY, SupervisorScript
+from tests.pipelines.supervisor.conftest import QUERY
+
+
+def vote(decision: str, confidence: float = 0.9) -> CouncilVote:
+    return CouncilVote(model="m", decision=decision, confidence=confidence, feedback="")
+
+
+def test_consensus_weighs_approvals_by_confidence_and_ignores_failed_members() -> None:
+    assert consensus([vote("approve"), vote("revise")]) == 0.5
+    assert consensus([vote("approve", 0.9), vote("reject", 0.3)]) == 0.75
+    assert consensus([vote("approve"), vote("failed", 0.0)]) == 1.0
+    assert consensus([vote("failed")]) is None
+
+
+def test_the_outcome_revises_until_the_cap() -> None:
+    assert council_outcome(0.8, 0.7, 0, 3) == "approved"
+    assert council_outcome(0.5, 0.7, 2, 3) == "revise"
+    assert council_outcome(0.5, 0.7, 3, 3) == "revision_cap"
+    assert council_outcome(None, 0.7, 0, 3) == "no_council"
+
+
+def test_code_flags_future_years_that_no_source_states() -> None:
+    flagged = impossible_dates("Reefs died in 2091 and 2024.", "a source from 2024", 2025)
+    assert flagged == ["impossible_date: 2091 is in the future and in no source"]
+    assert impossible_dates("by 2030", "a target for 2030", 2025) == []
+
+
+@pytest.mark.e2e
+async def test_a_disagreeing_council_sends_the_brief_back_until_the_revision_cap(
+    run_supervisor: Callable[..., Any],
+) -> None:
+    yes = use_scripted_model(SupervisorScript(council=["approve"]).model(), "yes")
+    no = use_scripted_model(SupervisorScript(council=["revise"]).model(), "no")
+    state, model = await run_supervisor(council_models=[yes, no], council_max_revisions=2)
+    briefs = model.calls_for("ResearchQuestion")
+    assert len(briefs) == 3  # the first brief and two revisions, then the cap
+    assert FEEDBACK_LABEL not in briefs[0].prompt
+    assert all("Name the time period to cover." in call.prompt for call in briefs[1:])
+    assert state["council_outcome"] == "revision_cap" and state["council_revision_count"] == 2
+    assert [v["decision"] for v in state["council_votes"]] == ["approve", "revise"] * 3
+    assert state["metadata"]["council_consensus"] == 0.5 and state["report"]
+    assert "(revision 2)" in state["research_brief"]
+
+
+@pytest.mark.e2e
+async def test_a_council_of_one_that_approves_lets_the_brief_through(
+    run_supervisor: Callable[..., Any],
+) -> None:
+    state, model = await run_supervisor()
+    assert len(model.calls_for("CouncilReview")) == 1
+    assert state["council_outcome"] == "approved" and len(model.calls_for("ResearchQuestion")) == 1
+
+
+@pytest.mark.e2e
+async def test_a_failing_council_member_is_recorded_not_fatal(
+    run_supervisor: Callable[..., Any],
+) -> None:
+    yes = use_scripted_model(SupervisorScript().model(), "yes")
+    broken = use_scripted_model(ScriptedChatModel().script("CouncilReview", "no verdict"), "broken")
+    state, _ = await run_supervisor(council_models=[yes, broken, "scripted:unregistered"])
+    assert [v["decision"] for v in state["council_votes"]] == ["approve", "failed", "failed"]
+    failed = {e["target"] for e in state["errors"] if e["node"] == "validate_brief"}
+    assert failed == {broken, "scripted:unregistered"}
+    assert state["council_outcome"] == "approved" and state["report"]
+
+
+@pytest.mark.e2e
+async def test_without_a_council_the_brief_goes_straight_on(
+    run_supervisor: Callable[..., Any],
+) -> None:
+    state, model = await run_supervisor(use_council=False)
+    assert not model.calls_for("CouncilReview") and state["council_outcome"] == "skipped"
+
+
+async def paused_run(config: Configuration) -> tuple[Any, Any]:
+    graph = graph_builder("supervisor")(checkpointer=InMemorySaver(), interrupt_on_clarify=True)
+    thread: Any = {"configurable": {"thread_id": "review"}}
+    await graph.ainvoke({"query": QUERY}, thread, context=config)
+    return graph, thread
+
+
+@pytest.mark.e2e
+async def test_brief_review_interrupts_and_the_edited_brief_is_researched(
+    make_config: Callable[..., Configuration],
+) -> None:
+    model = SupervisorScript().model()
+    config = make_config(model=use_scripted_model(model), review_mode="brief")
+    edited = "I want to know how the 2024 bleaching hit the Great Barrier Reef."
+    async with open_services(config):
+        graph, thread = await paused_run(config)
+        paused = await graph.aget_state(thread)
+        assert paused.next == ("review_brief",)
+        question = paused.interrupts[0].value
+        assert question["kind"] == "brief_review" and question["brief"].startswith("I want")
+        await graph.ainvoke(Command(resume=edited), thread, context=config)
+        state = (await graph.aget_state(thread)).values
+    assert state["research_brief"] == state["human_approved_brief"] == edited
+    supervisor_prompt = model.calls_for(f"{TOOLS_KEY}ConductResearch,ResearchComplete,think_tool")[
+        0
+    ]
+    assert edited in supervisor_prompt.prompt and state["report"]
+
+
+@pytest.mark.e2e
+async def test_full_review_also_asks_about_the_report(
+    make_config: Callable[..., Configuration],
+) -> None:
+    config = make_config(model=use_scripted_model(SupervisorScript().model()), review_mode="full")
+    async with open_services(config):
+        graph, thread = await paused_run(config)
+        await graph.ainvoke(Command(resume="approve"), thread, context=config)
+        paused = await graph.aget_state(thread)
+        assert paused.next == ("review_report",)
+        assert paused.interrupts[0].value["report"].startswith("# ")
+        await graph.ainvoke(Command(resume="Add more on recovery."), thread, context=config)
+        state = (await graph.aget_state(thread)).values
+    assert state["metadata"]["human_review"] == "Add more on recovery."
+
+
+@pytest.mark.e2e
+async def test_flagged_findings_are_kept_and_shown_to_the_writer(
+    run_supervisor: Callable[..., Any],
+) -> None:
+    issue = "The notes quote a survey without naming it."
+    state, model = await run_supervisor(SupervisorScript(findings_issues=[issue]))
+    assert state["flagged_issues"] == [f"uncited_claim: {issue}"]
+    assert issue in model.calls_for("ReportDraft")[0].prompt
+    assert state["metadata"]["flagged_issues"] == state["flagged_issues"]
