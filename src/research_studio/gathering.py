@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from research_studio.errors import ProviderError, ResearchStudioError
+from research_studio.extraction import Extracted, PageInput
 from research_studio.records import ErrorRecord, FindingRecord, ModelCallRecord, PageRecord
 from research_studio.search import SearchResult
 from research_studio.services import Services
@@ -27,6 +28,10 @@ class Gathered:
     calls: list[ModelCallRecord] = field(default_factory=list)
     fetches: int = 0
     empty_queries: list[str] = field(default_factory=list)
+    # What the last extraction made of its pages (a worker's answer to its question).
+    answer: str = ""
+    confidence: float = 0.0
+    gaps: list[str] = field(default_factory=list)
 
     def error(self, node: str, exc: Exception, target: str) -> None:
         kind = exc.kind if isinstance(exc, ProviderError) else type(exc).__name__
@@ -55,8 +60,6 @@ class PageText:
     published: str | None
 
 
-OnPage = Callable[[PageText], Awaitable[None]]
-
 
 async def _load(
     services: Services, task: GatherRequest, result: SearchResult, query: str, gathered: Gathered
@@ -78,28 +81,37 @@ async def _load(
 
 
 async def _extract(
-    services: Services, task: GatherRequest, page: PageText, gathered: Gathered
+    services: Services, task: GatherRequest, pages: list[PageText], gathered: Gathered
 ) -> None:
-    """Evidence from one page (verbatim sentences, or the fast model); failures become records."""
-    url = page.result.url
+    """Evidence from a batch of pages in one model call (or verbatim); failures become records."""
+    if not pages:
+        return
     caller = None if services.extraction.verbatim else services.caller(task.node, "fast")
     try:
-        findings = await services.extraction.page_findings(
+        extracted = await services.extraction.findings(
             caller,
             services.config,
             request=task.request,
             questions=task.questions,
-            url=url,
-            title=page.title,
-            text=page.text,
+            pages=[
+                PageInput(url=page.result.url, title=page.title, text=page.text) for page in pages
+            ],
         )
     except ResearchStudioError as exc:
-        gathered.error(task.node, exc, url)
-        findings = []
+        for page in pages:
+            gathered.error(task.node, exc, page.result.url)
+        extracted = Extracted([])
     finally:
         if caller is not None:
             gathered.calls.extend(call_records(caller))
-    keep_page(page, findings, gathered)
+    for page in pages:
+        keep_page(page, [], gathered)
+    keep_findings(extracted.findings, gathered)
+    gathered.answer, gathered.confidence, gathered.gaps = (
+        extracted.answer,
+        extracted.confidence,
+        extracted.gaps,
+    )
 
 
 def keep_page(page: PageText, findings: list[FindingRecord], gathered: Gathered) -> None:
@@ -114,6 +126,11 @@ def keep_page(page: PageText, findings: list[FindingRecord], gathered: Gathered)
             published=page.published,
         )
     )
+    keep_findings(findings, gathered)
+
+
+def keep_findings(findings: list[FindingRecord], gathered: Gathered) -> None:
+    """Record findings under normalized URLs."""
     for finding in findings:
         finding["url"] = normalize_url(finding["url"])
     gathered.findings.extend(findings)
@@ -155,12 +172,10 @@ async def read_pages(
     *,
     emit: Emit,
     parallel_searches: bool,
-    on_page: OnPage | None = None,
     into: Gathered | None = None,
 ) -> tuple[list[PageText], Gathered]:
     """Run the task's searches (in parallel or in order) and read the new pages they find.
 
-    With `on_page`, each page is handed over as soon as it is read (so work overlaps).
     """
     gathered = into if into is not None else Gathered()
     pages: list[PageText] = []
@@ -170,8 +185,6 @@ async def read_pages(
         page = await _load(services, task, result, query, gathered)
         if page is not None:
             pages.append(page)
-            if on_page is not None:
-                await on_page(page)
 
     async def one(query: str) -> None:
         emit(f"searching: {query}")
@@ -191,18 +204,28 @@ async def read_pages(
 async def gather(
     services: Services, task: GatherRequest, *, emit: Emit, parallel_searches: bool
 ) -> Gathered:
-    """Search, read and extract: evidence from every new page the task's searches find."""
+    """Search, read and extract: one extraction call per batch of pages read together.
+
+    With parallel searches (a worker) every page of the task is one batch; otherwise (one agent
+    searching in turn) each search's pages are a batch, extracted before the next search.
+    """
     gathered = Gathered()
-
-    async def extract(page: PageText) -> None:
-        await _extract(services, task, page, gathered)
-
-    await read_pages(
-        services,
-        task,
-        emit=emit,
-        parallel_searches=parallel_searches,
-        on_page=extract,
-        into=gathered,
-    )
+    if parallel_searches:
+        pages, _ = await read_pages(
+            services, task, emit=emit, parallel_searches=True, into=gathered
+        )
+        await _extract(services, task, pages, gathered)
+        return gathered
+    for query in task.queries:
+        one = GatherRequest(
+            node=task.node,
+            queries=[query],
+            request=task.request,
+            questions=task.questions,
+            known_urls=task.known_urls,
+        )
+        pages, _ = await read_pages(
+            services, one, emit=emit, parallel_searches=False, into=gathered
+        )
+        await _extract(services, task, pages, gathered)
     return gathered

@@ -33,7 +33,6 @@ EVIDENCE = [
             {"eid": "E3", "sid": "S1", "text": "A b.", "quote": 'Q "x".'},
             {},
         ),
-        (standard.WORKER_EVIDENCE_ITEM, {"text": "A (b).", "quote": "Q."}, {}),
         (standard.VERIFY_CLAIM, {"number": 2, "claim": "C.", "sid": "S4", "quote": "Q."}, {}),
         (advanced.TRUST_EVIDENCE_ITEM, {"eid": "E1", "sid": "S2", "text": "T.", "quote": "Q."}, {}),
         (

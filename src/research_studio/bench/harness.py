@@ -30,7 +30,7 @@ VARIANTS = {
 }
 PAGE_PREFIXES = ("/pages/", "/docs/", "/text/")
 # Model calls that run inside workers/subagents (in parallel in multi-agent runs).
-PARALLEL_CALLS = ("llm:PageExtraction", "llm:WorkerSummary", "llm:SubagentExtraction")
+PARALLEL_CALLS = ("llm:PageExtraction", "llm:SubagentExtraction")
 
 
 @dataclass

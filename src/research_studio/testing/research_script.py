@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from research_studio.chunking import split_sentences
-from research_studio.extraction import PAGE_TEXT_LABEL, PageExtraction
+from research_studio.extraction import PAGE_HEADER, PageExtraction
 from research_studio.model_prompts import SCHEMA_LABEL
 from research_studio.pipelines.advanced import prompts as advanced
 from research_studio.pipelines.advanced.schemas import (
@@ -36,7 +36,6 @@ from research_studio.pipelines.standard.schemas import (
     SynthesisOutput,
     Understanding,
     Verification,
-    WorkerSummary,
     WorkPlan,
 )
 from research_studio.prompt_blocks import (
@@ -52,7 +51,6 @@ from research_studio.statements import ReportDraft
 from research_studio.testing.prompt_reader import (
     ANY,
     after_label,
-    fenced_after,
     first_line_after,
     numbered_under,
     reader,
@@ -71,6 +69,10 @@ def _terms(text: str) -> set[str]:
 
 def _short(text: str, words: int = 6) -> str:
     return " ".join(re.sub(r"[?.!]", "", text).split()[:words])
+
+
+# One page of a batch extraction prompt: its header, then its fenced text.
+EXTRACT_PAGE = f"{PAGE_HEADER}\n{PAGE_TEXT_OPEN}\n{{body}}\n{PAGE_TEXT_CLOSE}"
 
 
 @dataclass
@@ -156,33 +158,33 @@ class ResearchScript:
         }
 
     def extraction(self, prompt: str) -> dict[str, Any]:
-        page = fenced_after(PAGE_TEXT_LABEL, PAGE_TEXT_OPEN, PAGE_TEXT_CLOSE, prompt)
-        if page is None:
-            return {"facts": []}
         wanted = _terms(
             self.request(prompt) + " " + " ".join(numbered_under(QUESTIONS_LABEL, prompt))
         )
-        sentences = [
-            s for s in split_sentences(page) if 8 <= len(s.split()) <= 60 and not s.startswith("#")
-        ]
-        ranked = sorted(sentences, key=lambda s: -len(_terms(s) & wanted))
         questions = numbered_under(QUESTIONS_LABEL, prompt) or [""]
-        return {
-            "facts": [
-                {"fact": sentence, "quote": sentence, "question": questions[index % len(questions)]}
+        facts: list[dict[str, Any]] = []
+        for page in readings(EXTRACT_PAGE, prompt, body=ANY):
+            sentences = [
+                s
+                for s in split_sentences(page["body"])
+                if 8 <= len(s.split()) <= 60 and not s.startswith("#")
+            ]
+            ranked = sorted(sentences, key=lambda s: -len(_terms(s) & wanted))
+            facts += [
+                {
+                    "page": int(page["number"]),
+                    "fact": sentence,
+                    "quote": sentence,
+                    "question": questions[index % len(questions)],
+                }
                 for index, sentence in enumerate(ranked[: self.facts_per_page])
                 if _terms(sentence) & wanted
             ]
-        }
-
-    def worker_summary(self, prompt: str) -> dict[str, Any]:
-        findings = [
-            item["text"] for item in readings(standard.WORKER_EVIDENCE_ITEM, prompt, quote=ANY)
-        ]
+        texts = [fact["fact"] for fact in facts]
         return {
-            "answer": " ".join(findings[:2]) or "Nothing found.",
-            "key_findings": findings[:3],
-            "confidence": 0.8 if findings else 0.1,
+            "facts": facts,
+            "answer": " ".join(texts[:2]) or "Nothing found.",
+            "confidence": 0.8 if facts else 0.1,
             "gaps": [],
         }
 
@@ -516,7 +518,6 @@ class ResearchScript:
             ResearchPlan: self.plan,
             WorkPlan: self.work_plan,
             PageExtraction: self.extraction,
-            WorkerSummary: self.worker_summary,
             GapAssessment: self.gaps,
             SynthesisOutput: self.synthesis,
             Verification: self.verification,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from research_studio.pipelines.standard.state import WorkerResult
 from research_studio.prompt_blocks import NONE, QUESTIONS_LABEL
-from research_studio.records import EvidenceRecord, FindingRecord
+from research_studio.records import EvidenceRecord
 
 # --- understand: is the request clear enough to research? -------------------------------------
 
@@ -64,28 +64,6 @@ Still missing:
 
 Searches already run:
 {{done}}"""
-
-# --- a worker's summary of its findings ----------------------------------------------------------
-
-WORKER_SUMMARY_SYSTEM = """You are a research worker reporting to your lead. Summarize what the evidence says about your sub-question: a direct answer, the key findings, your confidence in [0, 1] (how well the evidence answers it), and the gaps that remain. Use only the evidence given."""
-
-WORKER_SUMMARY_USER = """{request}
-
-Your sub-question: {question}
-
-Evidence:
-{evidence}"""
-
-WORKER_EVIDENCE_ITEM = '- {text} (quote: "{quote}")'
-
-
-def worker_evidence(findings: list[FindingRecord]) -> str:
-    """A worker's findings, one line each with its quote."""
-    lines = (
-        WORKER_EVIDENCE_ITEM.format(text=item["text"], quote=item["quote"]) for item in findings
-    )
-    return "\n".join(lines) or NONE
-
 
 # --- gap detection (single agent) -----------------------------------------------------------------
 

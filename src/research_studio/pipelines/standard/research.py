@@ -17,11 +17,8 @@ from research_studio.pipelines.standard.prompts import (
     ORCHESTRATE_LOOP_HINT,
     ORCHESTRATE_SYSTEM,
     ORCHESTRATE_USER,
-    WORKER_SUMMARY_SYSTEM,
-    WORKER_SUMMARY_USER,
-    worker_evidence,
 )
-from research_studio.pipelines.standard.schemas import WorkerSummary, WorkPlan
+from research_studio.pipelines.standard.schemas import WorkPlan
 from research_studio.pipelines.standard.state import (
     ResearchState,
     SubQuestion,
@@ -198,14 +195,6 @@ def fanout_workers(state: ResearchState) -> list[Send] | str:
     ]
 
 
-def extractive_summary(findings: list[FindingRecord]) -> WorkerSummary:
-    """A worker's summary made of its own verbatim findings (no model prose)."""
-    texts = [finding["text"] for finding in findings]
-    return WorkerSummary(
-        answer=" ".join(texts[:2]), key_findings=texts[:3], confidence=min(1.0, len(texts) / 4)
-    )
-
-
 async def search_worker(state: WorkerState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Research one sub-question: its searches in parallel, pages read, evidence summarized."""
     services = services_of(runtime)
@@ -218,30 +207,8 @@ async def search_worker(state: WorkerState, runtime: Runtime[Configuration]) -> 
         questions=[sub_question["question"]],
         known_urls=set(state.get("fetched_urls", [])),
     )
+    # One extraction call read all the worker's pages and answered its question: no summary call.
     gathered = await gather(services, task, emit=emit, parallel_searches=True)
-    summary = WorkerSummary(
-        answer="No usable evidence was found.", confidence=0.0, gaps=[sub_question["question"]]
-    )
-    caller = services.caller("search_worker", "smart")
-    if gathered.findings and services.extraction.verbatim:
-        summary = extractive_summary(gathered.findings)
-    elif gathered.findings:
-        try:
-            summary = await caller.structured(
-                WorkerSummary,
-                [
-                    SystemMessage(content=WORKER_SUMMARY_SYSTEM),
-                    HumanMessage(
-                        content=WORKER_SUMMARY_USER.format(
-                            request=task.request,
-                            question=sub_question["question"],
-                            evidence=worker_evidence(gathered.findings),
-                        )
-                    ),
-                ],
-            )
-        except ResearchStudioError as exc:
-            gathered.errors.append(error_record("search_worker", exc, sub_question["question"]))
     emit(
         f"worker {state['worker_id']} done: {len(gathered.findings)} findings",
         evidence=len(gathered.findings),
@@ -250,10 +217,10 @@ async def search_worker(state: WorkerState, runtime: Runtime[Configuration]) -> 
         worker_id=state["worker_id"],
         iteration=state.get("iteration", 0),
         question=sub_question["question"],
-        answer=summary.answer,
-        key_findings=summary.key_findings,
-        confidence=summary.confidence,
-        gaps=summary.gaps,
+        answer=gathered.answer or "No usable evidence was found.",
+        key_findings=[finding["text"] for finding in gathered.findings[:3]],
+        confidence=gathered.confidence if gathered.findings else 0.0,
+        gaps=gathered.gaps if gathered.findings else [sub_question["question"]],
         searches=gathered.searches,
         pages=gathered.pages,
         findings=gathered.findings,
@@ -261,7 +228,7 @@ async def search_worker(state: WorkerState, runtime: Runtime[Configuration]) -> 
     return {
         "worker_results": [result],
         "done_workers": 1,
-        "llm_calls": gathered.calls + call_records(caller),
+        "llm_calls": gathered.calls,
         "errors": gathered.errors,
         "fetch_count": gathered.fetches,
     }

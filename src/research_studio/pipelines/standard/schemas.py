@@ -48,15 +48,6 @@ class WorkPlan(BaseModel):
     sub_questions: list[PlannedSubQuestion] = Field(min_length=1, max_length=10)
 
 
-class WorkerSummary(BaseModel):
-    """A worker's report on its sub-question."""
-
-    answer: str
-    key_findings: list[str] = Field(default_factory=list)
-    confidence: float = Field(ge=0.0, le=1.0)
-    gaps: list[str] = Field(default_factory=list)
-
-
 class QuestionCoverage(BaseModel):
     """How well one research question is covered."""
 
