@@ -95,6 +95,7 @@ class SupervisorScript:
     fabricated_quote: str | None = None  # the compressor claims a page says this
     selector_fabricates: bool = False  # the selector alters a passage and offers the fabrication
     writer_rewrites_block: bool = False
+    writer_unsupported_claim: str | None = None  # bound to the first evidence id
     findings_issues: list[str] = field(default_factory=list)
     _turns: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -226,6 +227,9 @@ class SupervisorScript:
             {"statements": [{"text": item["quote"], "ids": [item["eid"]]}]} for item in evidence[:8]
         ] or [{"statements": [{"text": "Nothing was found.", "ids": []}]}]
         sections = [{"heading": "Key findings", "paragraphs": paragraphs}]
+        if self.writer_unsupported_claim and evidence:
+            claim = {"text": self.writer_unsupported_claim, "ids": [evidence[0]["eid"]]}
+            paragraphs.append({"statements": [claim]})
         if self.writer_rewrites_block and evidence:
             first = evidence[0]
             sections.insert(
