@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from research_studio.pipelines.supervisor.tool_calls import plain_history
 from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.supervisor_script import SupervisorScript
+from research_studio.testing.supervisor_script import TOOLS_KEY, SupervisorScript
 
 
 def test_plain_history_spells_out_tool_calls_and_results() -> None:
@@ -63,3 +63,31 @@ async def test_native_parallel_tool_calls_over_an_openai_compatible_server(
     assert len(tool_requests(web)) == 6  # 2 supervisor turns, 2 turns of each of 2 researchers
     assert {c["method"] for c in state["llm_calls"] if c["node"] == "supervisor"} == {"tools"}
     assert len(state["notes"]) == 2 and state["stop_reason"] == "research_complete"
+
+
+@pytest.mark.e2e
+async def test_a_model_that_calls_no_tools_still_gets_the_brief_researched(
+    run_supervisor: Callable[..., Any],
+) -> None:
+    script = SupervisorScript()
+    model = script.model()
+    for tools in (
+        "ConductResearch,ResearchComplete,think_tool",
+        "search,think_tool,ResearchComplete",
+    ):
+        model.script(f"{TOOLS_KEY}{tools}", "I would rather just answer.")
+    state, _ = await run_supervisor(chat_model=model)
+    turns = [m.tool_calls for m in state["supervisor_messages"] if isinstance(m, AIMessage)]
+    assert [call["name"] for call in turns[0]] == ["ConductResearch"]
+    assert turns[0][0]["args"]["research_topic"] == state["research_brief"]
+    assert state["stop_reason"] == "no_tool_calls" and state["searches_done"]
+    assert state["metadata"]["grounding"]["cited_statements"] > 0
+
+
+@pytest.mark.e2e
+async def test_extractive_runs_use_no_model_prose(run_supervisor: Callable[..., Any]) -> None:
+    state, model = await run_supervisor(extraction="extractive")
+    for role in ("PageSummary", "CompressedResearch", "FindingsSelection", "ReportDraft"):
+        assert not model.calls_for(role), role
+    assert 3 <= state["metadata"]["verified_findings"] <= 5
+    assert all(r["kind"] == "passage" for r in state["statements"])

@@ -85,11 +85,11 @@ async def researcher(state: ResearcherState, runtime: Runtime[Configuration]) ->
         message, errors = turn.message, turn.errors
     except ResearchStudioError as exc:
         errors.append(error_record("researcher", exc, topic_of(state)))
-        # Without a model turn the topic itself is searched once, so the research still happens.
-        first = [
-            ToolCall(name=SEARCH.name, args={"queries": [topic_of(state)]}, id="call_fallback")
-        ]
-        message = AIMessage(content="", tool_calls=first if turns == 0 else [])
+        message = AIMessage(content="")
+    if turns == 0 and not any(call["name"] == SEARCH.name for call in message.tool_calls):
+        # A first turn that searches nothing (a failed or weak model): the topic is searched.
+        search = ToolCall(name=SEARCH.name, args={"queries": [topic_of(state)]}, id="call_topic")
+        message = AIMessage(content=message.content, tool_calls=[search])
     return {
         "researcher_messages": [message],
         "tool_call_iterations": turns + 1,

@@ -74,9 +74,12 @@ async def supervisor(state: SupervisorState, runtime: Runtime[Configuration]) ->
         message, errors = turn.message, turn.errors
     except ResearchStudioError as exc:
         errors.append(error_record("supervisor", exc))
-        # Without a first turn the brief itself is delegated, so the research still happens.
-        first = [ToolCall(name=CONDUCT.name, args={"research_topic": brief}, id="call_fallback")]
-        message = AIMessage(content="", tool_calls=first if turn_number == 1 else [])
+        message = AIMessage(content="")
+    if turn_number == 1 and not any(c["name"] == CONDUCT.name for c in message.tool_calls):
+        # A first turn that delegates nothing (a failed or weak model): the brief itself is
+        # delegated, so the research still happens.
+        delegate = ToolCall(name=CONDUCT.name, args={"research_topic": brief}, id="call_brief")
+        message = AIMessage(content=message.content, tool_calls=[delegate])
     return {
         "supervisor_messages": override([*history, message]) if seeded else [message],
         "research_iterations": turn_number,
