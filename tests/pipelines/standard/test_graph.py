@@ -124,11 +124,13 @@ async def test_parallel_workers_all_contribute_and_urls_are_read_once(
         max_subagents=4,
     )
     results = state["worker_results"]
-    assert len(results) == state["done_workers"] == state["total_workers"] == 4
-    assert len({result["worker_id"] for result in results}) == 4
+    # The first round follows the plan: one worker per research question, no orchestration call.
+    assert len(results) == state["done_workers"] == state["total_workers"] == 3
+    assert len({result["worker_id"] for result in results}) == 3
+    assert not _model.calls_for("WorkPlan")
     evidence_urls = {item["url"] for item in state["evidence"]}
     contributing = [result for result in results if result["findings"]]
-    assert len(contributing) >= 3
+    assert len(contributing) >= len(results) - 1  # a worker may find only pages already claimed
     for result in contributing:
         assert {finding["url"] for finding in result["findings"]} <= evidence_urls
     urls = [source["url"] for source in state["sources"]]

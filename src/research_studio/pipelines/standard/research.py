@@ -11,6 +11,7 @@ from langgraph.types import Send
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.gathering import GatherRequest, gather
+from research_studio.grounding import tokens
 from research_studio.pipelines.consolidate import consolidate
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.pipelines.standard.prompts import (
@@ -26,7 +27,7 @@ from research_studio.pipelines.standard.state import (
     WorkerState,
 )
 from research_studio.prompt_blocks import numbered, request_block
-from research_studio.queries import dedupe_queries
+from research_studio.queries import STOP_WORDS, dedupe_queries
 from research_studio.records import FindingRecord, PageRecord
 
 
@@ -101,8 +102,13 @@ async def orchestrate(state: ResearchState, runtime: Runtime[Configuration]) -> 
     """Split the work into independent sub-questions, each with its own searches."""
     config = runtime.context
     emitter(runtime, "orchestrate")("assigning sub-questions to workers")
-    caller = services_of(runtime).caller("orchestrate", "smart")
     done = state.get("searches_done", [])
+    if not done:
+        # The first round's work is the plan itself: its questions and searches, no model call.
+        planned = plan_split(state.get("research_questions", []), state.get("pending_searches", []))
+        assigned = assign_work(planned, state.get("pending_searches", []), done, config)
+        return {"sub_questions": assigned, "total_workers": len(assigned)}
+    caller = services_of(runtime).caller("orchestrate", "smart")
     synthesis = state.get("synthesis")
     gaps = (synthesis or {}).get("gaps", []) if synthesis else state.get("gaps", [])
     messages = [
@@ -140,6 +146,19 @@ async def orchestrate(state: ResearchState, runtime: Runtime[Configuration]) -> 
         "llm_calls": call_records(caller),
         "errors": errors,
     }
+
+
+def plan_split(questions: list[str], searches: list[str]) -> list[tuple[str, list[str]]]:
+    """Each planned search under the question it shares most words with (a question with none
+    is searched as asked)."""
+    words = {question: set(tokens(question)) - STOP_WORDS for question in questions}
+    split: dict[str, list[str]] = {question: [] for question in questions}
+    for search in searches:
+        terms = set(tokens(search)) - STOP_WORDS
+        if questions:
+            best = max(questions, key=lambda question: len(words[question] & terms))
+            split[best].append(search)
+    return [(question, found or [question]) for question, found in split.items()]
 
 
 def assign_work(
