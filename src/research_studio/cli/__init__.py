@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from research_studio import __version__
-from research_studio.cli import audit, bench, documents, research, tools
+from research_studio.cli import audit, bench, documents, mcp, research, tools
 
 app = typer.Typer(
     name="research-studio",
@@ -25,6 +25,7 @@ app.command()(bench.bench)
 app.command()(tools.search)
 app.command()(tools.fetch)
 app.command()(tools.config)
+app.command()(mcp.mcp)
 
 
 def _version(value: bool) -> None:
