@@ -112,6 +112,12 @@ def test_offline_run_over_the_example_corpus(
     assert document["evidence"] and all(item["quote_verified"] for item in document["evidence"])
     supported = {claim["supporting_eids"][0] for claim in document["claims"] if claim["verified"]}
     assert supported
+    # A brief: most documents cited, passages under the questions, not under document titles.
+    assert len(cited) >= 6, cited
+    titles = {source["title"] for source in document["sources"]}
+    headings = set(re.findall(r"^## (.+)$", report, re.MULTILINE))
+    assert not headings & titles and "About this report" in headings
+    assert "quoted verbatim" in report and "stronger model" in report
     quotes = {(item["sid"], item["quote"]) for item in document["evidence"]}
     assert document["statements"]
     for record in document["statements"]:

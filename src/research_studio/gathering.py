@@ -60,7 +60,6 @@ class PageText:
     published: str | None
 
 
-
 async def _load(
     services: Services, task: GatherRequest, result: SearchResult, query: str, gathered: Gathered
 ) -> PageText | None:
@@ -154,14 +153,21 @@ async def _search(
 def _new_results(
     services: Services, task: GatherRequest, results: list[SearchResult]
 ) -> list[SearchResult]:
-    """Up to pages_per_search results whose URL no one in this run has read or claimed."""
+    """Up to pages_per_search results whose URL no one in this run has read or claimed.
+
+    Local documents cost nothing to read, so every result of a local search is read.
+    """
+    config = services.config
+    limit = (
+        config.search_results if services.search_choice.name == "local" else config.pages_per_search
+    )
     chosen: list[SearchResult] = []
     for result in results:
         url = normalize_url(result.url)
         if not services.claim_url(url):
             continue
         chosen.append(result)
-        if len(chosen) == services.config.pages_per_search:
+        if len(chosen) == limit:
             break
     return chosen
 
@@ -174,9 +180,7 @@ async def read_pages(
     parallel_searches: bool,
     into: Gathered | None = None,
 ) -> tuple[list[PageText], Gathered]:
-    """Run the task's searches (in parallel or in order) and read the new pages they find.
-
-    """
+    """Run the task's searches (in parallel or in order) and read the new pages they find."""
     gathered = into if into is not None else Gathered()
     pages: list[PageText] = []
     services.remember_urls(task.known_urls)

@@ -15,7 +15,7 @@ MAX_PASSAGES = 12
 PASSAGES_PER_SOURCE = 3
 # Why a report shows passages instead of prose, said plainly at its top.
 PASSAGE_NOTES = {
-    "extractive": "This report is a collection of {passages} passages quoted verbatim from {used} of {sources} sources; nothing was paraphrased. A stronger model (for example `--model openai:gpt-4o-mini` or an Ollama model) writes a full report from the same kind of evidence.",
+    "extractive": "This is a brief of passages quoted verbatim from {used} of the {sources} sources read, grouped under the research questions they answer; nothing was paraphrased, so every sentence can be checked against its source. For a written report, run with a stronger model (for example `--model openai:gpt-4o-mini`, or an Ollama model such as `--model ollama:llama3.1`).",
     "writer_failed": "The writer model failed, so this report shows the verified passages as collected, quoted verbatim.",
     "budget": "The run's budget was reached before the report could be written, so this report shows the verified passages collected until then, quoted verbatim.",
     "uncited": "The writer's text could not be tied to the evidence, so it is not shown. These passages, quoted verbatim from the pages read, are what the run could verify.",

@@ -7,11 +7,13 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
+from research_studio.brief import verbatim_brief
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.grounding import normalize_for_match
+from research_studio.languages import report_language, writing_rule
 from research_studio.limitations import Losses, limitations_section
-from research_studio.passages import fallback_report, usable_evidence
+from research_studio.passages import PASSAGE_NOTES, fallback_report, usable_evidence
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
 from research_studio.pipelines.standard.prompts import (
     STYLE,
@@ -157,11 +159,31 @@ def evidence_support(evidence: list[EvidenceRecord]) -> dict[str, Support]:
     }
 
 
+def _brief(state: ResearchState, evidence: list[EvidenceRecord]) -> GroundedReport:
+    """The verbatim brief of an extractive run: passages under the questions they answer."""
+    sources = state.get("sources", [])
+    used = len({item["sid"] for item in evidence if item["quote_verified"]})
+    note = PASSAGE_NOTES["extractive"].format(
+        passages=sum(1 for item in evidence if item["quote_verified"]),
+        used=used,
+        sources=len(sources),
+    )
+    return verbatim_brief(
+        state["query"],
+        state["query"],
+        state.get("research_questions", []),
+        evidence,
+        [source["url"] for source in sources],
+        note,
+    )
+
+
 async def write_report(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """The writer drafts statements bound to evidence ids; code cites, checks and renders them."""
     config = runtime.context
     services = services_of(runtime)
     emitter(runtime, "write_report")("writing the report")
+    language = report_language(config.language, state["query"])
     caller = services.caller("write_report", "smart")
     evidence = usable_evidence(_writer_evidence(state))
     sources = state.get("sources", [])
@@ -182,6 +204,8 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         except ResearchStudioError as exc:
             errors.append(error_record("write_report", exc))
             reason = "budget" if getattr(exc, "kind", "") == "budget" else "writer_failed"
+    if reason == "extractive" and evidence:
+        grounded = _brief(state, evidence)
     if grounded is None or not grounded.has_citations():
         grounded = await fallback_report(
             services.archive,
@@ -201,11 +225,12 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
             stop_reason=state.get("stop_reason", ""),
             numbers_unsupported=grounded.tally.numbers_unsupported,
             instructions_dropped=grounded.tally.injections,
-        )
+        ),
+        language,
     )
     if limitations:
         grounded.appendix.append(limitations)
-    report = grounded.markdown(config.report_structure, sources)
+    report = grounded.markdown(config.report_structure, sources, language)
     statements = grounded.printed(config.report_structure)
     cited = cited_sources(statements)
     calls = call_records(caller)
@@ -246,6 +271,7 @@ def _writer_messages(
             content=WRITE_SYSTEM.format(
                 valid_ids=", ".join(item["eid"] for item in evidence) or "(none)",
                 style=STYLE[config.report_structure],
+                language_rule=writing_rule(report_language(config.language, state["query"])),
                 system_prompt=additional_instructions(config.system_prompt),
             )
         ),
