@@ -7,12 +7,13 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
 from research_studio.errors import ProviderError, ResearchStudioError
-from research_studio.records import ErrorRecord
+from research_studio.records import ErrorRecord, ModelCallRecord, RunSummary, StatementRecord
+from research_studio.report import build_metadata
 from research_studio.services import Services, current_services
 from research_studio.structured import call_records
 
@@ -22,6 +23,7 @@ __all__ = [
     "emitter",
     "error_record",
     "query_of",
+    "report_update",
     "run_start",
     "services_of",
 ]
@@ -93,3 +95,32 @@ def query_of(state: Mapping[str, Any]) -> str:
     if not str(query).strip():
         raise ResearchStudioError("no query given: pass query or a human message")
     return str(query).strip()
+
+
+def report_update(
+    runtime: Runtime[Configuration],
+    state: Mapping[str, Any],
+    *,
+    report: str,
+    statements: list[StatementRecord],
+    summary: RunSummary,
+    calls: list[ModelCallRecord],
+    errors: list[ErrorRecord],
+) -> dict[str, Any]:
+    """What a pipeline's last node returns: the report, its statements and the run's metadata."""
+    metadata = build_metadata(
+        state,
+        summary,
+        runtime.context,
+        search_provider=services_of(runtime).search_choice.name,
+        final_calls=calls,
+        final_errors=errors,
+    )
+    return {
+        "report": report,
+        "statements": statements,
+        "metadata": metadata,
+        "llm_calls": calls,
+        "errors": errors,
+        "messages": [AIMessage(content=report)],
+    }

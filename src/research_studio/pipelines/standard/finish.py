@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.brief import verbatim_brief
@@ -14,7 +14,13 @@ from research_studio.grounding import normalize_for_match
 from research_studio.languages import report_language, writing_rule
 from research_studio.limitations import Losses, limitations_section
 from research_studio.passages import PASSAGE_NOTES, fallback_report, usable_evidence
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.node_kit import (
+    call_records,
+    emitter,
+    error_record,
+    report_update,
+    services_of,
+)
 from research_studio.pipelines.standard.prompts import (
     STYLE,
     VERIFY_SYSTEM,
@@ -35,7 +41,6 @@ from research_studio.records import (
     QuoteRef,
     RunSummary,
 )
-from research_studio.report import build_metadata
 from research_studio.statements import (
     GroundedReport,
     ReportDraft,
@@ -242,22 +247,17 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         grounding=grounding_figures(statements, grounded.tally),
         figures={},
     )
-    metadata = build_metadata(
-        state,
-        summary,
-        config,
-        search_provider=services.search_choice.name,
-        final_calls=calls,
-        final_errors=errors,
-    )
     return {
-        "report": report,
-        "statements": statements,
+        **report_update(
+            runtime,
+            state,
+            report=report,
+            statements=statements,
+            summary=summary,
+            calls=calls,
+            errors=errors,
+        ),
         "cited_sources": cited,
-        "metadata": metadata,
-        "llm_calls": calls,
-        "errors": errors,
-        "messages": [AIMessage(content=report)],
     }
 
 

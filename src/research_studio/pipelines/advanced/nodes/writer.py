@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
+from research_studio.languages import report_language, writing_rule
 from research_studio.limitations import Losses, limitations_section
 from research_studio.passages import PASSAGE_NOTES, fallback_report
 from research_studio.pipelines.advanced.prompts import (
@@ -19,10 +20,15 @@ from research_studio.pipelines.advanced.prompts import (
 )
 from research_studio.pipelines.advanced.render import add_claim_lists, appendix, claim_support
 from research_studio.pipelines.advanced.state import AgentState
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.node_kit import (
+    call_records,
+    emitter,
+    error_record,
+    report_update,
+    services_of,
+)
 from research_studio.prompt_blocks import additional_instructions, inline
 from research_studio.records import ClaimRecord, ErrorRecord, ModelCallRecord, RunSummary
-from research_studio.report import build_metadata
 from research_studio.services import Services
 from research_studio.statements import (
     GroundedReport,
@@ -46,6 +52,9 @@ async def _draft(
             content=WRITER_SYSTEM.format(
                 valid_ids=", ".join(claim["cid"] for claim in verified),
                 style_rule=f"Structure: {config.report_structure.replace('_', ' ')}.",
+                language_rule=writing_rule(
+                    report_language(config.language, state.get("query", ""))
+                ),
                 system_prompt=additional_instructions(config.system_prompt),
             )
         ),
@@ -153,7 +162,8 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         "Sources used": str(len(cited)),
         "Iterations": str(iterations),
     }
-    report.appendix = appendix(gaps, quality)
+    language = report_language(config.language, state.get("query", ""))
+    report.appendix = appendix(gaps, quality, language)
     limitations = limitations_section(
         Losses(
             errors=[*state.get("errors", []), *errors],
@@ -162,11 +172,12 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
             numbers_unsupported=report.tally.numbers_unsupported,
             instructions_dropped=report.tally.injections,
             stop_reason=state.get("stop_reason", ""),
-        )
+        ),
+        language,
     )
     if limitations:
         report.appendix.insert(0, limitations)
-    markdown = report.markdown(config.report_structure, state.get("sources", []))
+    markdown = report.markdown(config.report_structure, state.get("sources", []), language)
     grounding = grounding_figures(statements, report.tally)
     summary = RunSummary(
         iterations=iterations,
@@ -188,19 +199,12 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
             "sources_used": len(cited),
         },
     )
-    metadata = build_metadata(
+    return report_update(
+        runtime,
         state,
-        summary,
-        config,
-        search_provider=services.search_choice.name,
-        final_calls=calls,
-        final_errors=errors,
+        report=markdown,
+        statements=statements,
+        summary=summary,
+        calls=calls,
+        errors=errors,
     )
-    return {
-        "report": markdown,
-        "statements": statements,
-        "metadata": metadata,
-        "llm_calls": calls,
-        "errors": errors,
-        "messages": [AIMessage(content=markdown)],
-    }
