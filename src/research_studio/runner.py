@@ -17,12 +17,13 @@ from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.sqlite.aio import AsyncSqliteStore
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.pipelines.registry import compile_pipeline
 from research_studio.report import result_document
-from research_studio.runs import PAGES_FILE, RunFolder, RunOwner, RunStatus
+from research_studio.runs import PAGES_FILE, STORE_FILE, RunFolder, RunOwner, RunStatus
 from research_studio.services import open_services
 
 # Answers a clarification question: text to continue with it, "" to continue without, None to pause.
@@ -265,9 +266,13 @@ async def _drive(
     """The graph run to its end (its final state) or to a clarification pause (an Outcome)."""
     async with (
         AsyncSqliteSaver.from_conn_string(str(folder.checkpoints)) as saver,
+        AsyncSqliteStore.from_conn_string(str(folder.path / STORE_FILE)) as store,
         open_services(config, archive_path=folder.path / PAGES_FILE) as services,
     ):
-        graph = compile_pipeline(folder.record.pipeline, saver, folder.record.interactive_clarify)
+        await store.setup()
+        graph = compile_pipeline(
+            folder.record.pipeline, saver, folder.record.interactive_clarify, store=store
+        )
         payload: dict[str, Any] | None = initial
         if answer is not None and initial is None:
             await graph.aupdate_state(thread, {"user_clarification": answer})

@@ -24,6 +24,7 @@ CHECKPOINTS_FILE = "checkpoints.sqlite"
 REPORT_FILE = "report.md"
 RESULT_FILE = "result.json"
 PAGES_FILE = "pages.sqlite"
+STORE_FILE = "store.sqlite"  # the LangGraph store (the supervisor pipeline keeps its sources there)
 CALLS_FILE = "calls.jsonl"
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
 
 from research_studio.errors import ConfigError
 from research_studio.pipelines.contract import research_input
@@ -41,7 +43,18 @@ def initial_state(name: str, query: str, mode: str) -> dict[str, Any]:
 
 
 def compile_pipeline(
-    name: str, checkpointer: BaseCheckpointSaver | None, interrupt_on_clarify: bool
+    name: str,
+    checkpointer: BaseCheckpointSaver | None,
+    interrupt_on_clarify: bool,
+    *,
+    store: BaseStore | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The named pipeline, compiled."""
-    return graph_builder(name)(checkpointer=checkpointer, interrupt_on_clarify=interrupt_on_clarify)
+    """The named pipeline, compiled (with the store, for pipelines that keep data in one)."""
+    builder = graph_builder(name)
+    options: dict[str, Any] = {
+        "checkpointer": checkpointer,
+        "interrupt_on_clarify": interrupt_on_clarify,
+    }
+    if store is not None and "store" in inspect.signature(builder).parameters:
+        options["store"] = store
+    return builder(**options)
