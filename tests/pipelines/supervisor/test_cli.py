@@ -63,6 +63,9 @@ def test_a_scripted_supervisor_run_writes_the_outputs_and_passes_the_audit(
     assert [e["node"] for e in events if e["kind"] == "end"][-1] == "verify_claims"
     report = audited(folder)
     assert report["ok"] and report["statements"], report
+    # The runner gives the run a store (in its folder), so the Verified Findings block is there.
+    assert (folder / "store.sqlite").is_file()
+    assert "Verified Findings" in document["report"] and "disabled" not in document["report"]
 
 
 def test_an_openai_compatible_server_and_searxng_give_an_audited_report(
