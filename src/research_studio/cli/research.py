@@ -234,7 +234,12 @@ def _restore_masked(saved: dict[str, Any], config_file: Path | None) -> dict[str
 def run(
     query: Annotated[str, typer.Argument(help="The research question.")],
     pipeline: Annotated[
-        PipelineName, typer.Option("--pipeline", help="standard or advanced.")
+        PipelineName,
+        typer.Option(
+            "--pipeline",
+            help="standard, advanced, advanced-full (full 7-node trust engine), "
+            "advanced-optimized (batched trust engine, early stops), or supervisor.",
+        ),
     ] = "standard",
     single_agent: Annotated[
         bool,

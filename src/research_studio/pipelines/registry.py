@@ -13,7 +13,7 @@ from langgraph.store.base import BaseStore
 from research_studio.errors import ConfigError
 from research_studio.pipelines.contract import research_input
 
-PipelineName = Literal["standard", "advanced", "supervisor"]
+PipelineName = Literal["standard", "advanced", "advanced-full", "advanced-optimized", "supervisor"]
 GraphBuilder = Callable[..., CompiledStateGraph[Any, Any, Any, Any]]
 
 
@@ -27,13 +27,21 @@ def graph_builder(name: str) -> GraphBuilder:
         from research_studio.pipelines.advanced.graph import build_graph as build_advanced
 
         return build_advanced
+    if name == "advanced-full":
+        from research_studio.pipelines.advanced.variants import build_trust_engine_graph
+
+        return build_trust_engine_graph
+    if name == "advanced-optimized":
+        from research_studio.pipelines.advanced.variants import build_optimized_graph
+
+        return build_optimized_graph
     if name == "supervisor":
         from research_studio.pipelines.supervisor.graph import build_graph as build_supervisor
 
         return build_supervisor
     raise ConfigError(
         f"pipeline {name!r} is not available in this version "
-        "(available: standard, advanced, supervisor)"
+        "(available: standard, advanced, advanced-full, advanced-optimized, supervisor)"
     )
 
 

@@ -48,6 +48,7 @@ from research_studio.prompt_blocks import (
 )
 from research_studio.queries import STOP_WORDS
 from research_studio.statements import ReportDraft
+from research_studio.testing.advanced_script import FamilyKnobs, family_responders
 from research_studio.testing.prompt_reader import (
     ANY,
     after_label,
@@ -94,6 +95,8 @@ class ResearchScript:
     invented_number: bool = False
     invented_prose: bool = False
     nonexistent_evidence: bool = False
+    # --- the advanced family's variants (roles in testing/advanced_script.py) ---
+    family: FamilyKnobs = field(default_factory=FamilyKnobs)
     _round: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -530,6 +533,7 @@ class ResearchScript:
             CredibilityAndClaims: self.credibility_and_claims,
             ClaimVerification: self.claim_verification,
         }
+        roles.update(family_responders(self))  # the advanced family's variants
         return {schema.__name__: respond for schema, respond in roles.items()}
 
     def respond(self, schema_name: str | None, prompt: str) -> Any:

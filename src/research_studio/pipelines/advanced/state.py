@@ -43,6 +43,25 @@ class QueryAnalysis(TypedDict):
     analysis_confidence: float
 
 
+class EntityCandidate(TypedDict):
+    """A distinct entity the discovery search found for the query's subject."""
+
+    name: str
+    description: str
+    identifiers: list[str]
+    confidence: float
+
+
+class DiscoveryResult(TypedDict):
+    """What discovery knows of the subject: its type, candidates, and how sure it is."""
+
+    query_type: str  # person, organization, concept, technical, comparison, other
+    entity_candidates: list[EntityCandidate]
+    confidence: float
+    needs_clarification: bool
+    anchor_terms: list[str]
+
+
 class PlanQuery(TypedDict):
     """One search of the plan, flattened from the research tree."""
 
@@ -129,6 +148,14 @@ class AgentState(MessagesState, Accounting, total=False):
     user_clarification: str
     enriched_context: str
     primary_anchor: str
+    # discovery (the family's variants)
+    discovery_result: DiscoveryResult
+    selected_entity: EntityCandidate
+    anchor_terms: list[str]
+    discovery_route: str  # planner, clarify or auto_refine (confidence_check's decision)
+    refined: bool  # auto_refine ran once
+    query_complexity: str  # simple, medium, complex (complexity_router)
+    fast_path: bool
     # plan
     plan: ResearchPlan
     # research loop
@@ -155,7 +182,9 @@ class AgentState(MessagesState, Accounting, total=False):
     # trust and output
     source_credibility: dict[str, SourceCredibility]
     sources_dropped: int
+    sources_excluded: list[str]  # sids the ranker judged to be about another entity
     claims: list[ClaimRecord]
+    citations: dict[str, list[str]]  # cid -> evidence ids the cite node attached
     hallucination_score: float
     report: str
     statements: list[StatementRecord]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from statistics import mean
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -10,7 +9,6 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
-from research_studio.grounding import instructs_reader, unsupported_numbers, urls_in
 from research_studio.passages import usable_evidence
 from research_studio.pipelines.advanced.prompts import (
     TRUST_CLAIMS_SYSTEM,
@@ -34,10 +32,11 @@ from research_studio.prompt_blocks import inline
 from research_studio.records import ClaimRecord, EvidenceRecord, SourceCredibility, SourceRecord
 from research_studio.trust.credibility import credibility, domain_trust, freshness
 from research_studio.trust.verification import (
-    CROSS_VALIDATION_SOURCES,
-    claim_confidence,
-    indicator,
-    verifying_sources,
+    hallucination_score,
+    judge_claim,
+    judged_claim,
+    overall_confidence,
+    score_claim,
 )
 
 DEFAULT_JUDGEMENT = 0.6
@@ -72,55 +71,37 @@ def verify_claims(
     evidence: list[EvidenceRecord],
     scores: dict[str, SourceCredibility],
 ) -> list[ClaimRecord]:
-    """Claims checked by code: support is the model's proposal, verified quotes confirm or cut it.
-
-    Only quote-verified evidence may support a claim; the span is checked against verified
-    quotes (page text); a claim is cross-validated only by two distinct verifying sources, and
-    every figure it states must appear in their quotes.
-    """
-    by_eid = {item["eid"]: item for item in evidence if item["quote_verified"]}
+    """Claims checked by code (`judge_claim`): the model's support and span are proposals only."""
+    credibility = {sid: score["overall"] for sid, score in scores.items()}
     claims: list[ClaimRecord] = []
     for number, draft in enumerate(drafts, 1):
         cid = f"C{number}"
-        confirmed = [eid for eid in dict.fromkeys(draft.supporting_eids) if eid in by_eid]
-        quotes_by_sid: dict[str, list[str]] = {}
-        for eid in confirmed:
-            quotes_by_sid.setdefault(by_eid[eid]["sid"], []).append(by_eid[eid]["quote"])
         check = checks.get(cid)
         span = check.evidence_span if check is not None and check.verified else ""
-        sids, score = verifying_sources(span, draft.text, quotes_by_sid) if span else ([], 0.0)
-        quotes = [quote for sid in sids for quote in quotes_by_sid[sid]]
-        verified = (
-            bool(sids)
-            and not unsupported_numbers(draft.text, quotes)
-            and not instructs_reader(draft.text)
-            and not urls_in(draft.text)
-        )
-        if not verified:
-            sids = list(quotes_by_sid)
-        support = [eid for eid in confirmed if by_eid[eid]["sid"] in sids]
-        cross = verified and len(sids) >= CROSS_VALIDATION_SOURCES
-        mean_credibility = mean(scores[sid]["overall"] for sid in sids) if sids else 0.0
-        confidence = claim_confidence(score if verified else 0.0, mean_credibility, cross)
+        judgement = judge_claim(draft.text, span, draft.supporting_eids, evidence)
         claims.append(
-            ClaimRecord(
-                cid=cid,
-                text=draft.text.strip(),
-                section=draft.section,
-                supporting_eids=support,
-                supporting_sids=sids,
-                evidence_span=span,
-                span_match=score,
-                verified=verified,
-                cross_validated=cross,
-                confidence=confidence,
-                indicator=indicator(confidence, cross),
-            )
+            score_claim(judged_claim(cid, draft.text, draft.section, span, judgement), credibility)
         )
     return claims
 
 
-def _verbatim_claims(
+def keep_credible(
+    sources: list[SourceRecord],
+    evidence: list[EvidenceRecord],
+    scores: dict[str, SourceCredibility],
+    minimum: float,
+) -> tuple[list[SourceRecord], list[EvidenceRecord]]:
+    """Sources at or above the minimum credibility (carrying it), and their usable evidence."""
+    kept_sources = [
+        SourceRecord(**{**s, "credibility": scores[s["sid"]]["overall"]})
+        for s in sources
+        if scores[s["sid"]]["overall"] >= minimum
+    ]
+    kept_sids = {s["sid"] for s in kept_sources}
+    return kept_sources, usable_evidence([item for item in evidence if item["sid"] in kept_sids])
+
+
+def verbatim_claims(
     evidence: list[EvidenceRecord],
 ) -> tuple[list[ClaimDraft], dict[str, ClaimCheck]]:
     """Extractive mode: each verified quote is a claim, its own span; identical facts merge their support."""
@@ -180,15 +161,11 @@ async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> di
         except ResearchStudioError as exc:
             errors.append(error_record("trust_engine", exc))
     scores = score_sources(sources, assessments)
-    kept_sources = [
-        SourceRecord(**{**s, "credibility": scores[s["sid"]]["overall"]})
-        for s in sources
-        if scores[s["sid"]]["overall"] >= config.min_source_credibility
-    ]
-    kept_sids = {s["sid"] for s in kept_sources}
-    kept_evidence = usable_evidence([item for item in evidence if item["sid"] in kept_sids])
+    kept_sources, kept_evidence = keep_credible(
+        sources, evidence, scores, config.min_source_credibility
+    )
     if extractive:
-        drafts, checks = _verbatim_claims(kept_evidence)
+        drafts, checks = verbatim_claims(kept_evidence)
     elif drafts:
         try:
             second = await caller.structured(
@@ -207,8 +184,8 @@ async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> di
             errors.append(error_record("trust_engine", exc))
     claims = verify_claims(drafts, checks, kept_evidence, scores)
     verified = [claim for claim in claims if claim["verified"]]
-    hallucination = round((len(claims) - len(verified)) / len(claims), 3) if claims else 0.0
-    overall = round(mean(claim["confidence"] for claim in verified), 3) if verified else 0.0
+    hallucination = hallucination_score(claims)
+    overall = overall_confidence(claims)
     emitter(runtime, "trust_engine")(
         f"{len(verified)}/{len(claims)} claims verified; {len(sources) - len(kept_sources)} source(s) dropped",
         confidence=overall,

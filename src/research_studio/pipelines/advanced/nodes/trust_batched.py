@@ -1,0 +1,178 @@
+"""The batched trust engine split around the ranker (optimized variant): two model calls in all.
+
+batched_cred_claims (credibility + claims, one call) → ranker → batched_verify (spans,
+cross-validation, one call; confidence by formula). Same rules as the one-node trust_engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
+from research_studio.pipelines.advanced.nodes.trust_engine import (
+    MAX_CLAIMS,
+    keep_credible,
+    score_sources,
+    verbatim_claims,
+)
+from research_studio.pipelines.advanced.prompts import (
+    TRUST_CLAIMS_SYSTEM,
+    TRUST_CLAIMS_USER,
+    TRUST_VERIFY_SYSTEM,
+    TRUST_VERIFY_USER,
+    evidence_listing,
+    source_listing,
+)
+from research_studio.pipelines.advanced.routing import caller_for
+from research_studio.pipelines.advanced.schemas import (
+    ClaimVerification,
+    CredibilityAndClaims,
+    SourceAssessment,
+)
+from research_studio.pipelines.advanced.state import AgentState
+from research_studio.pipelines.advanced.trust_prompts import cited_claim_listing
+from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.prompt_blocks import inline
+from research_studio.records import ClaimRecord, ErrorRecord, ModelCallRecord
+from research_studio.trust.verification import (
+    hallucination_score,
+    judge_claim,
+    judged_claim,
+    overall_confidence,
+    score_claim,
+    section_confidence,
+)
+
+
+def _unjudged(cid: str, text: str, section: str, eids: list[str], span: str) -> ClaimRecord:
+    return ClaimRecord(
+        cid=cid,
+        text=text.strip(),
+        section=section,
+        supporting_eids=list(eids),
+        supporting_sids=[],
+        evidence_span=span,
+        span_match=0.0,
+        verified=False,
+        cross_validated=False,
+        confidence=0.0,
+        indicator="",
+    )
+
+
+async def batched_cred_claims(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Call 1: source judgements and claim drafts; code scores credibility and filters."""
+    sources, evidence = state.get("sources", []), state.get("evidence", [])
+    verbatim = services_of(runtime).extraction.verbatim
+    assessments: list[SourceAssessment] = []
+    claims: list[ClaimRecord] = []
+    calls: list[ModelCallRecord] = []
+    errors: list[ErrorRecord] = []
+    if evidence and not verbatim:
+        caller = caller_for(runtime, "batched_cred_claims")
+        try:
+            first = await caller.structured(
+                CredibilityAndClaims,
+                [
+                    SystemMessage(content=TRUST_CLAIMS_SYSTEM),
+                    HumanMessage(
+                        content=TRUST_CLAIMS_USER.format(
+                            sections=inline(state["plan"]["outline"]),
+                            sources=source_listing(sources),
+                            evidence=evidence_listing(evidence),
+                        )
+                    ),
+                ],
+            )
+            assessments = first.source_assessments
+            claims = [
+                _unjudged(f"C{n}", d.text, d.section, d.supporting_eids, "")
+                for n, d in enumerate(first.claims[:MAX_CLAIMS], 1)
+            ]
+        except ResearchStudioError as exc:
+            errors.append(error_record("batched_cred_claims", exc))
+        calls = call_records(caller)
+    scores = score_sources(sources, assessments)
+    kept, kept_evidence = keep_credible(
+        sources, evidence, scores, runtime.context.min_source_credibility
+    )
+    if verbatim:
+        drafts, checks = verbatim_claims(kept_evidence)
+        claims = [
+            _unjudged(f"C{n}", d.text, d.section, d.supporting_eids, checks[f"C{n}"].evidence_span)
+            for n, d in enumerate(drafts, 1)
+        ]
+    emitter(runtime, "batched_cred_claims")(
+        f"{len(kept)} of {len(sources)} source(s) kept; {len(claims)} claim(s) drafted"
+    )
+    return {
+        "sources": kept,
+        "evidence": kept_evidence,
+        "source_credibility": scores,
+        "sources_dropped": len(sources) - len(kept),
+        "claims": claims,
+        "llm_calls": calls,
+        "errors": errors,
+    }
+
+
+async def batched_verify(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Call 2: spans and cross-validation proposed together; code judges and scores every claim."""
+    claims, evidence = state.get("claims", []), state.get("evidence", [])
+    calls: list[ModelCallRecord] = []
+    errors: list[ErrorRecord] = []
+    spans = {claim["cid"]: claim["evidence_span"] for claim in claims}
+    if claims and not services_of(runtime).extraction.verbatim:
+        caller = caller_for(runtime, "batched_verify")
+        citations = {claim["cid"]: claim["supporting_eids"] for claim in claims}
+        try:
+            second = await caller.structured(
+                ClaimVerification,
+                [
+                    SystemMessage(content=TRUST_VERIFY_SYSTEM),
+                    HumanMessage(
+                        content=TRUST_VERIFY_USER.format(
+                            claims=cited_claim_listing(claims, citations),
+                            evidence=evidence_listing(evidence),
+                        )
+                    ),
+                ],
+            )
+            spans = {c.cid: c.evidence_span if c.verified else "" for c in second.checks}
+        except ResearchStudioError as exc:
+            errors.append(error_record("batched_verify", exc))
+            spans = {}
+        calls = call_records(caller)
+    credibility = {
+        sid: score["overall"] for sid, score in state.get("source_credibility", {}).items()
+    }
+    judged = [
+        score_claim(
+            judged_claim(
+                c["cid"],
+                c["text"],
+                c["section"],
+                spans.get(c["cid"], ""),
+                judge_claim(c["text"], spans.get(c["cid"], ""), c["supporting_eids"], evidence),
+            ),
+            credibility,
+        )
+        for c in claims
+    ]
+    overall = overall_confidence(judged)
+    emitter(runtime, "batched_verify")(
+        f"{sum(1 for c in judged if c['verified'])}/{len(judged)} claims verified",
+        confidence=overall,
+    )
+    return {
+        "claims": judged,
+        "section_confidence": section_confidence(judged),
+        "overall_confidence": overall,
+        "hallucination_score": hallucination_score(judged),
+        "llm_calls": calls,
+        "errors": errors,
+    }

@@ -1,0 +1,48 @@
+"""Which model tier each advanced node uses: analysis, extraction, verification fast; planning, writing smart.
+
+`model_overrides` in the configuration names another model for any node (by node name).
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from research_studio.config import Configuration
+from research_studio.models import ModelTier
+from research_studio.pipelines.node_kit import services_of
+from research_studio.structured import ModelCaller
+
+NODE_TIERS: dict[str, ModelTier] = {
+    # analysis
+    "query_analyzer": "fast",
+    "analyzer": "fast",
+    "discovery": "fast",
+    "auto_refine": "fast",
+    "clarify": "fast",
+    "gap_detector": "fast",
+    # extraction
+    "subagent": "fast",
+    "claim_extractor": "fast",
+    "batched_cred_claims": "fast",
+    # verification
+    "credibility_scorer": "fast",
+    "ranker": "fast",
+    "cite": "fast",
+    "span_verify": "fast",
+    "cross_validate": "fast",
+    "batched_verify": "fast",
+    "trust_engine": "fast",
+    # planning and writing
+    "planner": "smart",
+    "writer": "smart",
+}
+
+
+def tier_of(node: str) -> ModelTier:
+    """A node's default tier (smart for a node the table does not name)."""
+    return NODE_TIERS.get(node, "smart")
+
+
+def caller_for(runtime: Runtime[Configuration], node: str) -> ModelCaller:
+    """A recording caller for the node, on its tier's model unless `model_overrides` names one."""
+    return services_of(runtime).caller(node, tier_of(node))

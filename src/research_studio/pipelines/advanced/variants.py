@@ -1,0 +1,203 @@
+"""The advanced family's other graphs and their six builders (the family's Python API).
+
+- trust engine graph: the full 7-node trust engine (exhaustive verification);
+- optimized graph: the batched trust engine (two model calls).
+
+`build_*_graph(checkpointer, interrupt_on_clarify)` is what the registry calls;
+`_with_memory` adds an in-memory checkpointer and pauses before `clarify`; `_simple` has
+neither (runs straight through, as `--no-clarify` does).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from research_studio.config import Configuration
+from research_studio.pipelines.advanced.nodes.analyzer import clarify, query_analyzer
+from research_studio.pipelines.advanced.nodes.loop import (
+    collect_findings,
+    consolidate_sources,
+    gap_detector,
+    increment_iteration,
+)
+from research_studio.pipelines.advanced.nodes.orchestrator import fanout_subagents, orchestrator
+from research_studio.pipelines.advanced.nodes.planner import planner
+from research_studio.pipelines.advanced.nodes.ranker import ranker
+from research_studio.pipelines.advanced.nodes.subagent import subagent
+from research_studio.pipelines.advanced.nodes.trust_batched import (
+    batched_cred_claims,
+    batched_verify,
+)
+from research_studio.pipelines.advanced.nodes.trust_engine import trust_engine
+from research_studio.pipelines.advanced.nodes.trust_full import (
+    cite,
+    claim_extractor,
+    confidence_scorer,
+    credibility_scorer,
+    cross_validate,
+    span_verify,
+)
+from research_studio.pipelines.advanced.nodes.writer import writer
+from research_studio.pipelines.advanced.state import AgentState
+from research_studio.pipelines.contract import ResearchInput, ResearchOutput
+
+Variant = Literal["trust_engine", "optimized"]
+Engine = Literal["full", "batched", "single"]
+CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
+
+# The trust engines, in order: each node's output is the next one's input.
+TRUST_ENGINES: dict[Engine, tuple[tuple[str, Any], ...]] = {
+    "full": (
+        ("credibility_scorer", credibility_scorer),
+        ("ranker", ranker),
+        ("claim_extractor", claim_extractor),
+        ("cite", cite),
+        ("span_verify", span_verify),
+        ("cross_validate", cross_validate),
+        ("confidence_scorer", confidence_scorer),
+    ),
+    "batched": (
+        ("batched_cred_claims", batched_cred_claims),
+        ("ranker", ranker),
+        ("batched_verify", batched_verify),
+    ),
+    "single": (("trust_engine", trust_engine),),
+}
+VARIANT_ENGINE: dict[Variant, Engine] = {"trust_engine": "full", "optimized": "batched"}
+
+
+def _state_graph() -> StateGraph[Any, Any, Any, Any]:
+    return StateGraph(
+        AgentState,
+        context_schema=Configuration,
+        input_schema=ResearchInput,
+        output_schema=ResearchOutput,
+    )
+
+
+def _add_trust_engine(builder: StateGraph[Any, Any, Any, Any], engine: Engine, after: str) -> str:
+    """Chain the engine's nodes after `after`; the name of its last node."""
+    previous = after
+    for name, node in TRUST_ENGINES[engine]:
+        builder.add_node(name, node)
+        if previous:
+            builder.add_edge(previous, name)
+        previous = name
+    return previous
+
+
+def first_trust_node(variant: Variant) -> str:
+    """Where the research loop hands over to the variant's trust engine."""
+    return TRUST_ENGINES[VARIANT_ENGINE[variant]][0][0]
+
+
+def route_after_analysis(state: AgentState) -> Literal["clarify", "planner"]:
+    """Ask the user only when the analyzer says the query needs it."""
+    return "clarify" if state.get("needs_clarification") else "planner"
+
+
+def _add_research(builder: StateGraph[Any, Any, Any, Any], variant: Variant) -> None:
+    """Understanding, planning and the research loop, up to the trust engine."""
+    trust = first_trust_node(variant)
+    for name, node in (
+        ("query_analyzer", query_analyzer),
+        ("clarify", clarify),
+        ("planner", planner),
+        ("orchestrator", orchestrator),
+        ("subagent", subagent),
+        ("collect_findings", collect_findings),
+        ("consolidate_sources", consolidate_sources),
+        ("gap_detector", gap_detector),
+        ("increment_iteration", increment_iteration),
+    ):
+        builder.add_node(name, node)
+    builder.add_edge(START, "query_analyzer")
+    builder.add_conditional_edges("query_analyzer", route_after_analysis, ["clarify", "planner"])
+    builder.add_edge("clarify", "planner")
+    builder.add_edge("planner", "orchestrator")
+    builder.add_conditional_edges(
+        "orchestrator", fanout_subagents, ["subagent", "collect_findings"]
+    )
+    builder.add_edge("subagent", "collect_findings")
+    builder.add_edge("collect_findings", "consolidate_sources")
+    builder.add_edge("consolidate_sources", "gap_detector")
+
+    def route_after_gap_detection(state: AgentState) -> str:
+        """Another round until gap_detector gives a stop reason."""
+        return trust if state.get("stop_reason") else "increment_iteration"
+
+    builder.add_conditional_edges(
+        "gap_detector", route_after_gap_detection, ["increment_iteration", trust]
+    )
+    builder.add_edge("increment_iteration", "orchestrator")
+
+
+def _compile(
+    variant: Variant, checkpointer: BaseCheckpointSaver | None, interrupt_on_clarify: bool
+) -> CompiledGraph:
+    builder = _state_graph()
+    _add_research(builder, variant)
+    last = _add_trust_engine(builder, VARIANT_ENGINE[variant], "")
+    builder.add_node("writer", writer)
+    builder.add_edge(last, "writer")
+    builder.add_edge("writer", END)
+    return builder.compile(
+        checkpointer=checkpointer,
+        interrupt_before=["clarify"] if interrupt_on_clarify else None,
+        name=f"advanced-{variant.replace('_', '-')}",
+    )
+
+
+def build_trust_engine_subgraph(engine: Engine) -> CompiledGraph:
+    """A trust engine alone, from consolidated sources and evidence to scored claims."""
+    builder = StateGraph(AgentState, context_schema=Configuration)
+    first = TRUST_ENGINES[engine][0][0]
+    builder.add_edge(START, first)
+    builder.add_edge(_add_trust_engine(builder, engine, ""), END)
+    return builder.compile(name=f"trust-engine-{engine}")
+
+
+def build_trust_engine_graph(
+    checkpointer: BaseCheckpointSaver | None = None, interrupt_on_clarify: bool = True
+) -> CompiledGraph:
+    """The family with the full 7-node trust engine (one model call per verifying node)."""
+    return _compile("trust_engine", checkpointer, interrupt_on_clarify)
+
+
+def build_trust_engine_graph_with_memory() -> CompiledGraph:
+    """The full-trust graph with an in-memory checkpointer, pausing before `clarify`."""
+    return build_trust_engine_graph(checkpointer=InMemorySaver(), interrupt_on_clarify=True)
+
+
+def build_trust_engine_simple_graph() -> CompiledGraph:
+    """The full-trust graph without checkpointer or pause."""
+    return build_trust_engine_graph(checkpointer=None, interrupt_on_clarify=False)
+
+
+def build_optimized_graph(
+    checkpointer: BaseCheckpointSaver | None = None, interrupt_on_clarify: bool = True
+) -> CompiledGraph:
+    """The family with the batched trust engine (two model calls)."""
+    return _compile("optimized", checkpointer, interrupt_on_clarify)
+
+
+def build_optimized_graph_with_memory() -> CompiledGraph:
+    """The optimized graph with an in-memory checkpointer, pausing before `clarify`."""
+    return build_optimized_graph(checkpointer=InMemorySaver(), interrupt_on_clarify=True)
+
+
+def build_optimized_simple_graph() -> CompiledGraph:
+    """The optimized graph without checkpointer or pause."""
+    return build_optimized_graph(checkpointer=None, interrupt_on_clarify=False)
+
+
+# LangGraph Studio / `langgraph dev` entry points; the server supplies the checkpointer.
+trust_engine_graph = build_trust_engine_graph()
+trust_engine_simple_graph = build_trust_engine_simple_graph()
+optimized_graph = build_optimized_graph()
+optimized_simple_graph = build_optimized_simple_graph()

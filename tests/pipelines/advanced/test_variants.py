@@ -1,0 +1,109 @@
+"""The family's six builders and its variants by name: registry, LangGraph server entries, CLI."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from typer.testing import CliRunner
+
+from research_studio.cli import app
+from research_studio.pipelines.advanced import variants
+from research_studio.pipelines.registry import graph_builder
+from research_studio.testing.fake_web import FakeWeb
+from research_studio.testing.research_script import ResearchScript
+from research_studio.testing.scripted_model import use_scripted_model
+
+ROOT = Path(__file__).resolve().parents[3]
+BUILDERS: dict[str, tuple[Callable[..., Any], bool]] = {
+    # builder: (keeps memory and pauses before clarify)
+    "build_trust_engine_graph": (variants.build_trust_engine_graph, False),
+    "build_trust_engine_graph_with_memory": (variants.build_trust_engine_graph_with_memory, True),
+    "build_trust_engine_simple_graph": (variants.build_trust_engine_simple_graph, False),
+    "build_optimized_graph": (variants.build_optimized_graph, False),
+    "build_optimized_graph_with_memory": (variants.build_optimized_graph_with_memory, True),
+    "build_optimized_simple_graph": (variants.build_optimized_simple_graph, False),
+}
+FULL_ENGINE = [
+    "credibility_scorer",
+    "ranker",
+    "claim_extractor",
+    "cite",
+    "span_verify",
+    "cross_validate",
+    "confidence_scorer",
+    "writer",
+]
+
+
+@pytest.mark.parametrize("name", BUILDERS)
+def test_the_six_builders_compile_with_their_checkpointer_and_pause(name: str) -> None:
+    build, memory = BUILDERS[name]
+    graph = build()
+    nodes = set(graph.get_graph().nodes)
+    if memory:
+        assert isinstance(graph.checkpointer, InMemorySaver)
+        assert graph.interrupt_before_nodes == ["clarify"]
+    elif name.endswith("_simple_graph"):
+        assert graph.checkpointer is None and not graph.interrupt_before_nodes
+    else:  # the registry's builder: the caller (runner, LangGraph server) brings the checkpointer
+        assert graph.checkpointer is None and graph.interrupt_before_nodes == ["clarify"]
+    if "trust_engine" in name:
+        assert set(FULL_ENGINE) <= nodes and "batched_verify" not in nodes
+    else:
+        assert {"batched_cred_claims", "ranker", "batched_verify"} <= nodes
+        assert "span_verify" not in nodes
+
+
+def test_the_full_engine_is_chained_in_order() -> None:
+    edges = {(e.source, e.target) for e in variants.build_trust_engine_graph().get_graph().edges}
+    assert all(pair in edges for pair in itertools.pairwise(FULL_ENGINE))
+
+
+def test_variants_are_registered_by_name_and_for_the_langgraph_server() -> None:
+    assert graph_builder("advanced-full") is variants.build_trust_engine_graph
+    assert graph_builder("advanced-optimized") is variants.build_optimized_graph
+    entries = json.loads((ROOT / "langgraph.json").read_text())["graphs"]
+    module = "./src/research_studio/pipelines/advanced/variants.py"
+    for name in (
+        "trust_engine_graph",
+        "trust_engine_simple_graph",
+        "optimized_graph",
+        "optimized_simple_graph",
+    ):
+        assert f"{module}:{name}" in entries.values(), name
+        assert getattr(variants, name).checkpointer is None  # the server brings its own
+
+
+@pytest.mark.e2e
+def test_a_variant_runs_from_the_cli_by_name(web: FakeWeb, tmp_path: Path) -> None:
+    spec = use_scripted_model(ResearchScript(coverage=[0.9], ready=[True]).model())
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "coral bleaching heat stress",
+            "--pipeline",
+            "advanced-full",
+            "--out",
+            "full",
+            "--model",
+            spec,
+            "--search",
+            "searxng",
+            "--searxng-url",
+            web.base_url,
+            "--allow-private-networks",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads((tmp_path / "full" / "result.json").read_text())
+    assert document["pipeline"] == "advanced-full"
+    by_node = document["metadata"]["llm_calls_by_node"]
+    assert {"credibility_scorer", "claim_extractor", "cite", "span_verify"} <= set(by_node)
+    assert document["claims"] and "## Research Quality" in document["report"]
