@@ -41,18 +41,28 @@ def page_key(url: str) -> str:
 
 
 class Cache:
-    """A small key/value store in one SQLite file (WAL mode, busy timeout for concurrent writers)."""
+    """A small key/value store in one SQLite file (WAL mode, busy timeout for concurrent writers).
+
+    Nothing touches the disk until the first read or write, so creating one never blocks a loop.
+    """
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._connection = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
-        with self._lock:
-            self._connection.execute("PRAGMA journal_mode=WAL")
-            self._connection.execute("PRAGMA synchronous=NORMAL")
-            self._connection.executescript(_SCHEMA)
-            self._connection.commit()
+        self._db: sqlite3.Connection | None = None
+
+    @property
+    def _connection(self) -> sqlite3.Connection:
+        """The database, created on first use (in the worker thread of `aget`/`aput`)."""
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            db.commit()
+            self._db = db
+        return self._db
 
     @classmethod
     def in_dir(cls, cache_dir: Path) -> Cache:
@@ -101,4 +111,6 @@ class Cache:
     def close(self) -> None:
         """Close the connection."""
         with self._lock:
-            self._connection.close()
+            if self._db is not None:
+                self._db.close()
+                self._db = None

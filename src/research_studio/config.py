@@ -341,7 +341,8 @@ def load_configuration(
     explicit_file = config_file or (
         Path(env[f"{ENV_PREFIX}CONFIG"]) if env.get(f"{ENV_PREFIX}CONFIG") else None
     )
-    path = explicit_file or Path.cwd() / CONFIG_FILE_NAME
+    # Relative, not Path.cwd(): no os.getcwd(), which a server's event loop refuses.
+    path = explicit_file or Path(CONFIG_FILE_NAME)
     if explicit_file is not None and not explicit_file.is_file():
         raise ConfigError(f"config file not found: {explicit_file}")
     if path.is_file():

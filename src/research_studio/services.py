@@ -15,7 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from research_studio.archive import PageArchive
 from research_studio.budget import Budget
 from research_studio.cache import Cache
-from research_studio.config import Configuration
+from research_studio.config import Configuration, load_configuration
 from research_studio.docindex import DocumentIndex
 from research_studio.extraction import ExtractionStrategy, choose_extraction
 from research_studio.fetch import CachedFetcher, Fetcher, PageFetcher, RoutingFetcher
@@ -260,12 +260,19 @@ def current_services(config: Configuration) -> Services:
     adopted = _by_run.get(id(config))
     if adopted is not None:
         return adopted
-    # The services keep a copy: holding the run's own object would keep it alive forever.
-    adopted = Services(config.model_copy())
+    # The services keep their own object: holding the run's would keep it alive forever.
+    adopted = Services(server_configuration(config))
     _by_run[id(config)] = adopted
     # Closed when the run lets go of its configuration, so nothing outlives the run.
     weakref.finalize(config, _release, id(config))
     return adopted
+
+
+def server_configuration(config: Configuration) -> Configuration:
+    """A server run's context over the process's settings file and environment, as the CLI
+    merges them: models, keys and endpoints come from the server, never need a run's context."""
+    given = {name: getattr(config, name) for name in config.model_fields_set}
+    return load_configuration(given).config
 
 
 def _release(key: int) -> None:

@@ -1,0 +1,148 @@
+"""Our graphs under `langgraph dev`, driven by LangGraph's own client (langgraph_sdk).
+
+The server takes its model key and search endpoint from its environment, as the CLI does;
+no run sends a secret in its context.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from research_studio.testing.fake_web import FakeWeb
+from research_studio.testing.research_script import ResearchScript
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[1]
+LANGGRAPH = shutil.which("langgraph", path=str(Path(sys.executable).parent)) or shutil.which(
+    "langgraph"
+)
+STARTUP_S = 120.0
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _project_copy(tmp_path: Path) -> Path:
+    """langgraph.json in a scratch folder (the dev server writes its state beside it)."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    spec = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
+    spec["graphs"] = {
+        name: str((ROOT / path.split(":")[0]).resolve()) + ":" + path.split(":")[1]
+        for name, path in spec["graphs"].items()
+    }
+    (folder / "langgraph.json").write_text(json.dumps(spec), encoding="utf-8")
+    return folder
+
+
+def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"langgraph dev exited:\n{log.read_text(errors='replace')[-3000:]}")
+        try:
+            if httpx.get(f"{url}/ok", timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"langgraph dev did not start:\n{log.read_text(errors='replace')[-3000:]}")
+
+
+@pytest.fixture
+def server(web: FakeWeb, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """`langgraph dev` on our graphs, its model and search from its environment."""
+    if LANGGRAPH is None:
+        pytest.skip('the langgraph CLI is not installed (pip install -e ".[dev]")')
+    pytest.importorskip("langgraph_sdk", reason="langgraph-sdk is not installed")
+    project = _project_copy(tmp_path)
+    port = _free_port()
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "OPENAI_API_KEY": "sk-test",
+        "OPENAI_BASE_URL": web.url("/v1"),
+        "SEARXNG_URL": web.base_url,
+        "RESEARCH_STUDIO_ALLOW_PRIVATE_NETWORKS": "true",
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "LANGSMITH_TRACING": "false",
+        "LANGCHAIN_TRACING_V2": "false",
+    }
+    log = tmp_path / "langgraph-dev.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [LANGGRAPH, "dev", "--no-browser", "--no-reload", "--port", str(port)],
+            cwd=project,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, ended as one below
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(url, process, log)
+        yield url, log
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+async def test_the_standard_pipeline_runs_under_langgraph_dev(
+    web: FakeWeb, server: tuple[str, Path]
+) -> None:
+    from langgraph_sdk import get_client
+
+    url, log = server
+    web.chat.responder = ResearchScript().chat_responder()
+    client = get_client(url=url)
+
+    assistants = await client.assistants.search(limit=50)
+    graphs = {assistant["graph_id"] for assistant in assistants}
+    assert {"pipeline", "advanced", "supervisor"} <= graphs
+    standard = next(a for a in assistants if a["graph_id"] == "pipeline")
+    schemas = await client.assistants.get_schemas(standard["assistant_id"])
+    knobs = (schemas.get("context_schema") or {}).get("properties", {})
+    assert {"model", "max_iterations", "search", "report_structure"} <= set(knobs)
+
+    thread = await client.threads.create()
+    await client.runs.wait(
+        thread["thread_id"],
+        standard["assistant_id"],
+        input={"query": "coral bleaching heat stress"},
+        context={"max_iterations": 1},
+        raise_error=False,
+    )
+    state = await client.threads.get_state(thread["thread_id"])
+    values: dict[str, Any] = state["values"]
+    server_log = log.read_text(errors="replace")
+    assert "Blocking" not in server_log, server_log[-3000:]
+    assert values.get("report"), server_log[-3000:]
+    assert web.chat.requests, "the model must come from the server's OPENAI_BASE_URL"
+    assert web.requests_to("/search"), "search must come from the server's SEARXNG_URL"
+    cited = set(re.findall(r"\[(S\d+)\]", values["report"]))
+    assert cited and cited <= {source["sid"] for source in values["sources"]}
+    runs = await client.runs.list(thread["thread_id"])
+    assert all("sk-test" not in json.dumps(run) for run in runs)
