@@ -169,6 +169,16 @@ class Configuration(BaseModel):
     # Report
     report_structure: ReportStructure = Field("detailed", description="Shape of the report.")
     system_prompt: str = Field("", description="Extra instructions for the report writer.")
+    language: str | None = Field(
+        None, description="Language of the report (de, German …); unset: the question's language."
+    )
+    review_plan: bool = Field(
+        False, description="Pause after planning to approve or edit the plan."
+    )
+    since: str | None = Field(
+        None, description="Oldest source date: YYYY[-MM[-DD]] or 'last 2 years'."
+    )
+    until: str | None = Field(None, description="Newest source date: YYYY[-MM[-DD]].")
 
     # Storage
     cache_dir: Path = Field(default_factory=default_cache_dir, description="Cache folder.")

@@ -31,8 +31,11 @@ _MARKDOWN_NOISE = re.compile(r"[*_`#>]+")
 # [S3], [S3, S5], [S3; S5], [S3][S5] — any bracket group made only of source ids.
 CITATION_GROUP = re.compile(r"\[\s*S\d+(?:\s*[,;]\s*S?\d+)*\s*\]")
 _SID = re.compile(r"S?(\d+)")
+# English and the translated headings (languages.HEADINGS) a Sources section may carry.
 _SOURCES_HEADING = re.compile(
-    r"^#{1,6}\s*(sources|references|bibliography|works cited|citations)\s*$",
+    r"^#{1,6}\s*(sources|references|bibliography|works cited|citations"
+    r"|quellen|quellenverzeichnis|literatur|références|bibliographie|fuentes|referencias"
+    r"|bibliografía|fonti|fontes|referências|bronnen)\s*$",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -202,9 +205,11 @@ def repair_citations(
     return repaired, cited
 
 
-def render_sources_section(cited: list[str], sources: Mapping[str, tuple[str, str]]) -> str:
-    """A '## Sources' section listing exactly the cited ids with title and URL."""
-    lines = ["## Sources", ""]
+def render_sources_section(
+    cited: list[str], sources: Mapping[str, tuple[str, str]], heading: str = "Sources"
+) -> str:
+    """A '## Sources' section (the heading may be translated) listing the cited ids."""
+    lines = [f"## {heading}", ""]
     for sid in cited:
         title, url = sources[sid]
         lines.append(f"- [{sid}] {title or url} — {url}")

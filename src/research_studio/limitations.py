@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from research_studio.languages import heading
 from research_studio.records import ErrorRecord
 
 MAX_LISTED = 5
@@ -79,7 +80,9 @@ def limitation_lines(losses: Losses) -> list[str]:
     return lines
 
 
-def limitations_section(losses: Losses) -> str | None:
-    """A '## Limitations of this run' section, or None when nothing was lost."""
+def limitations_section(losses: Losses, language: str = "en") -> str | None:
+    """A '## Limitations of this run' section (heading in `language`), or None when nothing was lost."""
     lines = limitation_lines(losses)
-    return "## Limitations of this run\n\n" + "\n".join(lines) if lines else None
+    if not lines:
+        return None
+    return f"## {heading('Limitations of this run', language)}\n\n" + "\n".join(lines)

@@ -17,6 +17,7 @@ from research_studio.grounding import (
     unsupported_numbers,
     urls_in,
 )
+from research_studio.languages import heading as localized
 from research_studio.records import QuoteRef, SourceRecord, StatementRecord
 
 CONCISE_PARAGRAPHS = 2
@@ -207,13 +208,18 @@ def render_body(
     structure: ReportStructure,
     *,
     summary_heading: str = "Summary",
+    language: str = "en",
 ) -> str:
-    """Markdown in the requested structure: prose paragraphs, fewer paragraphs, or bullets."""
+    """Markdown in the requested structure: prose paragraphs, fewer paragraphs, or bullets.
+
+    Headings code names (Summary, Conclusion, About this report …) are rendered in `language`.
+    """
     parts = [f"# {title.strip()}"]
     if summary:
         text = " ".join(rendered(record) for record in summary)
+        summary_heading = localized(summary_heading, language)
         parts.append(
-            f"**Summary:** {text}"
+            f"**{summary_heading}:** {text}"
             if structure == "bullet_points"
             else f"## {summary_heading}\n\n{text}"
         )
@@ -241,13 +247,14 @@ def render_body(
         blocks = [block for block in blocks if block.strip()]
         if blocks or section.intro:
             intro = [section.intro] if section.intro else []
-            parts.append(f"## {section.heading}\n\n" + "\n\n".join([*intro, *blocks]))
+            name = localized(section.heading, language)
+            parts.append(f"## {name}\n\n" + "\n\n".join([*intro, *blocks]))
     if conclusion:
         text = " ".join(rendered(record) for record in conclusion)
         parts.append(
-            f"**Bottom line:** {text}"
+            f"**{localized('Bottom line', language)}:** {text}"
             if structure == "bullet_points"
-            else f"## Conclusion\n\n{text}"
+            else f"## {localized('Conclusion', language)}\n\n{text}"
         )
     return "\n\n".join(parts)
 
@@ -276,14 +283,18 @@ def cited_sources(records: Iterable[StatementRecord]) -> list[str]:
 
 
 def with_sources(
-    body: str, records: Sequence[StatementRecord], sources: Sequence[SourceRecord]
+    body: str,
+    records: Sequence[StatementRecord],
+    sources: Sequence[SourceRecord],
+    language: str = "en",
 ) -> str:
     """The body followed by a Sources section listing exactly the cited sources."""
     cited = cited_sources(records)
     if not cited:
         return body.rstrip() + "\n"
     index = {source["sid"]: (source["title"], source["url"]) for source in sources}
-    return f"{body.rstrip()}\n\n{render_sources_section(cited, index)}\n"
+    section = render_sources_section(cited, index, heading=localized("Sources", language))
+    return f"{body.rstrip()}\n\n{section}\n"
 
 
 def grounding_figures(records: Sequence[StatementRecord], tally: Tally) -> dict[str, object]:
@@ -334,10 +345,14 @@ class GroundedReport:
     def has_citations(self) -> bool:
         return any(record["sids"] for section in self.sections for record in section.records())
 
-    def markdown(self, structure: ReportStructure, sources: Sequence[SourceRecord]) -> str:
-        body = render_body(self.title, self.summary, self.sections, self.conclusion, structure)
+    def markdown(
+        self, structure: ReportStructure, sources: Sequence[SourceRecord], language: str = "en"
+    ) -> str:
+        body = render_body(
+            self.title, self.summary, self.sections, self.conclusion, structure, language=language
+        )
         body = "\n\n".join([body, *self.appendix])
-        return with_sources(body, self.printed(structure), sources)
+        return with_sources(body, self.printed(structure), sources, language)
 
 
 def ground_draft(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from research_studio.languages import heading as localized
 from research_studio.pipelines.advanced.state import KnowledgeGap
 from research_studio.records import ClaimRecord, EvidenceRecord, QuoteRef
 from research_studio.statements import (
@@ -72,15 +73,19 @@ def add_claim_lists(
         section.bullets.extend(records)
 
 
-def appendix(gaps: list[KnowledgeGap], quality: dict[str, Any]) -> list[str]:
+def appendix(gaps: list[KnowledgeGap], quality: dict[str, Any], language: str = "en") -> list[str]:
+    """The gaps and the research-quality table, headed in `language`."""
     blocks = []
     if gaps:
         blocks.append(
-            "## Remaining gaps\n\n"
+            f"## {localized('Remaining gaps', language)}\n\n"
             + "\n".join(
                 f"- **{gap['section']}** ({gap['severity']}): {gap['description']}" for gap in gaps
             )
         )
     rows = "\n".join(f"| {name} | {value} |" for name, value in quality.items())
-    blocks.append(f"## Research Quality\n\n| Metric | Value |\n|---|---|\n{rows}\n\n{LEGEND}")
+    title, metric, value = (
+        localized(key, language) for key in ("Research Quality", "Metric", "Value")
+    )
+    blocks.append(f"## {title}\n\n| {metric} | {value} |\n|---|---|\n{rows}\n\n{LEGEND}")
     return blocks

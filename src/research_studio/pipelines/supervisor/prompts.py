@@ -140,6 +140,7 @@ Rules:
 - Do not write a "Verified Findings" section: code inserts it, unchanged.
 - Research notes help you organise the report; a fact that is only in the notes and in no evidence item must be left out.
 - {style}
+{language_rule}
 {system_prompt}"""
 
 WRITER_USER = f"""{{request}}

@@ -11,6 +11,7 @@ from langgraph.types import interrupt
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
+from research_studio.languages import report_language, writing_rule
 from research_studio.limitations import Losses, limitations_section
 from research_studio.passages import fallback_report, is_safe_passage
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
@@ -173,6 +174,7 @@ async def _write(
             content=WRITER_SYSTEM.format(
                 valid_ids=", ".join(item["eid"] for item in evidence),
                 style=STYLE[config.report_structure],
+                language_rule=writing_rule(report_language(config.language, state["query"])),
                 system_prompt=f"Additional instructions: {config.system_prompt}"
                 if config.system_prompt
                 else "",
@@ -254,6 +256,7 @@ async def final_report_generation(
             tally=grounded.tally if grounded else None,
         )
     writer_wrote_block = place_verified_section(grounded, block_section)
+    language = report_language(config.language, state["query"])
     limitations = limitations_section(
         Losses(
             errors=[*state.get("errors", []), *errors],
@@ -261,12 +264,13 @@ async def final_report_generation(
             numbers_unsupported=grounded.tally.numbers_unsupported,
             instructions_dropped=grounded.tally.injections,
             stop_reason=state.get("stop_reason", ""),
-        )
+        ),
+        language,
     )
     if limitations:
         grounded.appendix.append(limitations)
     markdown, block_restored = enforce_verified_section(
-        grounded.markdown(config.report_structure, sources), block
+        grounded.markdown(config.report_structure, sources, language), block
     )
     statements = grounded.printed(config.report_structure)
     cited = cited_sources(statements)
