@@ -24,6 +24,7 @@ import pytest
 
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
+from research_studio.testing.supervisor_script import SupervisorScript
 
 pytestmark = pytest.mark.e2e
 
@@ -67,12 +68,15 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> Non
     pytest.fail(f"langgraph dev did not start:\n{log.read_text(errors='replace')[-3000:]}")
 
 
-@pytest.fixture
-def server(web: FakeWeb, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+@pytest.fixture(scope="module")
+def server(
+    web_server: FakeWeb, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, Path]]:
     """`langgraph dev` on our graphs, its model and search from its environment."""
     if LANGGRAPH is None:
         pytest.skip('the langgraph CLI is not installed (pip install -e ".[dev]")')
     pytest.importorskip("langgraph_sdk", reason="langgraph-sdk is not installed")
+    web, tmp_path = web_server, tmp_path_factory.mktemp("langgraph")
     project = _project_copy(tmp_path)
     port = _free_port()
     env = {
@@ -110,23 +114,38 @@ def server(web: FakeWeb, tmp_path: Path) -> Iterator[tuple[str, Path]]:
             process.wait()
 
 
-async def test_the_standard_pipeline_runs_under_langgraph_dev(
+def _assert_cited_report(values: dict[str, Any], log: Path) -> None:
+    server_log = log.read_text(errors="replace")
+    assert "Blocking" not in server_log, server_log[-3000:]
+    assert values.get("report"), server_log[-3000:]
+    cited = set(re.findall(r"\[(S\d+)\]", values["report"]))
+    assert cited and cited <= {source["sid"] for source in values["sources"]}
+
+
+async def _assistant(client: Any, graph_id: str) -> dict[str, Any]:
+    assistants = await client.assistants.search(graph_id=graph_id, limit=5)
+    assert assistants, f"no assistant for {graph_id}"
+    return dict(assistants[0])
+
+
+async def test_the_standard_pipeline_asks_is_answered_and_resumes_under_langgraph_dev(
     web: FakeWeb, server: tuple[str, Path]
 ) -> None:
     from langgraph_sdk import get_client
 
     url, log = server
-    web.chat.responder = ResearchScript().chat_responder()
+    web.chat.responder = ResearchScript(ambiguous=True).chat_responder()
     client = get_client(url=url)
 
     assistants = await client.assistants.search(limit=50)
     graphs = {assistant["graph_id"] for assistant in assistants}
     assert {"pipeline", "advanced", "supervisor"} <= graphs
-    standard = next(a for a in assistants if a["graph_id"] == "pipeline")
-    schemas = await client.assistants.get_schemas(standard["assistant_id"])
-    knobs = (schemas.get("context_schema") or {}).get("properties", {})
-    assert {"model", "max_iterations", "search", "report_structure"} <= set(knobs)
+    for assistant in assistants:
+        schemas = await client.assistants.get_schemas(assistant["assistant_id"])
+        knobs = (schemas.get("context_schema") or {}).get("properties", {})
+        assert {"model", "max_iterations", "search", "report_structure"} <= set(knobs)
 
+    standard = await _assistant(client, "pipeline")
     thread = await client.threads.create()
     await client.runs.wait(
         thread["thread_id"],
@@ -135,14 +154,45 @@ async def test_the_standard_pipeline_runs_under_langgraph_dev(
         context={"max_iterations": 1},
         raise_error=False,
     )
+    paused = await client.threads.get_state(thread["thread_id"])
+    assert "clarify" in paused["next"], log.read_text(errors="replace")[-3000:]
+    assert paused["values"].get("clarification_question")
+    await client.threads.update_state(
+        thread["thread_id"], {"user_clarification": "ocean heat stress on reefs"}
+    )
+    await client.runs.wait(
+        thread["thread_id"], standard["assistant_id"], input=None, context={"max_iterations": 1}
+    )
     state = await client.threads.get_state(thread["thread_id"])
     values: dict[str, Any] = state["values"]
-    server_log = log.read_text(errors="replace")
-    assert "Blocking" not in server_log, server_log[-3000:]
-    assert values.get("report"), server_log[-3000:]
+    _assert_cited_report(values, log)
+    assert values.get("user_clarification") == "ocean heat stress on reefs"
     assert web.chat.requests, "the model must come from the server's OPENAI_BASE_URL"
     assert web.requests_to("/search"), "search must come from the server's SEARXNG_URL"
-    cited = set(re.findall(r"\[(S\d+)\]", values["report"]))
-    assert cited and cited <= {source["sid"] for source in values["sources"]}
     runs = await client.runs.list(thread["thread_id"])
     assert all("sk-test" not in json.dumps(run) for run in runs)
+
+
+@pytest.mark.parametrize("graph_id", ["advanced", "supervisor"])
+async def test_chat_message_input_runs_to_a_report_under_langgraph_dev(
+    web: FakeWeb, server: tuple[str, Path], graph_id: str
+) -> None:
+    from langgraph_sdk import get_client
+
+    url, log = server
+    script = SupervisorScript() if graph_id == "supervisor" else ResearchScript()
+    web.chat.responder = script.chat_responder()
+    client = get_client(url=url)
+    assistant = await _assistant(client, graph_id)
+    thread = await client.threads.create()
+    # What Studio's chat sends: a list of messages, no `query`.
+    message = {"role": "user", "content": "coral bleaching heat stress"}
+    await client.runs.wait(
+        thread["thread_id"],
+        assistant["assistant_id"],
+        input={"messages": [message]},
+        context={"max_iterations": 1},
+        raise_error=False,
+    )
+    state = await client.threads.get_state(thread["thread_id"])
+    _assert_cited_report(state["values"], log)
