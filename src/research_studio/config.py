@@ -159,6 +159,9 @@ class Configuration(BaseModel):
     min_confidence_gain: float = _unit(0.05, "Smallest gain per iteration worth another one.")
     min_source_credibility: float = _unit(0.35, "Sources below this are dropped.")
     rerank_top_n: int = _count(15, "Advanced ranker: sources kept after ranking.", maximum=500)
+    min_source_novelty: float = _unit(
+        0.1, "Optimized variant: a round adding fewer new sources than this share of those known stops."
+    )
     query_similarity_threshold: float = _unit(0.85, "Queries this similar count as duplicates.")
     quote_match_threshold: float = _unit(0.8, "Token overlap for a fuzzy quote match.")
 

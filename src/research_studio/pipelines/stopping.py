@@ -14,6 +14,8 @@ StopReason = Literal[
     "ready",  # the assessor judged the evidence sufficient
     "coverage_reached",  # coverage or confidence reached the configured minimum
     "gain_below_threshold",  # the last round added too little
+    "low_novelty",  # the last round found too few new sources (advanced, optimized variant)
+    "fast_path",  # a simple query, answered by one worker in one round (optimized variant)
     "no_gaps",  # nothing left to look for
     "no_searches_left",  # every proposed search was already run
     "iteration_cap",  # max_iterations reached
@@ -76,6 +78,30 @@ def advanced_stop_reason(
         return "no_gaps"
     if not refinements:
         return "no_searches_left"
+    return CONTINUE
+
+
+def early_stop_reason(
+    *,
+    budget_reached: str,
+    fast_path: bool,
+    iteration: int,
+    confidence: float,
+    previous: float,
+    min_gain: float,
+    new_sources: int,
+    known_sources: int,
+    min_novelty: float,
+) -> StopReason:
+    """The optimized variant's early termination: budget, fast path, small gain, low novelty."""
+    if budget_reached:
+        return budget_stop(budget_reached)
+    if fast_path:
+        return "fast_path"
+    if iteration > 0 and confidence - previous < min_gain:
+        return "gain_below_threshold"
+    if iteration > 0 and new_sources < min_novelty * max(1, known_sources):
+        return "low_novelty"
     return CONTINUE
 
 

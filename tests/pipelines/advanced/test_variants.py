@@ -107,3 +107,35 @@ def test_a_variant_runs_from_the_cli_by_name(web: FakeWeb, tmp_path: Path) -> No
     by_node = document["metadata"]["llm_calls_by_node"]
     assert {"credibility_scorer", "claim_extractor", "cite", "span_verify"} <= set(by_node)
     assert document["claims"] and "## Research Quality" in document["report"]
+
+
+@pytest.mark.e2e
+def test_the_optimized_variant_stops_on_a_call_budget_from_the_cli(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    spec = use_scripted_model(ResearchScript(coverage=[0.5], ready=[False]).model())
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "coral bleaching heat stress",
+            "--pipeline",
+            "advanced-optimized",
+            "--max-llm-calls",
+            "3",
+            "--out",
+            "optimized",
+            "--model",
+            spec,
+            "--search",
+            "searxng",
+            "--searxng-url",
+            web.base_url,
+            "--allow-private-networks",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    metadata = json.loads((tmp_path / "optimized" / "result.json").read_text())["metadata"]
+    assert metadata["stop_reason"] == "budget:llm_calls"
+    assert metadata["stopped_by"] == "early_termination_check"
+    assert metadata["query_complexity"] == "medium"

@@ -156,6 +156,8 @@ class AgentState(MessagesState, Accounting, total=False):
     refined: bool  # auto_refine ran once
     query_complexity: str  # simple, medium, complex (complexity_router)
     fast_path: bool
+    source_counts: list[int]  # sources known after each round (early_termination_check)
+    stopped_by: str  # the node whose rule stopped the research loop
     # plan
     plan: ResearchPlan
     # research loop

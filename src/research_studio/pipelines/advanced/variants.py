@@ -19,6 +19,12 @@ from langgraph.graph.state import CompiledStateGraph
 
 from research_studio.config import Configuration
 from research_studio.pipelines.advanced.nodes.analyzer import clarify, query_analyzer
+from research_studio.pipelines.advanced.nodes.control import (
+    complexity_router,
+    early_termination_check,
+    family_planner,
+    route_after_planner,
+)
 from research_studio.pipelines.advanced.nodes.loop import (
     collect_findings,
     consolidate_sources,
@@ -26,7 +32,6 @@ from research_studio.pipelines.advanced.nodes.loop import (
     increment_iteration,
 )
 from research_studio.pipelines.advanced.nodes.orchestrator import fanout_subagents, orchestrator
-from research_studio.pipelines.advanced.nodes.planner import planner
 from research_studio.pipelines.advanced.nodes.ranker import ranker
 from research_studio.pipelines.advanced.nodes.subagent import subagent
 from research_studio.pipelines.advanced.nodes.trust_batched import (
@@ -101,38 +106,71 @@ def route_after_analysis(state: AgentState) -> Literal["clarify", "planner"]:
     return "clarify" if state.get("needs_clarification") else "planner"
 
 
+def route_after_complexity(state: AgentState) -> Literal["clarify", "planner"]:
+    """The fast path skips the clarification check."""
+    return "planner" if state.get("fast_path") else route_after_analysis(state)
+
+
+def _stop_or(next_node: str, trust: str) -> Any:
+    """A router: to the trust engine once a stop reason is written, else to `next_node`."""
+
+    def route(state: AgentState) -> str:
+        return trust if state.get("stop_reason") else next_node
+
+    route.__name__ = f"route_to_{next_node}_or_trust"
+    return route
+
+
 def _add_research(builder: StateGraph[Any, Any, Any, Any], variant: Variant) -> None:
     """Understanding, planning and the research loop, up to the trust engine."""
     trust = first_trust_node(variant)
-    for name, node in (
+    optimized = variant == "optimized"
+    nodes: list[tuple[str, Any]] = [
         ("query_analyzer", query_analyzer),
         ("clarify", clarify),
-        ("planner", planner),
+        ("planner", family_planner),
         ("orchestrator", orchestrator),
         ("subagent", subagent),
         ("collect_findings", collect_findings),
         ("consolidate_sources", consolidate_sources),
         ("gap_detector", gap_detector),
         ("increment_iteration", increment_iteration),
-    ):
+    ]
+    if optimized:
+        nodes += [
+            ("complexity_router", complexity_router),
+            ("early_termination_check", early_termination_check),
+        ]
+    for name, node in nodes:
         builder.add_node(name, node)
     builder.add_edge(START, "query_analyzer")
-    builder.add_conditional_edges("query_analyzer", route_after_analysis, ["clarify", "planner"])
+    if optimized:
+        builder.add_edge("query_analyzer", "complexity_router")
+        builder.add_conditional_edges(
+            "complexity_router", route_after_complexity, ["clarify", "planner"]
+        )
+    else:
+        builder.add_conditional_edges(
+            "query_analyzer", route_after_analysis, ["clarify", "planner"]
+        )
     builder.add_edge("clarify", "planner")
-    builder.add_edge("planner", "orchestrator")
+    builder.add_conditional_edges("planner", route_after_planner, ["orchestrator", "subagent"])
     builder.add_conditional_edges(
         "orchestrator", fanout_subagents, ["subagent", "collect_findings"]
     )
     builder.add_edge("subagent", "collect_findings")
     builder.add_edge("collect_findings", "consolidate_sources")
-    builder.add_edge("consolidate_sources", "gap_detector")
-
-    def route_after_gap_detection(state: AgentState) -> str:
-        """Another round until gap_detector gives a stop reason."""
-        return trust if state.get("stop_reason") else "increment_iteration"
-
+    if optimized:
+        builder.add_edge("consolidate_sources", "early_termination_check")
+        builder.add_conditional_edges(
+            "early_termination_check", _stop_or("gap_detector", trust), ["gap_detector", trust]
+        )
+    else:
+        builder.add_edge("consolidate_sources", "gap_detector")
     builder.add_conditional_edges(
-        "gap_detector", route_after_gap_detection, ["increment_iteration", trust]
+        "gap_detector",
+        _stop_or("increment_iteration", trust),
+        ["increment_iteration", trust],
     )
     builder.add_edge("increment_iteration", "orchestrator")
 

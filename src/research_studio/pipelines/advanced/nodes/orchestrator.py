@@ -12,6 +12,7 @@ from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.state import (
     AgentState,
     PlanQuery,
+    ResearchPlan,
     SubagentAssignment,
     SubagentState,
 )
@@ -104,3 +105,22 @@ def fanout_subagents(state: AgentState) -> list[Send] | str:
         )
         for assignment in assignments
     ]
+
+
+def single_worker_assignment(
+    plan: ResearchPlan, question: str, config: Configuration
+) -> SubagentAssignment:
+    """The whole plan as one worker's assignment: its best queries, by priority."""
+    queries = [item["query"] for item in sorted(plan["queries"], key=lambda q: -q["priority"])]
+    found = make_assignments([(question, plan["outline"][0], queries, [])], [], config, 0)
+    return (
+        found[0]
+        if found
+        else SubagentAssignment(
+            subagent_id="SA1.1",
+            question=question,
+            section=plan["outline"][0],
+            queries=[question],
+            target_sources=[],
+        )
+    )

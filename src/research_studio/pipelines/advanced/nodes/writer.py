@@ -197,6 +197,10 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
             "hallucination_score": state.get("hallucination_score", 0.0),
             "knowledge_gaps": len(gaps),
             "sources_used": len(cited),
+            # which node's rule ended the research loop (the rule is `stop_reason`)
+            "stopped_by": state.get("stopped_by")
+            or ("gap_detector" if state.get("stop_reason") else ""),
+            "query_complexity": state.get("query_complexity", ""),
         },
     )
     return report_update(
