@@ -21,7 +21,10 @@ from langgraph.store.sqlite.aio import AsyncSqliteStore
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
+from research_studio.pipelines.advanced.nodes.review import advanced_plan_text
+from research_studio.pipelines.plan_review import REVIEW_NODE, parse_reply
 from research_studio.pipelines.registry import compile_pipeline
+from research_studio.pipelines.standard.review import standard_plan_text
 from research_studio.report import result_document
 from research_studio.runs import PAGES_FILE, STORE_FILE, RunFolder, RunOwner, RunStatus
 from research_studio.services import open_services
@@ -29,6 +32,8 @@ from research_studio.services import open_services
 # Answers a clarification question: text to continue with it, "" to continue without, None to pause.
 AskFn = Callable[[str, list[str]], Awaitable[str | None]]
 EventFn = Callable[[dict[str, Any]], None]
+# Reviews the plan (shown as text): the reply (approve, an edited list, free text, cancel), None to pause.
+ReviewFn = Callable[[str], Awaitable[str | None]]
 
 
 @dataclass
@@ -210,6 +215,7 @@ async def execute(
     ask: AskFn,
     on_event: EventFn,
     answer: str | None = None,
+    review: ReviewFn | None = None,
 ) -> Outcome:
     """Run (or resume, when `initial` is None) the folder's pipeline to completion or a pause.
 
@@ -224,7 +230,7 @@ async def execute(
     }
     with _stop_on_signals() as received:
         try:
-            state = await _drive(folder, config, thread, initial, ask, on_event, answer)
+            state = await _drive(folder, config, thread, initial, ask, on_event, answer, review)
         except (KeyboardInterrupt, asyncio.CancelledError):
             stopped = f"stopped by {signal.Signals(received[0]).name}" if received else None
             folder.save(status="interrupted", error=stopped)
@@ -262,8 +268,9 @@ async def _drive(
     ask: AskFn,
     on_event: EventFn,
     answer: str | None,
+    review: ReviewFn | None = None,
 ) -> dict[str, Any] | Outcome:
-    """The graph run to its end (its final state) or to a clarification pause (an Outcome)."""
+    """The graph run to its end (its final state) or to a pause or cancel (an Outcome)."""
     async with (
         AsyncSqliteSaver.from_conn_string(str(folder.checkpoints)) as saver,
         AsyncSqliteStore.from_conn_string(str(folder.path / STORE_FILE)) as store,
@@ -274,12 +281,35 @@ async def _drive(
             folder.record.pipeline, saver, folder.record.interactive_clarify, store=store
         )
         payload: dict[str, Any] | None = initial
-        if answer is not None and initial is None:
+        # A resumed run paused at plan review takes its answer (or asks) before going on.
+        reviewing = initial is None and REVIEW_NODE in (await graph.aget_state(thread)).next
+        plan_reply = answer if reviewing else None
+        if answer is not None and initial is None and not reviewing:
             await graph.aupdate_state(thread, {"user_clarification": answer})
         while True:
-            await _stream(graph, payload, thread, config, folder, on_event)
-            payload = None
+            if not reviewing:
+                await _stream(graph, payload, thread, config, folder, on_event)
+            payload, reviewing = None, False
             snapshot = await graph.aget_state(thread)
+            if REVIEW_NODE in snapshot.next:
+                values = dict(snapshot.values)
+                plan = (
+                    advanced_plan_text(values) if "plan" in values else standard_plan_text(values)
+                )
+                reply = plan_reply if plan_reply is not None else await _review(review, plan)
+                plan_reply = None
+                if reply is None:
+                    folder.save(status="awaiting_plan_review")
+                    return Outcome("awaiting_plan_review", values, plan)
+                if parse_reply(reply).kind == "cancel":
+                    folder.save(status="cancelled", error="cancelled at plan review")
+                    _record(folder, on_event, REVIEW_NODE, "progress", "plan review: cancelled")
+                    return Outcome("cancelled", values, plan)
+                _record(
+                    folder, on_event, REVIEW_NODE, "progress", f"plan review: {reply or 'approved'}"
+                )
+                await graph.aupdate_state(thread, {"plan_feedback": reply})
+                continue
             if "clarify" not in snapshot.next:
                 break
             question = snapshot.values.get("clarification_question", "")
@@ -297,3 +327,8 @@ async def _drive(
         sources = state.get("sources", [])
         await services.archive.export(sources, [s["sid"] for s in sources], folder.path)
     return state
+
+
+async def _review(review: ReviewFn | None, plan: str) -> str | None:
+    """The reviewer's reply to the plan; without a reviewer the run pauses (None)."""
+    return await review(plan) if review is not None else None

@@ -17,7 +17,15 @@ from pydantic import BaseModel, Field
 
 from research_studio.errors import ResearchStudioError
 
-RunStatus = Literal["running", "awaiting_clarification", "interrupted", "failed", "completed"]
+RunStatus = Literal[
+    "running",
+    "awaiting_clarification",
+    "awaiting_plan_review",
+    "cancelled",
+    "interrupted",
+    "failed",
+    "completed",
+]
 RECORD_FILE = "run.json"
 EVENTS_FILE = "events.jsonl"
 CHECKPOINTS_FILE = "checkpoints.sqlite"

@@ -28,6 +28,7 @@ from research_studio.cli.common import (
 )
 from research_studio.cli.documents import DocsOption, check_docs, update_index
 from research_studio.cli.progress import ProgressView
+from research_studio.cli.review import print_pending_review, reviewer
 from research_studio.config import (
     SECRET_FIELDS,
     Configuration,
@@ -113,6 +114,7 @@ async def _execute(
     initial: dict[str, Any] | None,
     answer: str | None,
     interactive: bool,
+    plan_reply: str | None = None,
 ) -> Outcome:
     view = ProgressView(
         err, title=f"{folder.record.pipeline}/{folder.record.mode}: {folder.record.query}"
@@ -126,6 +128,7 @@ async def _execute(
                 ask=_asker(view, answer=answer, interactive=interactive),
                 on_event=view,
                 answer=None if initial else answer,
+                review=reviewer(view, reply=plan_reply, interactive=interactive),
             )
     except RunStopped as stopped:  # saved as interrupted: say how to resume, exit as signalled
         err.print(f"[yellow]{stopped}[/]", highlight=False)
@@ -139,6 +142,12 @@ def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool) -> None:
         )
         err.print(f'Resume with: research-studio resume {folder.record.run_id} --answer "..."')
         raise typer.Exit(code=3)
+    if outcome.status == "awaiting_plan_review":
+        print_pending_review(folder.record.run_id, outcome.question)
+        raise typer.Exit(code=3)
+    if outcome.status == "cancelled":
+        err.print(f"[yellow]Run {folder.record.run_id} cancelled at plan review.[/]")
+        raise typer.Exit(code=4)
     if outcome.status != "completed":
         raise ResearchStudioError(
             f"run {folder.record.run_id} ended as {outcome.status}: {folder.record.error or ''}"
@@ -275,6 +284,27 @@ def run(
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Run folder (default: runs/<run-id>).")
     ] = None,
+    review_plan: Annotated[
+        bool | None,
+        typer.Option("--review-plan", help="Pause after planning to approve or edit the plan."),
+    ] = None,
+    plan_reply: Annotated[
+        str | None,
+        typer.Option(
+            "--plan-reply", help="Reply to the plan review: approve, an edited list, or text."
+        ),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="Oldest sources: a date (2024-01-01) or 'last 2 years'."),
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option("--until", help="Newest sources: a date (2025-06-30).")
+    ] = None,
+    language: Annotated[
+        str | None,
+        typer.Option("--language", help="Report language (de, German …); default: the question's."),
+    ] = None,
     max_llm_calls: Annotated[
         int | None, typer.Option("--max-llm-calls", min=1, help="Budget: model calls.")
     ] = None,
@@ -298,7 +328,11 @@ def run(
 ) -> None:
     """Research a question and write report.md, result.json and events.jsonl."""
     with user_errors():
-        for name, text in (("--system-prompt", system_prompt), ("--answer", answer)):
+        for name, text in (
+            ("--system-prompt", system_prompt),
+            ("--answer", answer),
+            ("--plan-reply", plan_reply),
+        ):
             if text is not None and not _is_utf8(text):
                 raise ResearchStudioError(f"{name} holds bytes that are not valid UTF-8")
         overrides: dict[str, Any] = {
@@ -317,6 +351,10 @@ def run(
             "allow_private_networks": allow_private_networks,
             "use_cache": False if no_cache else None,
             "docs": [str(path.resolve()) for path in docs] if docs else None,
+            "review_plan": True if plan_reply is not None else review_plan,
+            "since": since,
+            "until": until,
+            "language": language,
         }
         loaded_settings = settings(config_file, **overrides).config
         # Checked before any work, so a bad question leaves no run folder behind.
@@ -348,7 +386,14 @@ def run(
     for folder in folders:
         initial = initial_state(pipeline, question, folder.record.mode)
         outcome = run_async(
-            _execute(folder, loaded.config, initial=initial, answer=answer, interactive=interactive)
+            _execute(
+                folder,
+                loaded.config,
+                initial=initial,
+                answer=answer,
+                interactive=interactive,
+                plan_reply=plan_reply,
+            )
         )
         with user_errors():
             if not compare:
@@ -384,7 +429,8 @@ def resume(
         str, typer.Argument(help="Run id (in the runs folder) or a run folder path.")
     ],
     answer: Annotated[
-        str | None, typer.Option("--answer", help="Answer to a pending clarification question.")
+        str | None,
+        typer.Option("--answer", help="Answer to a pending clarification or plan review."),
     ] = None,
     as_json: JsonFlag = False,
     config_file: ConfigFileOption = None,

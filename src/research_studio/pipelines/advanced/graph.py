@@ -18,16 +18,23 @@ from research_studio.pipelines.advanced.nodes.loop import (
 )
 from research_studio.pipelines.advanced.nodes.orchestrator import fanout_subagents, orchestrator
 from research_studio.pipelines.advanced.nodes.planner import planner
+from research_studio.pipelines.advanced.nodes.review import review_plan
 from research_studio.pipelines.advanced.nodes.subagent import subagent
 from research_studio.pipelines.advanced.nodes.trust_engine import trust_engine
 from research_studio.pipelines.advanced.nodes.writer import writer
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.contract import ResearchInput, ResearchOutput
+from research_studio.pipelines.plan_review import review_requested
 
 
 def route_after_analysis(state: AgentState) -> Literal["clarify", "planner"]:
     """Ask the user only when the analyzer says the query needs it."""
     return "clarify" if state.get("needs_clarification") else "planner"
+
+
+def route_to_review(state: AgentState) -> Literal["review_plan", "orchestrator"]:
+    """With the review_plan setting the plan goes to the person (a pause) before research."""
+    return "review_plan" if review_requested(state) else "orchestrator"
 
 
 def route_after_gap_detection(state: AgentState) -> Literal["increment_iteration", "trust_engine"]:
@@ -62,7 +69,9 @@ def build_graph(
     builder.add_edge(START, "query_analyzer")
     builder.add_conditional_edges("query_analyzer", route_after_analysis, ["clarify", "planner"])
     builder.add_edge("clarify", "planner")
-    builder.add_edge("planner", "orchestrator")
+    builder.add_node("review_plan", review_plan)
+    builder.add_conditional_edges("planner", route_to_review, ["review_plan", "orchestrator"])
+    builder.add_edge("review_plan", "orchestrator")
     builder.add_conditional_edges(
         "orchestrator", fanout_subagents, ["subagent", "collect_findings"]
     )
@@ -77,7 +86,8 @@ def build_graph(
     builder.add_edge("writer", END)
     return builder.compile(
         checkpointer=checkpointer,
-        interrupt_before=["clarify"] if interrupt_on_clarify else None,
+        # review_plan is reached only when the run asked for plan review: always a pause.
+        interrupt_before=["clarify", "review_plan"] if interrupt_on_clarify else ["review_plan"],
         name="advanced",
     )
 

@@ -160,6 +160,7 @@ class AgentState(MessagesState, Accounting, total=False):
     stopped_by: str  # the node whose rule stopped the research loop
     # plan
     plan: ResearchPlan
+    plan_feedback: str  # the person's reply to the plan (plan review), applied by review_plan
     # research loop
     research_iteration: int
     subagent_assignments: list[SubagentAssignment]

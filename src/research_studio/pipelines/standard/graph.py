@@ -10,6 +10,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from research_studio.config import Configuration
 from research_studio.pipelines.contract import ResearchInput, ResearchOutput
+from research_studio.pipelines.plan_review import review_requested
 from research_studio.pipelines.standard.assess import detect_gaps, synthesize
 from research_studio.pipelines.standard.finish import verify, write_report
 from research_studio.pipelines.standard.intake import clarify, plan, understand
@@ -20,6 +21,7 @@ from research_studio.pipelines.standard.research import (
     search_and_extract,
     search_worker,
 )
+from research_studio.pipelines.standard.review import review_plan
 from research_studio.pipelines.standard.state import ResearchState
 
 
@@ -28,9 +30,16 @@ def route_after_understand(state: ResearchState) -> Literal["clarify", "plan"]:
     return "clarify" if state.get("is_ambiguous") else "plan"
 
 
-def route_after_plan(state: ResearchState) -> Literal["search_and_extract", "orchestrate"]:
+def route_to_research(state: ResearchState) -> Literal["search_and_extract", "orchestrate"]:
     """Single agent loops over searches; multi agent fans out to workers."""
     return "search_and_extract" if state.get("mode", "multi") == "single" else "orchestrate"
+
+
+def route_after_plan(
+    state: ResearchState,
+) -> Literal["review_plan", "search_and_extract", "orchestrate"]:
+    """With the review_plan setting the plan goes to the person (a pause) before research."""
+    return "review_plan" if review_requested(state) else route_to_research(state)
 
 
 def route_after_gaps(state: ResearchState) -> Literal["search_and_extract", "verify"]:
@@ -56,6 +65,7 @@ def build_graph(
     builder.add_node("understand", understand)
     builder.add_node("clarify", clarify)
     builder.add_node("plan", plan)
+    builder.add_node("review_plan", review_plan)
     builder.add_node("search_and_extract", search_and_extract)
     builder.add_node("detect_gaps", detect_gaps)
     builder.add_node("orchestrate", orchestrate)
@@ -68,7 +78,9 @@ def build_graph(
     builder.add_edge(START, "understand")
     builder.add_conditional_edges("understand", route_after_understand, ["clarify", "plan"])
     builder.add_edge("clarify", "plan")
-    builder.add_conditional_edges("plan", route_after_plan, ["search_and_extract", "orchestrate"])
+    research = ["search_and_extract", "orchestrate"]
+    builder.add_conditional_edges("plan", route_after_plan, ["review_plan", *research])
+    builder.add_conditional_edges("review_plan", route_to_research, research)
     builder.add_edge("search_and_extract", "detect_gaps")
     builder.add_conditional_edges("detect_gaps", route_after_gaps, ["search_and_extract", "verify"])
     builder.add_conditional_edges("orchestrate", fanout_workers, ["search_worker", "collect"])
@@ -80,7 +92,8 @@ def build_graph(
 
     return builder.compile(
         checkpointer=checkpointer,
-        interrupt_before=["clarify"] if interrupt_on_clarify else None,
+        # review_plan is reached only when the run asked for plan review: always a pause.
+        interrupt_before=["clarify", "review_plan"] if interrupt_on_clarify else ["review_plan"],
         name="pipeline",
     )
 

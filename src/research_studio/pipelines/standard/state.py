@@ -73,6 +73,7 @@ class ResearchState(MessagesState, Accounting, total=False):
     research_questions: list[str]
     aspects_to_cover: list[str]
     pending_searches: list[str]
+    plan_feedback: str  # the person's reply to the plan (plan review), applied by review_plan
     iteration: int
     # research progress
     searches_done: list[str]
