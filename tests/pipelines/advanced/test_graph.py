@@ -72,9 +72,7 @@ async def test_an_ambiguous_person_query_interrupts_and_the_answer_flows_downstr
     graph = build_graph(checkpointer=InMemorySaver(), interrupt_on_clarify=True)
     thread = {"configurable": {"thread_id": "john-smith"}}
     async with open_services(config):
-        paused = await graph.ainvoke(
-            {"query": "John Smith professor"}, thread, context=config
-        )
+        paused = await graph.ainvoke({"query": "John Smith professor"}, thread, context=config)
         paused = dict((await graph.aget_state(thread)).values)
         assert (await graph.aget_state(thread)).next == ("clarify",)
         assert paused["clarification_question"] and len(paused["clarification_options"]) == 3
@@ -290,5 +288,5 @@ def test_dead_end_reasons() -> None:
         ("no_results", "nothing matches this"),
         ("paywall", "https://a.org/x"),
         ("fetch_error", "https://b.org/y"),
-        ("no_results", "a search query"),
+        ("search_error", "a search query"),
     ]

@@ -171,6 +171,7 @@ class AgentState(MessagesState, Accounting, total=False):
     done_workers: Annotated[int, operator.add]
     total_workers: int
     dead_ends: list[DeadEnd]
+    handled_dead_ends: list[str]  # keys of the dead ends backtrack_handler has turned into searches
     research_trajectory: Annotated[list[TrajectoryStep], operator.add]
     # reduced
     sources: list[SourceRecord]

@@ -19,6 +19,11 @@ from langgraph.graph.state import CompiledStateGraph
 
 from research_studio.config import Configuration
 from research_studio.pipelines.advanced.nodes.analyzer import clarify, query_analyzer
+from research_studio.pipelines.advanced.nodes.backtrack import (
+    backtrack_handler,
+    route_after_backtrack,
+    unhandled,
+)
 from research_studio.pipelines.advanced.nodes.control import (
     complexity_router,
     early_termination_check,
@@ -121,6 +126,31 @@ def _stop_or(next_node: str, trust: str) -> Any:
     return route
 
 
+def _after_gap_detection(trust: str) -> Any:
+    """Three ways: the trust engine (stop), backtrack_handler (dead ends to retry), orchestrator.
+
+    A loop stopped only for want of searches still backtracks: alternatives are searches.
+    """
+
+    def route_after_gap_detection(state: AgentState) -> str:
+        reason = state.get("stop_reason")
+        if reason and reason != "no_searches_left":
+            return trust
+        if unhandled(state):
+            return "backtrack_handler"
+        return trust if reason else "increment_iteration"
+
+    return route_after_gap_detection
+
+
+def _after_backtrack(trust: str) -> Any:
+    def route(state: AgentState) -> str:
+        return route_after_backtrack(state, trust)
+
+    route.__name__ = "route_after_backtrack"
+    return route
+
+
 def _add_research(builder: StateGraph[Any, Any, Any, Any], variant: Variant) -> None:
     """Understanding, planning and the research loop, up to the trust engine."""
     trust = first_trust_node(variant)
@@ -135,6 +165,7 @@ def _add_research(builder: StateGraph[Any, Any, Any, Any], variant: Variant) -> 
         ("consolidate_sources", consolidate_sources),
         ("gap_detector", gap_detector),
         ("increment_iteration", increment_iteration),
+        ("backtrack_handler", backtrack_handler),
     ]
     if optimized:
         nodes += [
@@ -169,10 +200,13 @@ def _add_research(builder: StateGraph[Any, Any, Any, Any], variant: Variant) -> 
         builder.add_edge("consolidate_sources", "gap_detector")
     builder.add_conditional_edges(
         "gap_detector",
-        _stop_or("increment_iteration", trust),
-        ["increment_iteration", trust],
+        _after_gap_detection(trust),
+        ["increment_iteration", "backtrack_handler", trust],
     )
     builder.add_edge("increment_iteration", "orchestrator")
+    builder.add_conditional_edges(
+        "backtrack_handler", _after_backtrack(trust), ["orchestrator", trust]
+    )
 
 
 def _compile(

@@ -45,18 +45,16 @@ def _dead_ends(subagent_id: str, gathered: Gathered) -> list[DeadEnd]:
         for query in gathered.empty_queries
     ]
     for error in gathered.errors:
+        page = error["target"].startswith(("http", "file"))
+        # A failed search (rate limit, server error) is not an empty one: it may work later.
         reason = (
-            "paywall"
-            if error["kind"] == "paywall"
-            else "fetch_error"
-            if error["target"].startswith(("http", "file"))
-            else "no_results"
+            "paywall" if error["kind"] == "paywall" else "fetch_error" if page else "search_error"
         )
         ends.append(
             DeadEnd(
                 subagent_id=subagent_id,
-                query="",
-                url=error["target"],
+                query="" if page else error["target"],
+                url=error["target"] if page else "",
                 reason=reason,
                 detail=error["message"],
             )

@@ -1,0 +1,145 @@
+"""backtrack_handler: dead ends not yet handled become alternative searches, by failure type.
+
+no_results → broaden; irrelevant → add context terms; paywall or fetch_error → other
+domains; low_credibility → authoritative domains; search_error → the search reworded, for
+a later round. The orchestrator runs them as the next round's refinement queries.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from langgraph.runtime import Runtime
+
+from research_studio.config import Configuration
+from research_studio.pipelines.advanced.nodes.analyzer import brief
+from research_studio.pipelines.advanced.state import AgentState, PlanQuery, TrajectoryStep
+from research_studio.pipelines.node_kit import emitter
+from research_studio.queries import content_words, dedupe_queries
+from research_studio.records import DeadEnd
+
+BACKTRACK_PRIORITY = 0.7
+MAX_ALTERNATIVES = 6
+BASE_WORDS = 5  # words kept from a failed search before an operator is added
+HANDLED_REASONS = (
+    "no_results",
+    "irrelevant",
+    "paywall",
+    "fetch_error",
+    "low_credibility",
+    "search_error",
+)
+ALTERNATIVE_DOMAINS = ("site:wikipedia.org",)
+AUTHORITATIVE_DOMAINS = ("site:.edu", "site:.gov")
+_SLUG = re.compile(r"[a-z0-9]+")
+
+
+def dead_end_key(end: DeadEnd) -> str:
+    """One dead end's identity, to mark it handled."""
+    return f"{end['reason']}|{end['query']}|{end['url']}"
+
+
+def unhandled(state: AgentState) -> list[DeadEnd]:
+    """Dead ends of a kind backtracking handles that it has not handled yet."""
+    done = set(state.get("handled_dead_ends", []))
+    return [
+        end
+        for end in state.get("dead_ends", [])
+        if end["reason"] in HANDLED_REASONS and dead_end_key(end) not in done
+    ]
+
+
+def _with_anchor(words: list[str], anchor: str) -> list[str]:
+    """The words, led by the anchor's when the search does not name it."""
+    anchor_words = content_words(anchor)[:3]
+    present = {word.lower().strip('"') for word in words}
+    if anchor_words and not any(word in present for word in anchor_words):
+        return [*anchor_words, *words]
+    return words
+
+
+def _path_words(url: str) -> list[str]:
+    """What a page was about, from its address (a failed page has no text)."""
+    path = urlsplit(url).path.rsplit(".", 1)[0]
+    return [w for w in _SLUG.findall(path.lower()) if w not in {"pages", "docs", "text", "html"}]
+
+
+def alternatives(end: DeadEnd, anchor: str, context_terms: list[str]) -> list[str]:
+    """Alternative searches for one dead end, by its failure type."""
+    query = end["query"].replace('"', " ")
+    words = query.split() or _path_words(end["url"])
+    base = _with_anchor(words[:BASE_WORDS], anchor)
+    reason = end["reason"]
+    if reason == "no_results":
+        broader = _with_anchor(words[: max(2, len(words) - 2)], anchor)
+        return [" ".join(broader), " ".join([*broader[:3], "overview"])]
+    if reason == "irrelevant":
+        extra = [term for term in context_terms if term.lower() not in query.lower()][:2]
+        return [" ".join([*base, *extra])] if extra else []
+    if reason in ("paywall", "fetch_error"):
+        host = urlsplit(end["url"]).hostname or ""
+        excluded = [f"-site:{host}"] if host else []
+        return [" ".join([*base, *ALTERNATIVE_DOMAINS]), " ".join([*base, *excluded])]
+    if reason == "low_credibility":
+        return [" ".join([*base, domain]) for domain in AUTHORITATIVE_DOMAINS]
+    if reason == "search_error":
+        return [" ".join([*base, "overview"])]
+    return []
+
+
+def _context_terms(state: AgentState) -> list[str]:
+    """Terms that pin the subject down: discovery's anchor terms, else the brief's words."""
+    terms = list(state.get("anchor_terms", []))
+    return terms or content_words(brief(state))[:4]
+
+
+def route_after_backtrack(state: AgentState, trust: str) -> str:
+    """To the orchestrator with the alternatives; to the trust engine when none reopened the loop."""
+    return trust if state.get("stop_reason") else "orchestrator"
+
+
+def backtrack_handler(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Alternative searches for the unhandled dead ends; they join the next round's queries."""
+    config = runtime.context
+    iteration = state.get("research_iteration", 0)
+    anchor = state.get("primary_anchor") or state.get("query", "")
+    sections = {f["subagent_id"]: f["section"] for f in state.get("subagent_findings", [])}
+    ends = unhandled(state)
+    done = list(state.get("searches_done", []))
+    refinements = list(state.get("refinement_queries", []))
+    added: list[PlanQuery] = []
+    for end in ends:
+        fresh = dedupe_queries(
+            alternatives(end, anchor, _context_terms(state)),
+            done + [item["query"] for item in refinements + added],
+            config.query_similarity_threshold,
+        )
+        for query in fresh[: MAX_ALTERNATIVES - len(added)]:
+            added.append(
+                PlanQuery(
+                    qid=f"B{iteration + 1}.{len(added) + 1}",
+                    query=query,
+                    section=sections.get(end["subagent_id"]) or state["plan"]["outline"][0],
+                    priority=BACKTRACK_PRIORITY,
+                )
+            )
+    by_reason: dict[str, int] = {}
+    for end in ends:
+        by_reason[end["reason"]] = by_reason.get(end["reason"], 0) + 1
+    summary = f"{len(ends)} dead end(s) {by_reason} → {len(added)} alternative search(es)"
+    emitter(runtime, "backtrack_handler")(summary, iteration=iteration + 1)
+    return {
+        "handled_dead_ends": [
+            *state.get("handled_dead_ends", []),
+            *(dead_end_key(end) for end in ends),
+        ],
+        "refinement_queries": refinements + added,
+        "research_iteration": iteration + 1,
+        # Alternatives reopen a loop that stopped for want of searches; nothing else does.
+        "stop_reason": "" if added else state.get("stop_reason", ""),
+        "research_trajectory": [
+            TrajectoryStep(iteration=iteration, action="backtrack", summary=summary)
+        ],
+    }

@@ -1,0 +1,68 @@
+"""Backtracking: dead ends become alternative searches by failure type, and the next round runs them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from research_studio.config import Configuration
+from research_studio.pipelines.advanced.nodes.backtrack import alternatives
+from research_studio.records import DeadEnd
+from research_studio.testing.fake_web import Fault, FakeWeb
+from research_studio.testing.research_script import ResearchScript
+from research_studio.testing.scripted_model import use_scripted_model
+from tests.conftest import full_state
+
+
+def dead_end(reason: str, query: str = "", url: str = "") -> DeadEnd:
+    return DeadEnd(subagent_id="SA1.1", query=query, url=url, reason=reason, detail="")
+
+
+def test_alternatives_by_failure_type() -> None:
+    anchor, context = "coral bleaching", ["Great Barrier Reef"]
+    broad = alternatives(
+        dead_end("no_results", '"coral bleaching" heat stress 2031 survey'), anchor, []
+    )
+    assert broad[0] == "coral bleaching heat stress" and broad[1].endswith("overview")
+    assert all('"' not in query for query in broad)
+    assert alternatives(dead_end("irrelevant", "coral bleaching causes"), anchor, context) == [
+        "coral bleaching causes Great Barrier Reef"
+    ]
+    paywall = alternatives(
+        dead_end("paywall", url="https://news.example.com/pages/reef-heat-report.html"), anchor, []
+    )
+    assert paywall == [
+        "coral bleaching reef heat report site:wikipedia.org",
+        "coral bleaching reef heat report -site:news.example.com",
+    ]
+    assert alternatives(dead_end("low_credibility", "coral bleaching facts"), anchor, []) == [
+        "coral bleaching facts site:.edu",
+        "coral bleaching facts site:.gov",
+    ]
+    assert alternatives(dead_end("search_error", "coral bleaching data"), anchor, []) == [
+        "coral bleaching data overview"
+    ]
+
+
+@pytest.mark.e2e
+async def test_a_paywalled_path_gives_alternatives_that_the_next_round_runs(
+    make_config: Callable[..., Configuration], web: FakeWeb
+) -> None:
+    web.set_fault(web.page("coral-bleaching-causes").path, Fault("status", status=402))
+    model = ResearchScript(coverage=[0.5, 0.9], ready=[False, True]).model()
+    config = make_config(model=use_scripted_model(model), max_iterations=3)
+    state = await full_state("advanced-full", {"query": "coral bleaching heat stress"}, config)
+    paywalled = [end for end in state["dead_ends"] if end["reason"] == "paywall"]
+    assert paywalled and paywalled[0]["url"].endswith("coral-bleaching-causes.html")
+    assert any(step["action"] == "backtrack" for step in state["research_trajectory"])
+    assert f"paywall||{paywalled[0]['url']}" in state["handled_dead_ends"]
+    second_round = {
+        query
+        for f in state["subagent_findings"]
+        if f["iteration"] == 1
+        for query in f["queries_run"]
+    }
+    assert "coral bleaching causes site:wikipedia.org" in second_round
+    assert any("-site:127.0.0.1" in query for query in second_round)
+    assert state["report"] and state["research_iteration"] == 1
