@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from research_studio import __version__
-from research_studio.cli import audit, bench, documents, mcp, research, tools
+from research_studio.cli import ask, audit, bench, documents, mcp, research, tools
 
 app = typer.Typer(
     name="research-studio",
@@ -19,6 +19,7 @@ app = typer.Typer(
 app.command()(research.run)
 app.command()(research.resume)
 app.command()(research.runs)
+app.command()(ask.ask)
 app.command()(audit.audit)
 app.command()(documents.index)
 app.command()(bench.bench)
