@@ -10,6 +10,7 @@ from research_studio.errors import ProviderError, ResearchStudioError
 from research_studio.extraction import Extracted, PageInput
 from research_studio.records import ErrorRecord, FindingRecord, ModelCallRecord, PageRecord
 from research_studio.search import SearchResult
+from research_studio.search.dated import dated_title
 from research_studio.services import Services
 from research_studio.structured import call_records
 from research_studio.urls import normalize_url
@@ -73,10 +74,13 @@ async def _load(
     except ProviderError as exc:
         gathered.error(task.node, exc, result.url)
         return None
+    published = page.published or result.published
+    # The page may date itself where the search result did not: the time range applies again.
+    title = dated_title(page.title or result.title, published, services.time_range)
+    if title is None:
+        return None
     await services.archive.keep(result.url, page.text)
-    return PageText(
-        result, query, page.title or result.title, page.text, page.published or result.published
-    )
+    return PageText(result, query, title, page.text, published)
 
 
 async def _extract(

@@ -31,7 +31,9 @@ from research_studio.search import (
     search_endpoint,
 )
 from research_studio.search.base import DeadlineSearch
+from research_studio.search.dated import DatedSearch
 from research_studio.structured import CallPolicy, MethodMemory, ModelCaller
+from research_studio.timerange import TimeRange, time_range
 
 
 class Services:
@@ -82,7 +84,7 @@ class Services:
             if self.search_choice.name == "local":
                 from research_studio.search.local import LocalSearch
 
-                self._search = LocalSearch(self.index, list(self.config.docs))
+                self._search = self._dated(LocalSearch(self.index, list(self.config.docs)))
                 return self._search
             # The search endpoint (often self-hosted) may be private for the search client only.
             endpoint = search_endpoint(self.search_choice.name, self.config)
@@ -93,11 +95,23 @@ class Services:
             )
             provider = DeadlineSearch(provider, self.config.search_deadline_s)
             if self.cache is not None:
+                window = time_range(self.config.since, self.config.until)
+                # A time range changes what the provider answers: part of the cache key.
+                keyed = f"{endpoint}#{window.key()}" if window else endpoint
                 provider = CachedSearch(
-                    provider, self.cache, self.config.search_cache_ttl_s, endpoint=endpoint
+                    provider, self.cache, self.config.search_cache_ttl_s, endpoint=keyed
                 )
-            self._search = provider
+            self._search = self._dated(provider)
         return self._search
+
+    def _dated(self, provider: SearchProvider) -> SearchProvider:
+        """The provider with the run's time range applied to dated results (undated marked)."""
+        return DatedSearch(provider, self.time_range) if self.time_range else provider
+
+    @property
+    def time_range(self) -> TimeRange | None:
+        """The dates this run's sources may carry (the since/until settings), if any."""
+        return time_range(self.config.since, self.config.until)
 
     @property
     def search_limiter(self) -> asyncio.Semaphore:

@@ -50,6 +50,7 @@ from research_studio.runs import (
     new_run_id,
 )
 from research_studio.search import SearchChoice
+from research_studio.timerange import time_range
 from research_studio.urls import is_masked_url, redact_url
 
 METRICS = (
@@ -360,6 +361,9 @@ def run(
         # Checked before any work, so a bad question leaves no run folder behind.
         question = check_query(query, max_chars=loaded_settings.max_query_chars)
         check_docs(docs or [])
+        window = time_range(loaded_settings.since, loaded_settings.until)  # bad dates: one line
+        if window:
+            err.print(f"[dim]time range: {window.describe()}; undated sources kept, marked[/]")
         graph_builder(pipeline)  # an unavailable pipeline fails before any work
         config, model_choice, search_choice = resolve(loaded_settings)
         _announce(config, model_choice, search_choice)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 import httpx
@@ -9,6 +10,7 @@ import httpx
 from research_studio.config import Configuration, SearchProviderName
 from research_studio.errors import ConfigError
 from research_studio.search.base import CachedSearch, SearchProvider, SearchResult
+from research_studio.timerange import time_range
 
 __all__ = [
     "CachedSearch",
@@ -56,12 +58,19 @@ def build_search_provider(
 ) -> SearchProvider:
     """The provider `name`, configured from `config`, using `client` for HTTP."""
     retries, base_delay_s = config.search_retries, config.retry_base_delay_s
+    window = time_range(config.since, config.until)
     if name == "searxng":
         from research_studio.search.searxng import SearxngSearch
 
         if not config.searxng_url:
             raise ConfigError("searxng needs a base URL: set SEARXNG_URL or --searxng-url")
-        return SearxngSearch(client, config.searxng_url, retries=retries, base_delay_s=base_delay_s)
+        return SearxngSearch(
+            client,
+            config.searxng_url,
+            retries=retries,
+            base_delay_s=base_delay_s,
+            time_range=window.searxng(dt.date.today()) if window else None,
+        )
     if name == "tavily":
         from research_studio.search.tavily import TavilySearch
 
@@ -72,6 +81,8 @@ def build_search_provider(
             retries=retries,
             base_delay_s=base_delay_s,
             timeout_s=config.search_timeout_s,
+            start_date=str(window.since) if window and window.since else None,
+            end_date=str(window.until) if window and window.until else None,
         )
     if name == "duckduckgo":
         from research_studio.search.duckduckgo import DuckDuckGoSearch

@@ -19,18 +19,26 @@ class SearxngSearch:
     name = "searxng"
 
     def __init__(
-        self, client: httpx.AsyncClient, base_url: str, *, retries: int, base_delay_s: float
+        self,
+        client: httpx.AsyncClient,
+        base_url: str,
+        *,
+        retries: int,
+        base_delay_s: float,
+        time_range: str | None = None,
     ) -> None:
         self._client = client
         self._endpoint = base_url.rstrip("/") + "/search"
         self._retries = retries
         self._base_delay_s = base_delay_s
+        self._time_range = time_range  # day, week, month or year: SearXNG's own filter
 
     async def _once(self, query: str) -> dict:
         try:
-            response = await self._client.get(
-                self._endpoint, params={"q": query, "format": "json", "pageno": 1}
-            )
+            params: dict[str, str | int] = {"q": query, "format": "json", "pageno": 1}
+            if self._time_range:
+                params["time_range"] = self._time_range
+            response = await self._client.get(self._endpoint, params=params)
         except httpx.HTTPError as exc:
             transient = classify_transport_error(exc)
             if transient is None:

@@ -33,6 +33,8 @@ class TavilySearch:
         retries: int,
         base_delay_s: float,
         timeout_s: float,
+        start_date: str | None = None,
+        end_date: str | None = None,
     ) -> None:
         if not api_key:
             raise ConfigError("Tavily needs an API key: set TAVILY_API_KEY or tavily_api_key")
@@ -41,6 +43,12 @@ class TavilySearch:
         self._retries = retries
         self._base_delay_s = base_delay_s
         self._timeout_s = timeout_s
+        # Tavily's own date filter (YYYY-MM-DD); only set ends are sent.
+        self._dates = {
+            name: value
+            for name, value in (("start_date", start_date), ("end_date", end_date))
+            if value
+        }
 
     async def _call(self, query: str, call: Callable[[], Awaitable[T]]) -> T:
         try:
@@ -86,6 +94,7 @@ class TavilySearch:
                 max_results=max_results,
                 include_raw_content="text",
                 timeout=self._timeout_s,
+                **self._dates,
             ),
         )
         results = []
