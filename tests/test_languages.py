@@ -95,3 +95,21 @@ async def test_language_setting_overrides_the_question(run_pipeline: Any) -> Non
     state, model = await run_pipeline("coral bleaching heat stress", language="es")
     assert "in Spanish" in _writer_prompt(model)
     assert "\n## Fuentes\n" in state["report"]
+
+
+def test_passage_notes_have_translations_with_the_same_placeholders() -> None:
+    import string
+
+    from research_studio.passage_notes import NOTES, localized_notes
+    from research_studio.passages import PASSAGE_NOTES
+
+    def fields(text: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+    for code in ("de", "fr", "es"):
+        notes = localized_notes(PASSAGE_NOTES, code)
+        assert set(notes) == set(PASSAGE_NOTES)
+        for reason, text in NOTES[code].items():
+            assert fields(text) == fields(PASSAGE_NOTES[reason]), (code, reason)
+            assert notes[reason] == text
+    assert localized_notes(PASSAGE_NOTES, "it") == PASSAGE_NOTES
