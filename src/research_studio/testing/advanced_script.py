@@ -1,4 +1,4 @@
-"""The scripted roles of the advanced family's variants: the full trust engine and the ranker.
+"""The scripted roles of the advanced family's variants: discovery, the full trust engine, the ranker.
 
 Every reply is computed from the prompt through the templates that wrote it. The full trust
 engine's roles answer as the batched roles of `ResearchScript` do, split by step, so both
@@ -14,8 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from research_studio.pipelines.advanced import discovery_prompts as discovery
 from research_studio.pipelines.advanced import prompts as advanced
 from research_studio.pipelines.advanced import trust_prompts as trust
+from research_studio.pipelines.advanced.discovery_schemas import (
+    EntityClustering,
+    EntityConfirmation,
+    EraCotAnalysis,
+)
 from research_studio.pipelines.advanced.trust_schemas import (
     AtomicClaims,
     ClaimCitations,
@@ -32,6 +38,13 @@ if TYPE_CHECKING:
     from research_studio.testing.research_script import ResearchScript
 
 Role = Callable[[str], Any]
+CLASS_TYPE = {
+    "person_profile": "person",
+    "organization_profile": "organization",
+    "concept_explanation": "concept",
+    "technical_deep_dive": "technical",
+    "comparison": "comparison",
+}
 MAX_SCRIPTED_CLAIMS = 10
 
 
@@ -41,6 +54,12 @@ class FamilyKnobs:
 
     # ranker: a source naming none of the target's identifiers is about someone else
     filter_same_name: bool = True
+    # analyzer: the query type (default: from the script's query class)
+    query_type: str | None = None
+    # discovery: the entity candidates (default: one, the first anchor, confidence 0.9)
+    candidates: list[dict[str, Any]] | None = None
+    # auto_refine: the confidence after the targeted searches
+    refine_confidence: float = 0.9
 
 
 def _words(text: str) -> set[str]:
@@ -138,8 +157,48 @@ class FamilyRoles:
                 relevant.append(item["sid"])
         return {"relevant_sids": relevant, "excluded": excluded}
 
+    def era_cot_analysis(self, prompt: str) -> dict[str, Any]:
+        analysis = self.script.query_analysis(prompt)
+        subject = analysis["primary_subject"]
+        query_type = self.knobs.query_type or CLASS_TYPE.get(analysis["query_class"], "other")
+        return {
+            **analysis,
+            "query_structure": f"a request about {subject}",
+            "query_type": query_type,
+            "entities": [{"name": subject, "kind": query_type}],
+            "relationships": [],
+            "anchor_terms": [subject],
+        }
+
+    def entity_clustering(self, prompt: str) -> dict[str, Any]:
+        if self.knobs.candidates is not None:
+            return {"candidates": self.knobs.candidates, "needs_clarification": False}
+        anchors = after_label(discovery.ANCHORS_LABEL, prompt).split(", ")
+        titles = [item["title"] for item in readings(discovery.RESULT_ITEM, prompt, number=r"\d+")]
+        return {
+            "candidates": [
+                {
+                    "name": anchors[0],
+                    "description": titles[0] if titles else "",
+                    "identifiers": anchors[1:],
+                    "confidence": 0.9,
+                }
+            ],
+            "needs_clarification": False,
+        }
+
+    def entity_confirmation(self, prompt: str) -> dict[str, Any]:
+        return {
+            "confirmed": True,
+            "new_identifiers": [],
+            "confidence": self.knobs.refine_confidence,
+        }
+
     def responders(self) -> dict[type[BaseModel], Role]:
         return {
+            EraCotAnalysis: self.era_cot_analysis,
+            EntityClustering: self.entity_clustering,
+            EntityConfirmation: self.entity_confirmation,
             SourceAssessments: self.source_assessments,
             AtomicClaims: self.atomic_claims,
             ClaimCitations: self.claim_citations,

@@ -9,7 +9,7 @@ import pytest
 from research_studio.config import Configuration
 from research_studio.pipelines.advanced.nodes.backtrack import alternatives
 from research_studio.records import DeadEnd
-from research_studio.testing.fake_web import Fault, FakeWeb
+from research_studio.testing.fake_web import FakeWeb, Fault
 from research_studio.testing.research_script import ResearchScript
 from research_studio.testing.scripted_model import use_scripted_model
 from tests.conftest import full_state

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated
+from typing import Annotated, NotRequired
 
 from langgraph.graph import MessagesState
 from typing_extensions import TypedDict
@@ -88,6 +88,7 @@ class ResearchPlan(TypedDict):
     outline: list[str]
     primary: list[TreeQuestion]
     secondary: list[TreeQuestion]
+    tertiary: NotRequired[list[TreeQuestion]]  # nice to have (the family's templates)
     queries: list[PlanQuery]
     search_strategy: str
 

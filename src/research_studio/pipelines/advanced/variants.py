@@ -18,7 +18,6 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from research_studio.config import Configuration
-from research_studio.pipelines.advanced.nodes.analyzer import clarify, query_analyzer
 from research_studio.pipelines.advanced.nodes.backtrack import (
     backtrack_handler,
     route_after_backtrack,
@@ -30,6 +29,14 @@ from research_studio.pipelines.advanced.nodes.control import (
     family_planner,
     route_after_planner,
 )
+from research_studio.pipelines.advanced.nodes.discovery import (
+    auto_refine,
+    clarify,
+    confidence_check,
+    discovery,
+    route_after_refine,
+)
+from research_studio.pipelines.advanced.nodes.family_analyzer import analyzer
 from research_studio.pipelines.advanced.nodes.loop import (
     collect_findings,
     consolidate_sources,
@@ -106,14 +113,17 @@ def first_trust_node(variant: Variant) -> str:
     return TRUST_ENGINES[VARIANT_ENGINE[variant]][0][0]
 
 
-def route_after_analysis(state: AgentState) -> Literal["clarify", "planner"]:
-    """Ask the user only when the analyzer says the query needs it."""
-    return "clarify" if state.get("needs_clarification") else "planner"
+def route_after_confidence_check(state: AgentState) -> Literal["planner", "clarify", "auto_refine"]:
+    """confidence_check's decision: planner, clarify (a pause), or auto_refine."""
+    route = state.get("discovery_route")
+    return (
+        "clarify" if route == "clarify" else "auto_refine" if route == "auto_refine" else "planner"
+    )
 
 
-def route_after_complexity(state: AgentState) -> Literal["clarify", "planner"]:
-    """The fast path skips the clarification check."""
-    return "planner" if state.get("fast_path") else route_after_analysis(state)
+def route_after_complexity(state: AgentState) -> Literal["confidence_check", "planner"]:
+    """The fast path skips the confidence check."""
+    return "planner" if state.get("fast_path") else "confidence_check"
 
 
 def _stop_or(next_node: str, trust: str) -> Any:
@@ -156,8 +166,11 @@ def _add_research(builder: StateGraph[Any, Any, Any, Any], variant: Variant) -> 
     trust = first_trust_node(variant)
     optimized = variant == "optimized"
     nodes: list[tuple[str, Any]] = [
-        ("query_analyzer", query_analyzer),
+        ("analyzer", analyzer),
+        ("discovery", discovery),
+        ("confidence_check", confidence_check),
         ("clarify", clarify),
+        ("auto_refine", auto_refine),
         ("planner", family_planner),
         ("orchestrator", orchestrator),
         ("subagent", subagent),
@@ -174,16 +187,19 @@ def _add_research(builder: StateGraph[Any, Any, Any, Any], variant: Variant) -> 
         ]
     for name, node in nodes:
         builder.add_node(name, node)
-    builder.add_edge(START, "query_analyzer")
+    builder.add_edge(START, "analyzer")
+    builder.add_edge("analyzer", "discovery")
     if optimized:
-        builder.add_edge("query_analyzer", "complexity_router")
+        builder.add_edge("discovery", "complexity_router")
         builder.add_conditional_edges(
-            "complexity_router", route_after_complexity, ["clarify", "planner"]
+            "complexity_router", route_after_complexity, ["confidence_check", "planner"]
         )
     else:
-        builder.add_conditional_edges(
-            "query_analyzer", route_after_analysis, ["clarify", "planner"]
-        )
+        builder.add_edge("discovery", "confidence_check")
+    builder.add_conditional_edges(
+        "confidence_check", route_after_confidence_check, ["planner", "clarify", "auto_refine"]
+    )
+    builder.add_conditional_edges("auto_refine", route_after_refine, ["planner", "clarify"])
     builder.add_edge("clarify", "planner")
     builder.add_conditional_edges("planner", route_after_planner, ["orchestrator", "subagent"])
     builder.add_conditional_edges(

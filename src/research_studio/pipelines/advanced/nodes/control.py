@@ -6,6 +6,7 @@ import re
 from statistics import mean
 from typing import Any, Literal
 
+from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
@@ -15,7 +16,8 @@ from research_studio.pipelines.advanced.nodes.orchestrator import (
     fanout_subagents,
     single_worker_assignment,
 )
-from research_studio.pipelines.advanced.nodes.planner import planner
+from research_studio.pipelines.advanced.nodes.planner import planner, run_year
+from research_studio.pipelines.advanced.planner_templates import template_plan
 from research_studio.pipelines.advanced.state import AgentState, TrajectoryStep
 from research_studio.pipelines.node_kit import emitter, services_of
 from research_studio.pipelines.stopping import early_stop_reason
@@ -80,9 +82,39 @@ def single_worker(state: AgentState) -> bool:
     return bool(state.get("fast_path")) or state.get("mode") == "single"
 
 
+def _template_update(state: AgentState) -> dict[str, Any] | None:
+    """A research tree from the query type's template (no model call), when there is one."""
+    found = state.get("discovery_result")
+    if not found:
+        return None
+    anchor = state.get("primary_anchor") or state["query"]
+    anchors = found["anchor_terms"] if found["query_type"] == "comparison" else [anchor]
+    plan = template_plan(
+        found["query_type"],
+        anchors,
+        state.get("anchor_terms", []),
+        recent=state["query_analysis"]["temporal_scope"] == "recent",
+        year=run_year(state),
+    )
+    if plan is None:
+        return None
+    return {
+        "plan": plan,
+        "research_iteration": 0,
+        "overall_confidence": 0.0,
+        "previous_confidence": 0.0,
+        "refinement_queries": [],
+        "messages": [AIMessage(content=f"Plan: {plan['topic']} — " + "; ".join(plan["outline"]))],
+    }
+
+
 async def family_planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
-    """The planner; on the single-worker path it also gives the one worker the whole plan."""
-    update = await planner(state, runtime)
+    """The query type's template, else the model's plan; the single-worker path gets it all."""
+    update = _template_update(state)
+    if update is None:
+        update = await planner(state, runtime)
+    else:
+        emitter(runtime, "planner")(f"research tree from the {update['plan']['search_strategy']}")
     if single_worker(state):
         assignment = single_worker_assignment(update["plan"], brief(state), runtime.context)
         update.update(subagent_assignments=[assignment], total_workers=1)

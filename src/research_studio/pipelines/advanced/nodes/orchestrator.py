@@ -9,6 +9,7 @@ from langgraph.types import Send
 
 from research_studio.config import Configuration
 from research_studio.pipelines.advanced.nodes.analyzer import brief
+from research_studio.pipelines.advanced.nodes.planner import name_anchor
 from research_studio.pipelines.advanced.state import (
     AgentState,
     PlanQuery,
@@ -23,17 +24,21 @@ from research_studio.urls import normalize_url
 
 def _from_tree(state: AgentState) -> list[tuple[str, str, list[str], list[str]]]:
     plan = state["plan"]
-    nodes = sorted(plan["primary"] + plan["secondary"], key=lambda node: -node["priority"])
+    tree = plan["primary"] + plan["secondary"] + plan.get("tertiary", [])
+    nodes = sorted(tree, key=lambda node: -node["priority"])
     return [
         (node["question"], node["section"], node["queries"], node["target_sources"])
         for node in nodes
     ]
 
 
-def _from_refinements(queries: list[PlanQuery]) -> list[tuple[str, str, list[str], list[str]]]:
+def _from_refinements(
+    queries: list[PlanQuery], anchor: str
+) -> list[tuple[str, str, list[str], list[str]]]:
+    """Refinement queries by section; each names the primary anchor, as planned queries do."""
     by_section: dict[str, list[str]] = {}
     for item in sorted(queries, key=lambda q: -q["priority"]):
-        by_section.setdefault(item["section"], []).append(item["query"])
+        by_section.setdefault(item["section"], []).append(name_anchor(item["query"], anchor))
     return [
         (f"Find more information about: {section}", section, found, [])
         for section, found in by_section.items()
@@ -75,7 +80,12 @@ def orchestrator(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
     """Who researches what this round."""
     iteration = state.get("research_iteration", 0)
     refinements = state.get("refinement_queries") or []
-    groups = _from_refinements(refinements) if iteration > 0 and refinements else _from_tree(state)
+    anchor = state.get("primary_anchor", "")
+    groups = (
+        _from_refinements(refinements, anchor)
+        if iteration > 0 and refinements
+        else _from_tree(state)
+    )
     assignments = make_assignments(
         groups, state.get("searches_done", []), runtime.context, iteration
     )

@@ -33,13 +33,19 @@ MIN_WORDS, MAX_WORDS = 3, 7
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")
 
 
-def apply_query_rules(query: str, anchor: str, *, recent: bool, year: int) -> str:
-    """Hold the planner's query rules in code: anchor present, a year when recent, 3-7 words."""
-    query = " ".join(query.replace("\u201c", '"').replace("\u201d", '"').split())
+def name_anchor(query: str, anchor: str) -> str:
+    """The query, led by the anchor's words when it names none of them."""
     anchor_words = content_words(anchor)[:3]
     present = set(content_words(query))
     if anchor_words and not any(word in present for word in anchor_words):
-        query = f"{' '.join(anchor_words)} {query}"
+        return f"{' '.join(anchor_words)} {query}"
+    return query
+
+
+def apply_query_rules(query: str, anchor: str, *, recent: bool, year: int) -> str:
+    """Hold the planner's query rules in code: anchor present, a year when recent, 3-7 words."""
+    query = " ".join(query.replace("\u201c", '"').replace("\u201d", '"').split())
+    query = name_anchor(query, anchor)
     if recent and not _YEAR.search(query) and "latest" not in query.lower():
         query = f"{query} {year}"
     words = query.split()

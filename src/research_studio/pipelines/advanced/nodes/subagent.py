@@ -12,6 +12,7 @@ from research_studio.errors import ResearchStudioError
 from research_studio.extraction import extract_sentences, query_terms, select_chunks
 from research_studio.gathering import Gathered, GatherRequest, PageText, read_pages
 from research_studio.grounding import quote_in_text
+from research_studio.pipelines.advanced.nodes.planner import name_anchor
 from research_studio.pipelines.advanced.prompts import (
     SUBAGENT_SYSTEM,
     SUBAGENT_USER,
@@ -213,7 +214,8 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
                             detail="no evidence for the question",
                         )
                     )
-        queries = dedupe_queries(refined, tried, config.query_similarity_threshold)[
+        anchored = [name_anchor(query, state.get("anchor", "")) for query in refined]
+        queries = dedupe_queries(anchored, tried, config.query_similarity_threshold)[
             : config.searches_per_worker
         ]
         if confidence >= CONFIDENT or not queries:

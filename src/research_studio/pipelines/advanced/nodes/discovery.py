@@ -1,0 +1,359 @@
+"""Discovery: which entity the query means, how sure we are, and what to do about it.
+
+discovery (search the anchors, the model clusters the results into candidates, code
+auto-selects a clear one) → confidence_check (code routes: planner, clarify, auto_refine) →
+auto_refine (targeted searches, the model re-assesses) or clarify (the person's answer:
+an option number, yes/no, or free text naming the entity and its context).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from research_studio.config import Configuration
+from research_studio.errors import ProviderError, ResearchStudioError
+from research_studio.pipelines.advanced.discovery_prompts import (
+    CONFIRM_SYSTEM,
+    CONFIRM_USER,
+    DISCOVERY_SYSTEM,
+    DISCOVERY_USER,
+    result_listing,
+)
+from research_studio.pipelines.advanced.discovery_schemas import (
+    EntityClustering,
+    EntityConfirmation,
+)
+from research_studio.pipelines.advanced.routing import caller_for
+from research_studio.pipelines.advanced.state import (
+    AgentState,
+    DiscoveryResult,
+    EntityCandidate,
+)
+from research_studio.pipelines.node_kit import (
+    call_records,
+    clip,
+    emitter,
+    error_record,
+    services_of,
+)
+from research_studio.prompt_blocks import NONE
+from research_studio.search import SearchResult
+
+DISCOVERY_RESULTS = 10
+AUTO_SELECT = 0.8  # a single clear candidate at this confidence is selected
+SIMILAR_MARGIN = 0.2  # candidates this close to the best one are "similar"
+PROCEED = 0.85  # confidence_check: go straight to planning
+REFINE_BELOW = 0.7  # confidence_check: one candidate below this is refined automatically
+UNAMBIGUOUS_TYPES = ("concept", "technical", "comparison")  # rarely about a particular entity
+Route = Literal["planner", "clarify", "auto_refine"]
+_YES = {"yes", "y", "yeah", "yep", "correct", "right", "that one", "ok", "sure"}
+_NO = {"no", "n", "nope", "neither", "none", "wrong"}
+
+
+def _candidate(
+    name: str, description: str, identifiers: list[str], confidence: float
+) -> EntityCandidate:
+    return EntityCandidate(
+        name=name.strip(),
+        description=description.strip(),
+        identifiers=clip(identifiers, 6),
+        confidence=round(confidence, 3),
+    )
+
+
+def similar_candidates(candidates: list[EntityCandidate]) -> bool:
+    """Two or more candidates the results support about equally."""
+    if len(candidates) < 2:
+        return False
+    best = max(c["confidence"] for c in candidates)
+    return sum(1 for c in candidates if c["confidence"] >= best - SIMILAR_MARGIN) >= 2
+
+
+def auto_selected(candidates: list[EntityCandidate]) -> EntityCandidate | None:
+    """The best candidate when it is confident and clear of the others."""
+    if not candidates or similar_candidates(candidates):
+        return None
+    best = max(candidates, key=lambda c: c["confidence"])
+    return best if best["confidence"] >= AUTO_SELECT else None
+
+
+def _selection(entity: EntityCandidate) -> dict[str, Any]:
+    """The state of a selected entity: its name anchors every query, its identifiers qualify."""
+    return {
+        "selected_entity": entity,
+        "primary_anchor": entity["name"],
+        "anchor_terms": [
+            term for term in entity["identifiers"] if term.lower() != entity["name"].lower()
+        ],
+    }
+
+
+async def _search(
+    runtime: Runtime[Configuration], queries: list[str]
+) -> tuple[list[SearchResult], list[str], list[Any]]:
+    """Results of the queries (each URL once), the searches run, and failures as records."""
+    services = services_of(runtime)
+    errors: list[Any] = []
+
+    async def one(query: str) -> list[SearchResult]:
+        try:
+            async with services.search_limiter:
+                return await services.search.search(query, DISCOVERY_RESULTS)
+        except ProviderError as exc:
+            errors.append(error_record("discovery", exc, query))
+            return []
+
+    found = await asyncio.gather(*(one(query) for query in queries))
+    seen: set[str] = set()
+    results = []
+    for result in (r for batch in found for r in batch):
+        if result.url not in seen:
+            seen.add(result.url)
+            results.append(result)
+    return results[:DISCOVERY_RESULTS], list(queries), errors
+
+
+async def discovery(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Search the anchors; the model clusters the results into entity candidates."""
+    found = state["discovery_result"]
+    emit = emitter(runtime, "discovery")
+    if found["query_type"] in UNAMBIGUOUS_TYPES:
+        emit(f"{found['query_type']} query: no entity to disambiguate")
+        return {}
+    anchors = found["anchor_terms"] or [state["primary_anchor"]]
+    results, searches, errors = await _search(runtime, [" ".join(anchors)])
+    candidates: list[EntityCandidate] = []
+    needs = found["needs_clarification"]
+    calls = []
+    if results:
+        caller = caller_for(runtime, "discovery")
+        try:
+            clusters = await caller.structured(
+                EntityClustering,
+                [
+                    SystemMessage(content=DISCOVERY_SYSTEM),
+                    HumanMessage(
+                        content=DISCOVERY_USER.format(
+                            query=state["query"],
+                            query_type=found["query_type"],
+                            anchors=", ".join(anchors),
+                            results=result_listing(results),
+                        )
+                    ),
+                ],
+            )
+            candidates = [
+                _candidate(c.name, c.description, c.identifiers, c.confidence)
+                for c in clusters.candidates
+                if c.name.strip()
+            ]
+            needs = needs or clusters.needs_clarification
+        except ResearchStudioError as exc:
+            errors.append(error_record("discovery", exc))
+        calls = call_records(caller)
+    candidates.sort(key=lambda c: -c["confidence"])
+    selected = auto_selected(candidates)
+    confidence = candidates[0]["confidence"] if candidates else found["confidence"]
+    emit(
+        f"{len(candidates)} candidate(s), confidence {confidence:.2f}"
+        + (f"; selected {selected['name']}" if selected else "")
+    )
+    update: dict[str, Any] = {
+        "discovery_result": DiscoveryResult(
+            query_type=found["query_type"],
+            entity_candidates=candidates,
+            confidence=confidence,
+            needs_clarification=needs,
+            anchor_terms=found["anchor_terms"],
+        ),
+        "searches_done": searches,
+        "llm_calls": calls,
+        "errors": errors,
+    }
+    if selected:
+        update.update(_selection(selected))
+    return update
+
+
+def confidence_route(state: AgentState) -> Route:
+    """Planner when sure (or the query names no particular entity), clarify when torn, refine when unsure."""
+    found = state["discovery_result"]
+    candidates = found["entity_candidates"]
+    if found["query_type"] in ("concept", "technical"):
+        return "planner"
+    if state.get("selected_entity") and found["confidence"] >= PROCEED:
+        return "planner"
+    if similar_candidates(candidates) or found["needs_clarification"]:
+        return "clarify"
+    if len(candidates) == 1 and found["confidence"] < REFINE_BELOW and not state.get("refined"):
+        return "auto_refine"
+    return "planner"
+
+
+def _option(candidate: EntityCandidate) -> str:
+    described = f"{candidate['name']} — {candidate['description']}".strip(" —")
+    return (
+        f"{described} ({', '.join(candidate['identifiers'])})"
+        if candidate["identifiers"]
+        else described
+    )
+
+
+def refinement_queries(candidate: EntityCandidate) -> list[str]:
+    """Targeted searches for one candidate: its identifiers, its profiles."""
+    name = f'"{candidate["name"]}"'
+    first = candidate["identifiers"][0] if candidate["identifiers"] else "profile"
+    return [f"{name} {first}", f"{name} profile", f"{name} linkedin github"]
+
+
+def confidence_check(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Decide the route by code; prepare the question or the targeted searches it needs."""
+    route = confidence_route(state)
+    candidates = state["discovery_result"]["entity_candidates"]
+    emitter(runtime, "confidence_check")(
+        f"confidence {state['discovery_result']['confidence']:.2f}: {route}"
+    )
+    update: dict[str, Any] = {"discovery_route": route}
+    if route == "clarify":
+        options = [_option(c) for c in candidates[:5]]
+        update.update(
+            needs_clarification=True,
+            clarification_question=(
+                f"Several matches for {state['primary_anchor']}: which one do you mean?"
+                if len(options) > 1
+                else f"Is this the {state['primary_anchor']} you mean?"
+            ),
+            clarification_options=options,
+        )
+    elif route == "planner" and candidates and not state.get("selected_entity"):
+        update.update(_selection(candidates[0]))  # proceed with the best reading there is
+    return update
+
+
+async def auto_refine(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Targeted searches for the one candidate, then the model re-assesses it."""
+    found = state["discovery_result"]
+    candidate = found["entity_candidates"][0]
+    results, searches, errors = await _search(runtime, refinement_queries(candidate))
+    confidence, identifiers, calls = candidate["confidence"], list(candidate["identifiers"]), []
+    if results:
+        caller = caller_for(runtime, "auto_refine")
+        try:
+            checked = await caller.structured(
+                EntityConfirmation,
+                [
+                    SystemMessage(content=CONFIRM_SYSTEM),
+                    HumanMessage(
+                        content=CONFIRM_USER.format(
+                            query=state["query"],
+                            name=candidate["name"],
+                            description=candidate["description"] or NONE,
+                            identifiers=", ".join(identifiers) or NONE,
+                            results=result_listing(results),
+                        )
+                    ),
+                ],
+            )
+            confidence = (
+                checked.confidence if checked.confirmed else min(confidence, checked.confidence)
+            )
+            identifiers += checked.new_identifiers
+        except ResearchStudioError as exc:
+            errors.append(error_record("auto_refine", exc))
+        calls = call_records(caller)
+    refined = _candidate(candidate["name"], candidate["description"], identifiers, confidence)
+    emitter(runtime, "auto_refine")(f"{refined['name']}: confidence {confidence:.2f}")
+    update: dict[str, Any] = {
+        "discovery_result": DiscoveryResult(
+            **{**found, "entity_candidates": [refined], "confidence": refined["confidence"]}
+        ),
+        "refined": True,
+        "searches_done": searches,
+        "llm_calls": calls,
+        "errors": errors,
+    }
+    if refined["confidence"] >= REFINE_BELOW:
+        update.update(_selection(refined), discovery_route="planner")
+    else:
+        update.update(
+            discovery_route="clarify",
+            needs_clarification=True,
+            clarification_question=f"Is this the {state['primary_anchor']} you mean?",
+            clarification_options=[_option(refined)],
+        )
+    return update
+
+
+def route_after_refine(state: AgentState) -> Literal["planner", "clarify"]:
+    """auto_refine's decision."""
+    return "clarify" if state.get("discovery_route") == "clarify" else "planner"
+
+
+def parse_answer(
+    answer: str, candidates: list[EntityCandidate], options: list[str], subject: str
+) -> EntityCandidate | None:
+    """The entity an answer means: an option number, yes/no, an option's text, or free text."""
+    text = " ".join(answer.split())
+    lowered = text.lower().strip(" .!")
+    if not text:
+        return candidates[0] if candidates else None
+    if lowered.isdigit():
+        index = int(lowered) - 1
+        return candidates[index] if 0 <= index < len(candidates) else None
+    if lowered in _YES:
+        return candidates[0] if candidates else None
+    if lowered in _NO:
+        return candidates[1] if len(candidates) == 2 else None
+    for index, option in enumerate(options):
+        if lowered == option.lower() and index < len(candidates):
+            return candidates[index]
+    for candidate in candidates:  # free text naming a candidate's identifier
+        marks = [candidate["name"], *candidate["identifiers"]]
+        if any(mark.lower() in lowered for mark in marks[1:]):
+            return candidate
+    # A new description: the subject, qualified by the answer's phrases.
+    parts = [p.strip(" .") for p in re.split(r",|;|\bat\b|\bfrom\b|\bin\b", text) if p.strip(" .")]
+    context = [p for p in parts if not subject or subject.lower() not in p.lower()]
+    return _candidate(subject or (parts[0] if parts else text), text, context, 1.0)
+
+
+def clarify(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """The person's answer (after the pause) selects or describes the entity; no model needed."""
+    answer = state.get("user_clarification", "").strip()
+    found = state["discovery_result"]
+    entity = parse_answer(
+        answer,
+        found["entity_candidates"],
+        state.get("clarification_options", []),
+        state["primary_anchor"],
+    )
+    emitter(runtime, "clarify")(
+        f"answer {answer!r}: " + (entity["name"] if entity else "no particular entity")
+    )
+    update: dict[str, Any] = {
+        "needs_clarification": False,
+        "discovery_result": DiscoveryResult(**{**found, "needs_clarification": False}),
+    }
+    if entity is None:
+        update["enriched_context"] = f"{state['query']} (clarified by the user: {answer})"
+        return update
+    context = "; ".join(entity["identifiers"])
+    update.update(
+        _selection(entity),
+        enriched_context=f"{state['query']} — {entity['name']}"
+        + (f": {entity['description']}" if entity["description"] else "")
+        + (f" ({context})" if context else ""),
+    )
+    if answer:
+        update["messages"] = [
+            HumanMessage(content=f"Clarification: {answer}"),
+            AIMessage(
+                content=f"Researching {entity['name']}" + (f" ({context})" if context else "")
+            ),
+        ]
+    return update

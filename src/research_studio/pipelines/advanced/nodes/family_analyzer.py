@@ -1,0 +1,154 @@
+"""analyzer (the family's variants): fast patterns first, then the model's ERA-CoT analysis.
+
+Patterns: "X at Y" → person at organization, "What is X" → concept, "X vs Y" → comparison,
+"How does X work" → technical. Ambiguous queries get three passes and a majority vote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from research_studio.config import Configuration
+from research_studio.errors import ModelError, ProviderError
+from research_studio.pipelines.advanced.discovery_prompts import ERA_COT_SYSTEM
+from research_studio.pipelines.advanced.discovery_schemas import EraCotAnalysis
+from research_studio.pipelines.advanced.nodes.analyzer import _analysis
+from research_studio.pipelines.advanced.prompts import ANALYZER_USER
+from research_studio.pipelines.advanced.routing import caller_for
+from research_studio.pipelines.advanced.schemas import QUERY_CLASSES
+from research_studio.pipelines.advanced.state import DiscoveryResult
+from research_studio.pipelines.node_kit import (
+    call_records,
+    clip,
+    emitter,
+    error_record,
+    query_of,
+    run_start,
+)
+
+SELF_CONSISTENCY_PASSES = 3
+_NAME = r"[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)+"
+_ORG = r"[A-Z][\w&.'’-]*(?:\s+(?:of\s+|the\s+|for\s+)?[A-Z][\w&.'’-]*)*"
+# Names are matched by their capitals: only the surrounding words ignore case.
+_LEAD = r"^(?i:research|find out about|tell me about|look up|profile of|who is)?\s*"
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("person", re.compile(_LEAD + rf"(?P<a>{_NAME})\s+(?i:at|from)\s+(?i:the\s+)?(?P<b>{_ORG})")),
+    ("technical", re.compile(r"^how\s+does\s+(?:an?\s+|the\s+)?(?P<a>.+?)\s+work\b", re.I)),
+    ("concept", re.compile(r"^what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<a>[^?]+?)\s*\??$", re.I)),
+    (
+        "comparison",
+        re.compile(r"^(?:compare\s+)?(?P<a>.+?)\s+(?:vs\.?|versus)\s+(?P<b>[^?]+)", re.I),
+    ),
+)
+TYPE_CLASS = {
+    "person": "person_profile",
+    "organization": "organization_profile",
+    "concept": "concept_explanation",
+    "technical": "technical_deep_dive",
+    "comparison": "comparison",
+}
+
+
+@dataclass(frozen=True)
+class PatternReading:
+    """What a fast pattern made of the query (query_type "" when none matched)."""
+
+    query_type: str = ""
+    anchors: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        if not self.query_type:
+            return "no pattern matched"
+        return f"{self.query_type}; anchors: {', '.join(self.anchors)}"
+
+
+def fast_pattern(query: str) -> PatternReading:
+    """The first pattern the query matches, with its anchors (names keep their capitals)."""
+    text = " ".join(query.split()).rstrip(".")
+    for query_type, pattern in PATTERNS:
+        match = pattern.search(text)
+        if match:
+            anchors = [group.strip(" ?\"'") for group in match.groups() if group and group.strip()]
+            if query_type == "person" and not re.match(_NAME, anchors[0]):
+                continue  # "research at MIT": no person named
+            return PatternReading(query_type, anchors)
+    return PatternReading()
+
+
+def _majority(passes: list[EraCotAnalysis]) -> EraCotAnalysis:
+    """The pass agreeing with the most common (query type, subject) reading."""
+    votes = Counter((p.query_type, p.primary_subject.strip().lower()) for p in passes)
+    winner = votes.most_common(1)[0][0]
+    return next(p for p in passes if (p.query_type, p.primary_subject.strip().lower()) == winner)
+
+
+def _ambiguous(reading: PatternReading, analysis: EraCotAnalysis) -> bool:
+    return not reading.query_type and analysis.ambiguity_level in ("medium", "high")
+
+
+async def analyzer(state: Any, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """Fast patterns, then ERA-CoT analysis (three passes and a vote when ambiguous)."""
+    emit = emitter(runtime, "analyzer")
+    query = query_of(state)
+    start = run_start(state, query)
+    today = start.get("today") or state["today"]
+    reading = fast_pattern(query)
+    emit(f"pattern: {reading.describe()}")
+    caller = caller_for(runtime, "analyzer")
+    messages = [
+        SystemMessage(
+            content=ERA_COT_SYSTEM.format(
+                classes=", ".join(QUERY_CLASSES), today=today, pattern=reading.describe()
+            )
+        ),
+        HumanMessage(content=ANALYZER_USER.format(query=query)),
+    ]
+    errors = []
+    try:
+        passes = [await caller.structured(EraCotAnalysis, messages)]
+        if _ambiguous(reading, passes[0]):
+            emit("ambiguous: self-consistency over three passes")
+            for _ in range(SELF_CONSISTENCY_PASSES - 1):
+                passes.append(await caller.structured(EraCotAnalysis, messages))
+        output = _majority(passes)
+    except ProviderError as exc:
+        if isinstance(exc, ModelError) and exc.permanent:
+            raise
+        errors.append(error_record("analyzer", exc))
+        output = EraCotAnalysis(
+            intent=query,
+            query_class="comprehensive_overview",
+            primary_subject=reading.anchors[0] if reading.anchors else "",
+            subject_type="topic",
+            analysis_confidence=0.0,
+        )
+    query_type = reading.query_type or output.query_type
+    anchors = clip(reading.anchors or output.anchor_terms or [output.primary_subject], 5)
+    analysis = _analysis(output)
+    if reading.query_type:  # the pattern is certain of the type; the class follows it
+        analysis["query_class"] = TYPE_CLASS.get(query_type, analysis["query_class"])
+        analysis["primary_subject"] = anchors[0]
+    subject = analysis["primary_subject"] or (anchors[0] if anchors else query)
+    return {
+        "query": query,
+        "query_analysis": analysis,
+        "discovery_result": DiscoveryResult(
+            query_type=query_type,
+            entity_candidates=[],
+            confidence=output.analysis_confidence,
+            needs_clarification=analysis["needs_clarification"],
+            anchor_terms=anchors,
+        ),
+        "primary_anchor": subject,
+        "anchor_terms": [term for term in anchors if term.lower() != subject.lower()],
+        "needs_clarification": False,  # confidence_check decides, after discovery
+        "llm_calls": call_records(caller),
+        "errors": errors,
+        **start,
+    }
