@@ -18,6 +18,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.sqlite.aio import AsyncSqliteStore
+from langgraph.types import Command
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
@@ -280,17 +281,31 @@ async def _drive(
         graph = compile_pipeline(
             folder.record.pipeline, saver, folder.record.interactive_clarify, store=store
         )
-        payload: dict[str, Any] | None = initial
+        payload: dict[str, Any] | Command[Any] | None = initial
         # A resumed run paused at plan review takes its answer (or asks) before going on.
-        reviewing = initial is None and REVIEW_NODE in (await graph.aget_state(thread)).next
+        paused = await graph.aget_state(thread)
+        reviewing = initial is None and REVIEW_NODE in paused.next
         plan_reply = answer if reviewing else None
-        if answer is not None and initial is None and not reviewing:
+        if initial is None and paused.interrupts and answer is not None:
+            payload = Command(resume=answer)  # the answer to a node's own question
+            _record(folder, on_event, "review", "progress", f"review: {answer or 'approved'}")
+        elif answer is not None and initial is None and not reviewing:
             await graph.aupdate_state(thread, {"user_clarification": answer})
         while True:
             if not reviewing:
                 await _stream(graph, payload, thread, config, folder, on_event)
             payload, reviewing = None, False
             snapshot = await graph.aget_state(thread)
+            if snapshot.interrupts:
+                # A node asked for a human (e.g. the supervisor's brief or report review).
+                question = interrupt_text(snapshot.interrupts[0].value)
+                reply = await _review(review, question)
+                if reply is None:
+                    folder.save(status="awaiting_review")
+                    return Outcome("awaiting_review", dict(snapshot.values), question)
+                _record(folder, on_event, "review", "progress", f"review: {reply or 'approved'}")
+                payload = Command(resume=reply or "approve")
+                continue
             if REVIEW_NODE in snapshot.next:
                 values = dict(snapshot.values)
                 plan = (
@@ -327,6 +342,14 @@ async def _drive(
         sources = state.get("sources", [])
         await services.archive.export(sources, [s["sid"] for s in sources], folder.path)
     return state
+
+
+def interrupt_text(value: Any) -> str:
+    """What a node's interrupt asks, with what it shows (a brief, a report), as plain text."""
+    if not isinstance(value, dict):
+        return str(value)
+    shown = value.get("brief") or value.get("report") or ""
+    return f"{value.get('question', 'Approve?')}\n\n{shown}".strip()
 
 
 async def _review(review: ReviewFn | None, plan: str) -> str | None:

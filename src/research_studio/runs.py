@@ -21,6 +21,7 @@ RunStatus = Literal[
     "running",
     "awaiting_clarification",
     "awaiting_plan_review",
+    "awaiting_review",
     "cancelled",
     "interrupted",
     "failed",

@@ -143,6 +143,16 @@ def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool) -> None:
         )
         err.print(f'Resume with: research-studio resume {folder.record.run_id} --answer "..."')
         raise typer.Exit(code=3)
+    if outcome.status == "awaiting_review":
+        err.print(f"[yellow]Run {folder.record.run_id} waits for your review:[/]")
+        err.print(outcome.question, highlight=False, markup=False)
+        err.print(
+            f"Approve: research-studio resume {folder.record.run_id} --answer approve\n"
+            f'Change:  research-studio resume {folder.record.run_id} --answer "your edit or feedback"',
+            highlight=False,
+            markup=False,
+        )
+        raise typer.Exit(code=3)
     if outcome.status == "awaiting_plan_review":
         print_pending_review(folder.record.run_id, outcome.question)
         raise typer.Exit(code=3)

@@ -80,3 +80,22 @@ def test_an_openai_compatible_server_and_searxng_give_an_audited_report(
     assert document["metadata"]["llm_calls_by_node"]["researcher"] == 4
     report = audited(tmp_path / "oa")
     assert report["ok"] and len(report["statements"]) >= 3, report
+
+
+def test_brief_review_pauses_the_cli_run_and_the_edited_brief_is_researched(
+    web: FakeWeb, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RESEARCH_STUDIO_REVIEW_MODE", "brief")
+    script = SupervisorScript()
+    result = run(web, use_scripted_model(script.model()), "review")
+    assert result.exit_code == 3, result.output
+    assert "waits for your review" in result.output and "research brief" in result.output
+    record = json.loads((tmp_path / "review" / "run.json").read_text())
+    assert record["status"] == "awaiting_review"
+    edited = "Research how marine heatwaves bleach corals on the Great Barrier Reef."
+    resumed = runner.invoke(app, ["resume", str(tmp_path / "review"), "--answer", edited])
+    assert resumed.exit_code == 0, resumed.output
+    document = json.loads((tmp_path / "review" / "result.json").read_text())
+    assert document["report"] and document["statements"]
+    events = (tmp_path / "review" / "events.jsonl").read_text()
+    assert f"review: {edited}" in events
