@@ -22,7 +22,7 @@ def test_the_first_node_records_the_date_only_when_absent() -> None:
     ("pipeline", "mode", "dated"),
     [
         ("standard", "single", ["ResearchPlan"]),
-        ("standard", "multi", ["ResearchPlan", "WorkPlan"]),
+        ("standard", "multi", ["ResearchPlan"]),  # the first round's split is the plan's, no call
         ("advanced", "single", ["QueryAnalysisOutput", "PlanOutput"]),
     ],
 )
