@@ -38,7 +38,12 @@ from research_studio.config import (
 )
 from research_studio.errors import ConfigError, ResearchStudioError
 from research_studio.extraction import choose_extraction
-from research_studio.pipelines.registry import PipelineName, graph_builder, initial_state
+from research_studio.pipelines.registry import (
+    SINGLE_WORKER_PIPELINES,
+    PipelineName,
+    graph_builder,
+    initial_state,
+)
 from research_studio.resolution import ModelChoice, resolve
 from research_studio.runner import AskFn, Outcome, RunStopped, execute
 from research_studio.runs import (
@@ -375,6 +380,11 @@ def run(
         if window:
             err.print(f"[dim]time range: {window.describe()}; undated sources kept, marked[/]")
         graph_builder(pipeline)  # an unavailable pipeline fails before any work
+        if (single_agent or compare) and pipeline not in SINGLE_WORKER_PIPELINES:
+            flag = "--single-agent" if single_agent else "--compare"
+            raise ConfigError(
+                f"{flag} does not apply to the {pipeline} pipeline: it has no single-worker path"
+            )
         config, model_choice, search_choice = resolve(loaded_settings)
         _announce(config, model_choice, search_choice)
         overrides.update(model=config.model, fast_model=config.fast_model, search=config.search)

@@ -15,6 +15,8 @@ from research_studio.pipelines.contract import research_input
 
 PipelineName = Literal["standard", "advanced", "advanced-full", "advanced-optimized", "supervisor"]
 GraphBuilder = Callable[..., CompiledStateGraph[Any, Any, Any, Any]]
+# Pipelines with a single-worker path: what --single-agent (and --compare's single side) runs.
+SINGLE_WORKER_PIPELINES = ("standard", "advanced", "advanced-full", "advanced-optimized")
 
 
 def graph_builder(name: str) -> GraphBuilder:

@@ -225,6 +225,13 @@ WRITER_SYSTEM = """You write a research report ONLY from the verified claims giv
 {language_rule}
 {system_prompt}"""
 
+# --format: the writer is told the shape; code renders it (statements.render_body).
+STYLE_RULES = {
+    "detailed": "Structure: detailed — one or more full paragraphs per outline section.",
+    "concise": "Structure: concise — one short paragraph per section with only its most important claims.",
+    "bullet_points": "Structure: bullet points — short statements, one per paragraph; each becomes a bullet.",
+}
+
 TITLE_LABEL = "TITLE:"
 WRITER_OUTLINE_LABEL = "OUTLINE:"
 CLAIMS_OPEN = "<<<CLAIMS"

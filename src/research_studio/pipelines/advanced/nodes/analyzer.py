@@ -15,6 +15,7 @@ from research_studio.pipelines.advanced.prompts import (
     CLARIFY_SYSTEM,
     CLARIFY_USER,
 )
+from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.schemas import (
     QUERY_CLASSES,
     ClarificationOutput,
@@ -68,7 +69,7 @@ async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> 
     query = query_of(state)
     start = run_start(state, query)
     today = start.get("today") or state["today"]
-    caller = services_of(runtime).caller("query_analyzer", "smart")
+    caller = services_of(runtime).caller("query_analyzer", tier_of("query_analyzer"))
     errors = []
     try:
         output = await caller.structured(
@@ -113,7 +114,7 @@ async def clarify(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
     analysis: dict[str, Any] = dict(state["query_analysis"])
     if not answer:
         return {"needs_clarification": False, "enriched_context": state["query"]}
-    caller = services_of(runtime).caller("clarify", "smart")
+    caller = services_of(runtime).caller("clarify", tier_of("clarify"))
     try:
         output = await caller.structured(
             ClarificationOutput,

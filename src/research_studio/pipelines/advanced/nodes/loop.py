@@ -15,6 +15,7 @@ from research_studio.pipelines.advanced.prompts import (
     dead_end_lines,
     evidence_by_section,
 )
+from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.schemas import GapAnalysis
 from research_studio.pipelines.advanced.state import (
     AgentState,
@@ -73,7 +74,7 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
     iteration = state.get("research_iteration", 0)
     if reached := services.budget.reached():
         return {"stop_reason": budget_stop(reached), "refinement_queries": []}
-    caller = services.caller("gap_detector", "smart")
+    caller = services.caller("gap_detector", tier_of("gap_detector"))
     plan = state["plan"]
     anchor = state.get("primary_anchor", "")
     dead_ends = state.get("dead_ends", [])

@@ -86,6 +86,10 @@ def orchestrator(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         if iteration > 0 and refinements
         else _from_tree(state)
     )
+    if state.get("mode") == "single" and groups:
+        # Single-agent mode: one worker takes every question's searches, best first.
+        queries = [query for _question, _section, found, _targets in groups for query in found]
+        groups = [(brief(state), groups[0][1], queries, [])]
     assignments = make_assignments(
         groups, state.get("searches_done", []), runtime.context, iteration
     )

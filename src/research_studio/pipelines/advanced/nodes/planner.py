@@ -12,6 +12,7 @@ from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.prompts import CLASS_GUIDANCE, PLANNER_SYSTEM, PLANNER_USER
+from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.schemas import PlanOutput, TreeQuestionOutput
 from research_studio.pipelines.advanced.state import (
     AgentState,
@@ -153,7 +154,7 @@ async def planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
     emitter(runtime, "planner")("planning the research tree")
     analysis = state["query_analysis"]
     anchor = state.get("primary_anchor") or state["query"]
-    caller = services_of(runtime).caller("planner", "smart")
+    caller = services_of(runtime).caller("planner", tier_of("planner"))
     errors = []
     try:
         output = await caller.structured(

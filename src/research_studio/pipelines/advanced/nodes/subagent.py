@@ -19,6 +19,7 @@ from research_studio.pipelines.advanced.prompts import (
     brief_line,
     page_block,
 )
+from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.schemas import SubagentExtraction
 from research_studio.pipelines.advanced.state import SubagentFindings, SubagentState
 from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
@@ -128,7 +129,7 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
     services: Services = services_of(runtime)
     assignment = state["assignment"]
     emit = emitter(runtime, "subagent")
-    caller = services.caller("subagent", "fast")
+    caller = services.caller("subagent", tier_of("subagent"))
     known = set(state.get("known_urls", []))
     queries = list(assignment["queries"])
     tried: list[str] = list(state.get("searches_done", []))

@@ -19,6 +19,7 @@ from research_studio.pipelines.advanced.prompts import (
     evidence_listing,
     source_listing,
 )
+from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.schemas import (
     ClaimCheck,
     ClaimDraft,
@@ -135,7 +136,7 @@ async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> di
     """Credibility, claims, span verification, cross-validation and confidence in two model calls."""
     config = runtime.context
     services = services_of(runtime)
-    caller = services.caller("trust_engine", "smart")
+    caller = services.caller("trust_engine", tier_of("trust_engine"))
     sources, evidence = state.get("sources", []), state.get("evidence", [])
     errors = []
     assessments: list[SourceAssessment] = []

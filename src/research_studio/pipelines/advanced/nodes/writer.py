@@ -13,12 +13,14 @@ from research_studio.languages import report_language, writing_rule
 from research_studio.limitations import Losses, limitations_section
 from research_studio.passages import PASSAGE_NOTES, fallback_report
 from research_studio.pipelines.advanced.prompts import (
+    STYLE_RULES,
     WRITER_SYSTEM,
     WRITER_USER,
     claim_packets,
     gap_lines,
 )
 from research_studio.pipelines.advanced.render import add_claim_lists, appendix, claim_support
+from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.node_kit import (
     call_records,
@@ -44,14 +46,14 @@ async def _draft(
     services: Services, state: AgentState, config: Configuration, verified: list[ClaimRecord]
 ) -> tuple[ReportDraft | None, list[ModelCallRecord], list[ErrorRecord]]:
     """The smart model's draft (None when it fails), its call records and errors."""
-    caller = services.caller("writer", "smart")
+    caller = services.caller("writer", tier_of("writer"))
     plan = state["plan"]
     gaps = state.get("knowledge_gaps", [])
     messages = [
         SystemMessage(
             content=WRITER_SYSTEM.format(
                 valid_ids=", ".join(claim["cid"] for claim in verified),
-                style_rule=f"Structure: {config.report_structure.replace('_', ' ')}.",
+                style_rule=STYLE_RULES[config.report_structure],
                 language_rule=writing_rule(
                     report_language(config.language, state.get("query", ""))
                 ),
@@ -119,7 +121,14 @@ async def _grounded(
                 draft, support, title=plan["topic"], headings=outline, allowed_urls=allowed
             )
     if report is not None:
-        add_claim_lists(report, verified, outline, support, allowed)
+        # Concise reports say each claim once: the lists hold what the prose left out.
+        stated = (
+            {cid for record in report.printed("concise") for cid in record["ids"]}
+            if config.report_structure == "concise"
+            else set()
+        )
+        listed = [claim for claim in verified if claim["cid"] not in stated]
+        add_claim_lists(report, listed, outline, support, allowed)
     if report is None or not report.has_citations():
         report = await fallback_report(
             services.archive,
