@@ -36,7 +36,15 @@ def test_quick_bench_writes_results_and_the_performance_page(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "results.json").read_text())
     variants = results["pipelines"]["variants"]
-    assert set(variants) == {"standard-single", "standard-multi", "advanced"}
+    assert set(variants) == {
+        "standard-single",
+        "standard-multi",
+        "advanced",
+        "advanced-full",
+        "advanced-optimized",
+    }
+    # The full trust engine costs more calls than the batched one, both well under the seed's.
+    assert variants["advanced-optimized"]["llm_calls"] < variants["advanced-full"]["llm_calls"] < 21
     for row in variants.values():
         assert (
             row["llm_calls"] > 0

@@ -27,6 +27,8 @@ VARIANTS = {
     "standard-single": ("standard", "single"),
     "standard-multi": ("standard", "multi"),
     "advanced": ("advanced", "multi"),
+    "advanced-full": ("advanced-full", "multi"),  # the full 7-node trust engine
+    "advanced-optimized": ("advanced-optimized", "multi"),  # batched trust engine, early stops
 }
 PAGE_PREFIXES = ("/pages/", "/docs/", "/text/")
 # Model calls that run inside workers/subagents (in parallel in multi-agent runs).
