@@ -136,3 +136,15 @@ def test_resume_without_an_answer_asks_again(web: FakeWeb, tmp_path: Path) -> No
     approved = runner.invoke(app, ["resume", str(tmp_path / "run"), "--answer", "approve"])
     assert approved.exit_code == 0, approved.output
     assert model.calls_for("ReportDraft")
+
+
+def test_plan_review_is_refused_where_it_cannot_apply() -> None:
+    from typer.testing import CliRunner
+
+    from research_studio.cli import app
+
+    result = CliRunner().invoke(
+        app, ["run", "coral reef recovery", "--pipeline", "supervisor", "--review-plan"]
+    )
+    assert result.exit_code == 2
+    assert "plan review works with the standard and advanced pipelines" in result.output

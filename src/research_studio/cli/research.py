@@ -58,6 +58,7 @@ from research_studio.search import SearchChoice
 from research_studio.timerange import time_range
 from research_studio.urls import is_masked_url, redact_url
 
+PLAN_REVIEW_PIPELINES = ("standard", "advanced")
 METRICS = (
     "iterations",
     "coverage",
@@ -373,6 +374,11 @@ def run(
             "language": language,
         }
         loaded_settings = settings(config_file, **overrides).config
+        if loaded_settings.review_plan and pipeline not in PLAN_REVIEW_PIPELINES:
+            raise ResearchStudioError(
+                f"plan review works with the {' and '.join(PLAN_REVIEW_PIPELINES)} pipelines, "
+                f"not {pipeline}"
+            )
         # Checked before any work, so a bad question leaves no run folder behind.
         question = check_query(query, max_chars=loaded_settings.max_query_chars)
         check_docs(docs or [])

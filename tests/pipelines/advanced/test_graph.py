@@ -111,7 +111,8 @@ async def test_the_loop_runs_a_second_iteration_and_stops_on_the_gain_rule(
 
 
 async def test_four_subagents_run_concurrently(make_config: Callable[..., Configuration]) -> None:
-    model = ResearchScript(coverage=[0.9], ready=[True]).model(latency_s=0.25)
+    # Long enough that subagents reading their pages at slightly different moments still overlap.
+    model = ResearchScript(coverage=[0.9], ready=[True]).model(latency_s=1.0)
     state, _ = await run_advanced(
         make_config,
         "solid-state battery electrolytes",
