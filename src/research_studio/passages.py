@@ -8,6 +8,8 @@ from research_studio.archive import PageArchive
 from research_studio.config import Configuration
 from research_studio.extraction import extract_sentences
 from research_studio.grounding import instructs_reader, urls_in
+from research_studio.languages import report_language
+from research_studio.passage_notes import localized_notes
 from research_studio.records import EvidenceRecord, SourceRecord, StatementRecord
 from research_studio.statements import GroundedReport, GroundedSection, Tally, passage
 
@@ -22,6 +24,12 @@ PASSAGE_NOTES = {
     "unverified": "This run could not verify any statement against its sources: no quote the model extracted was found on its page. The passages below are quoted verbatim from the pages it read, most relevant first; read them as leads, not findings.",
     "nothing_read": "This run could not read any page for this question, so it has nothing to report.",
 }
+
+
+def passage_note(reason: str, config: Configuration, question: str) -> str:
+    """Why a report shows passages, in the report's language (English where untranslated)."""
+    language = report_language(config.language, question)
+    return localized_notes(PASSAGE_NOTES, language)[reason]
 
 
 def is_safe_passage(text: str, allowed_urls: Sequence[str] = ()) -> bool:
@@ -129,7 +137,7 @@ async def fallback_report(
             archive, config, sources, request=request, questions=questions
         )
         reason = "unverified" if passages else "nothing_read"
-    note = PASSAGE_NOTES[reason].format(
+    note = passage_note(reason, config, request).format(
         passages=len(passages),
         used=len({record["sids"][0] for record in passages}),
         sources=len(sources),

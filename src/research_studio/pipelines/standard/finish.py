@@ -13,7 +13,7 @@ from research_studio.errors import ResearchStudioError
 from research_studio.grounding import normalize_for_match
 from research_studio.languages import report_language, writing_rule
 from research_studio.limitations import Losses, limitations_section
-from research_studio.passages import PASSAGE_NOTES, fallback_report, usable_evidence
+from research_studio.passages import fallback_report, passage_note, usable_evidence
 from research_studio.pipelines.node_kit import (
     call_records,
     emitter,
@@ -164,11 +164,13 @@ def evidence_support(evidence: list[EvidenceRecord]) -> dict[str, Support]:
     }
 
 
-def _brief(state: ResearchState, evidence: list[EvidenceRecord]) -> GroundedReport:
+def _brief(
+    state: ResearchState, evidence: list[EvidenceRecord], config: Configuration
+) -> GroundedReport:
     """The verbatim brief of an extractive run: passages under the questions they answer."""
     sources = state.get("sources", [])
     used = len({item["sid"] for item in evidence if item["quote_verified"]})
-    note = PASSAGE_NOTES["extractive"].format(
+    note = passage_note("extractive", config, state["query"]).format(
         passages=sum(1 for item in evidence if item["quote_verified"]),
         used=used,
         sources=len(sources),
@@ -210,7 +212,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
             errors.append(error_record("write_report", exc))
             reason = "budget" if getattr(exc, "kind", "") == "budget" else "writer_failed"
     if reason == "extractive" and evidence:
-        grounded = _brief(state, evidence)
+        grounded = _brief(state, evidence, config)
     if grounded is None or not grounded.has_citations():
         grounded = await fallback_report(
             services.archive,

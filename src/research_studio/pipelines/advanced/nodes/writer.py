@@ -11,7 +11,7 @@ from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.languages import report_language, writing_rule
 from research_studio.limitations import Losses, limitations_section
-from research_studio.passages import PASSAGE_NOTES, fallback_report
+from research_studio.passages import fallback_report, passage_note
 from research_studio.pipelines.advanced.prompts import (
     STYLE_RULES,
     WRITER_SYSTEM,
@@ -75,27 +75,11 @@ async def _draft(
         return None, call_records(caller), [error_record("writer", exc)]
 
 
-def _verbatim_report(
-    title: str, verified: list[ClaimRecord], sources_count: int, titles: dict[str, str]
-) -> tuple[GroundedReport, list[ClaimRecord], list[str]]:
-    """Verbatim claims, under the title of the document they come from (no model prose)."""
-    by_source = [
-        ClaimRecord(**{**claim, "section": titles.get(claim["supporting_sids"][0], "Findings")})
-        for claim in verified
-    ]
-    outline = list(dict.fromkeys(claim["section"] for claim in by_source))
+def _verbatim_report(title: str, verified: list[ClaimRecord], note: str) -> GroundedReport:
+    """Verbatim claims under the outline sections they serve (no model prose), and why."""
     report = GroundedReport(title=title)
-    report.sections.append(
-        GroundedSection(
-            heading="About this report",
-            intro=PASSAGE_NOTES["extractive"].format(
-                passages=len(by_source),
-                used=len({claim["supporting_sids"][0] for claim in by_source}),
-                sources=sources_count,
-            ),
-        )
-    )
-    return report, by_source, outline
+    report.sections.append(GroundedSection(heading="About this report", intro=note))
+    return report
 
 
 async def _grounded(
@@ -112,8 +96,12 @@ async def _grounded(
     errors: list[ErrorRecord] = []
     outline = plan["outline"]
     if verified and verbatim:
-        titles = {source["sid"]: source["title"] for source in sources}
-        report, verified, outline = _verbatim_report(plan["topic"], verified, len(sources), titles)
+        note = passage_note("extractive", config, state.get("query", "")).format(
+            passages=len(verified),
+            used=len({claim["supporting_sids"][0] for claim in verified}),
+            sources=len(sources),
+        )
+        report = _verbatim_report(plan["topic"], verified, note)
     elif verified:
         draft, calls, errors = await _draft(services, state, config, verified)
         if draft is not None:
