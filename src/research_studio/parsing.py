@@ -17,7 +17,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
@@ -292,6 +292,11 @@ class ParserPool:
             raise ParseError("the parser pool is closed", kind="refused")
         return worker
 
+    def warm_up(self) -> None:
+        """Start one worker in the background now, so the first page does not wait for it."""
+        with contextlib.suppress(RuntimeError):  # the pool closed meanwhile
+            self._threads.submit(self._spawn).add_done_callback(self._adopt)
+
     def _discard(self, worker: _Worker) -> None:
         worker.kill()
         with self._lock:
@@ -302,7 +307,7 @@ class ParserPool:
             with contextlib.suppress(RuntimeError):
                 self._threads.submit(worker.reap)
 
-    def _adopt(self, future: asyncio.Future[_Worker]) -> None:
+    def _adopt(self, future: asyncio.Future[_Worker] | Future[_Worker]) -> None:
         """Keep a worker whose caller was cancelled while it started (or end it if not needed)."""
         if future.cancelled() or future.exception() is not None:
             return

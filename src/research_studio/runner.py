@@ -278,6 +278,8 @@ async def _drive(
         open_services(config, archive_path=folder.path / PAGES_FILE) as services,
     ):
         await store.setup()
+        if services.search_choice.name != "local":
+            services.parser.warm_up()  # its start overlaps the first model calls, not a fetch
         graph = compile_pipeline(
             folder.record.pipeline, saver, folder.record.interactive_clarify, store=store
         )

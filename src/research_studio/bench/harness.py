@@ -104,7 +104,8 @@ async def run_once(
         )
         web.clear_requests()
         started = time.monotonic()
-        async with open_services(config):
+        async with open_services(config) as services:
+            services.parser.warm_up()  # as the runner does for web research
             graph = compile_pipeline(pipeline, None, interrupt_on_clarify=False)
             state = await graph.ainvoke(initial_state(pipeline, query, mode), context=config)
         wall = time.monotonic() - started
