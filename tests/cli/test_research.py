@@ -108,6 +108,27 @@ def test_compare_prints_both_modes(web: FakeWeb) -> None:
     assert {record["status"] for record in listing} == {"completed"}
 
 
+def test_compare_with_runs_two_pipelines_on_the_same_question(web: FakeWeb) -> None:
+    result = scripted_run(
+        web,
+        ResearchScript(coverage=[0.9], ready=[True]).model(),
+        "solid-state battery cost",
+        "--compare-with",
+        "advanced-optimized",
+        "--json",
+    )
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.stdout)
+    assert set(metrics) == {"standard (multi)", "advanced-optimized (multi)"}
+    assert all(row["llm_calls"] and row["cited_sources"] for row in metrics.values())
+    listing = json.loads(runner.invoke(app, ["runs", "--json"]).stdout)
+    assert sorted(record["pipeline"] for record in listing) == ["advanced-optimized", "standard"]
+    both = scripted_run(
+        web, ResearchScript().model(), "q", "--compare", "--compare-with", "advanced"
+    )
+    assert both.exit_code == 2 and "not both" in both.output
+
+
 def test_without_a_terminal_an_ambiguous_run_never_waits(web: FakeWeb, tmp_path: Path) -> None:
     model = ResearchScript(ambiguous=True).model()
     result = scripted_run(web, model, "python", "--out", "amb", "--iterations", "1")

@@ -277,6 +277,13 @@ def run(
         bool,
         typer.Option("--compare", help="Run single- and multi-agent and compare their metrics."),
     ] = False,
+    compare_with: Annotated[
+        PipelineName | None,
+        typer.Option(
+            "--compare-with",
+            help="Also run this pipeline or variant on the question and compare their metrics.",
+        ),
+    ] = None,
     model: Annotated[
         str | None, typer.Option("--model", help="Smart model, provider:name.")
     ] = None,
@@ -386,11 +393,15 @@ def run(
         if window:
             err.print(f"[dim]time range: {window.describe()}; undated sources kept, marked[/]")
         graph_builder(pipeline)  # an unavailable pipeline fails before any work
-        if (single_agent or compare) and pipeline not in SINGLE_WORKER_PIPELINES:
-            flag = "--single-agent" if single_agent else "--compare"
-            raise ConfigError(
-                f"{flag} does not apply to the {pipeline} pipeline: it has no single-worker path"
-            )
+        if compare and compare_with:
+            raise ConfigError("use --compare (single vs multi) or --compare-with, not both")
+        pipelines = [pipeline, compare_with] if compare_with else [pipeline]
+        for name in pipelines:
+            if (single_agent or compare) and name not in SINGLE_WORKER_PIPELINES:
+                flag = "--single-agent" if single_agent else "--compare"
+                raise ConfigError(
+                    f"{flag} does not apply to the {name} pipeline: it has no single-worker path"
+                )
         config, model_choice, search_choice = resolve(loaded_settings)
         _announce(config, model_choice, search_choice)
         overrides.update(model=config.model, fast_model=config.fast_model, search=config.search)
@@ -398,23 +409,29 @@ def run(
             update_index(config, list(config.docs))
         loaded = LoadedConfiguration(config=config)
         interactive = sys.stdin.isatty() and not no_clarify
-        modes = ["single", "multi"] if compare else ["single" if single_agent else "multi"]
+        mode = "single" if single_agent else "multi"
+        plans = (
+            [(pipeline, "single"), (pipeline, "multi")]
+            if compare
+            else [(name, mode) for name in pipelines]
+        )
+        comparing = len(plans) > 1
         folders = [
             _new_folder(
                 loaded.config,
                 out_dir,
                 question,
-                pipeline,
-                mode,
+                name,
+                run_mode,
                 overrides,
                 not no_clarify,
-                suffix=f"-{mode}" if compare else "",
+                suffix=(f"-{run_mode}" if compare else f"-{name}") if comparing else "",
             )
-            for mode in modes
+            for name, run_mode in plans
         ]
     outcomes = []
     for folder in folders:
-        initial = initial_state(pipeline, question, folder.record.mode)
+        initial = initial_state(folder.record.pipeline, question, folder.record.mode)
         outcome = run_async(
             _execute(
                 folder,
@@ -426,15 +443,24 @@ def run(
             )
         )
         with user_errors():
-            if not compare:
+            if not comparing:
                 _report_outcome(folder, outcome, as_json)
         outcomes.append((folder, outcome))
-    if compare:
+    if comparing:
         _print_comparison(outcomes, as_json)
 
 
+def _label(folder: RunFolder, outcomes: list[tuple[RunFolder, Outcome]]) -> str:
+    """A run's column: its mode when one pipeline ran twice, else its pipeline (and mode)."""
+    if len({other.record.pipeline for other, _ in outcomes}) == 1:
+        return folder.record.mode
+    return f"{folder.record.pipeline} ({folder.record.mode})"
+
+
 def _print_comparison(outcomes: list[tuple[RunFolder, Outcome]], as_json: bool) -> None:
-    rows = {folder.record.mode: outcome.state.get("metadata", {}) for folder, outcome in outcomes}
+    rows = {
+        _label(folder, outcomes): outcome.state.get("metadata", {}) for folder, outcome in outcomes
+    }
     if as_json:
         print_json(
             {
@@ -443,7 +469,7 @@ def _print_comparison(outcomes: list[tuple[RunFolder, Outcome]], as_json: bool) 
             }
         )
         return
-    table = Table(title="Single agent vs multi agent")
+    table = Table(title=" vs ".join(rows))
     table.add_column("metric")
     for mode in rows:
         table.add_column(mode, justify="right")
@@ -451,7 +477,7 @@ def _print_comparison(outcomes: list[tuple[RunFolder, Outcome]], as_json: bool) 
         table.add_row(name, *(str(metadata.get(name, "")) for metadata in rows.values()))
     out.print(table)
     for folder, _outcome in outcomes:
-        out.print(f"{folder.record.mode}: {folder.path / 'report.md'}")
+        out.print(f"{_label(folder, outcomes)}: {folder.path / 'report.md'}")
 
 
 def resume(
