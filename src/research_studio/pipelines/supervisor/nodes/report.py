@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
@@ -14,7 +14,13 @@ from research_studio.errors import ResearchStudioError
 from research_studio.languages import report_language, writing_rule
 from research_studio.limitations import Losses, limitations_section
 from research_studio.passages import fallback_report, is_safe_passage
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.node_kit import (
+    call_records,
+    emitter,
+    error_record,
+    report_update,
+    services_of,
+)
 from research_studio.pipelines.supervisor.nodes.common import role_caller
 from research_studio.pipelines.supervisor.nodes.council import APPROVALS, MAX_NOTES_CHARS
 from research_studio.pipelines.supervisor.nodes.evidence import rank_snippets, stored_sources
@@ -46,7 +52,6 @@ from research_studio.records import (
     RunSummary,
     SourceRecord,
 )
-from research_studio.report import build_metadata
 from research_studio.services import Services
 from research_studio.statements import (
     GroundedReport,
@@ -301,24 +306,19 @@ async def final_report_generation(
             "flagged_issues": state.get("flagged_issues", []),
         },
     )
-    metadata = build_metadata(
-        {**state, "sources": sources, "evidence": evidence},
-        summary,
-        config,
-        search_provider=services.search_choice.name,
-        final_calls=calls,
-        final_errors=errors,
-    )
     return {
-        "report": markdown,
+        **report_update(
+            runtime,
+            {**state, "sources": sources, "evidence": evidence},
+            report=markdown,
+            statements=statements,
+            summary=summary,
+            calls=calls,
+            errors=errors,
+        ),
         "verified_section": block,
         "sources": sources,
         "evidence": evidence,
-        "statements": statements,
-        "metadata": metadata,
-        "llm_calls": calls,
-        "errors": errors,
-        "messages": [AIMessage(content=markdown)],
     }
 
 
