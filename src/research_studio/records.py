@@ -102,7 +102,8 @@ class ModelCallRecord(TypedDict):
 
 
 class DeadEnd(TypedDict):
-    """A path that led nowhere, and why (no_results, irrelevant, paywall, low_credibility, fetch_error)."""
+    """A path that led nowhere, and why: no_results, irrelevant, paywall, low_credibility,
+    fetch_error, or search_error (the search itself failed)."""
 
     subagent_id: str
     query: str

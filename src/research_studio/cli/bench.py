@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from research_studio.bench.harness import QUERIES, Latency, run_pipelines
+from research_studio.bench.harness import QUERIES, VARIANTS, Latency, run_pipelines
 from research_studio.bench.local_search import run_local_search
 from research_studio.bench.results import explain, machine, stamp, target_rows, write_results
 from research_studio.cli.common import JsonFlag, err, out, print_json, user_errors
@@ -46,7 +46,9 @@ def bench(
         if not skip_pipelines:
             queries = QUERIES[:1] if quick else QUERIES
             latency = Latency(llm_latency, token_latency, search_latency, page_latency)
-            with err.status(f"Running 3 pipeline variants on {len(queries)} queries…"):
+            with err.status(
+                f"Running {len(VARIANTS)} pipeline variants on {len(queries)} queries…"
+            ):
                 runs, summary = asyncio.run(run_pipelines(queries, latency, workers))
             results["pipelines"] = {
                 **summary,
