@@ -20,6 +20,7 @@ class Losses:
     statements_dropped: int = 0
     numbers_unsupported: int = 0
     instructions_dropped: int = 0
+    outside_time_range: int = 0
     stop_reason: str = ""
     attempts: int = 1
 
@@ -70,6 +71,11 @@ def limitation_lines(losses: Losses) -> list[str]:
         lines.append(
             f"- {losses.instructions_dropped} passage(s) or statement(s) were removed because "
             "they carried instructions or addresses from page text."
+        )
+    if losses.outside_time_range:
+        lines.append(
+            f"- {losses.outside_time_range} search result(s) dated outside the time range were "
+            "left out."
         )
     if losses.stop_reason.startswith(("budget", "deadline")):
         lines.append(

@@ -104,6 +104,11 @@ class Services:
             self._search = self._dated(provider)
         return self._search
 
+    @property
+    def results_outside_range(self) -> int:
+        """Search results this run left out because their date is outside the time range."""
+        return len(self._search.outside) if isinstance(self._search, DatedSearch) else 0
+
     def _dated(self, provider: SearchProvider) -> SearchProvider:
         """The provider with the run's time range applied to dated results (undated marked)."""
         return DatedSearch(provider, self.time_range) if self.time_range else provider

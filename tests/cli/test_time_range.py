@@ -40,6 +40,8 @@ def test_dated_sources_outside_the_range_are_left_out(web: FakeWeb) -> None:
     assert "time range: from 2024-05-01 to 2024-12-31" in result.output
     published = [source["published"][:10] for source in _result()["sources"]]
     assert published and all("2024-05-01" <= day <= "2024-12-31" for day in published)
+    # The report says what the range left out.
+    assert "dated outside the time range were left out" in _result()["report"]
 
 
 def test_searxng_is_asked_for_its_time_range(web: FakeWeb) -> None:

@@ -232,6 +232,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
             stop_reason=state.get("stop_reason", ""),
             numbers_unsupported=grounded.tally.numbers_unsupported,
             instructions_dropped=grounded.tally.injections,
+            outside_time_range=services_of(runtime).results_outside_range,
         ),
         language,
     )

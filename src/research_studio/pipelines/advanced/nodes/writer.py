@@ -168,6 +168,7 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
             statements_dropped=report.tally.unsupported,
             numbers_unsupported=report.tally.numbers_unsupported,
             instructions_dropped=report.tally.injections,
+            outside_time_range=services_of(runtime).results_outside_range,
             stop_reason=state.get("stop_reason", ""),
         ),
         language,

@@ -268,6 +268,7 @@ async def final_report_generation(
             statements_dropped=grounded.tally.unsupported,
             numbers_unsupported=grounded.tally.numbers_unsupported,
             instructions_dropped=grounded.tally.injections,
+            outside_time_range=services_of(runtime).results_outside_range,
             stop_reason=state.get("stop_reason", ""),
         ),
         language,
