@@ -386,9 +386,10 @@ def test_global_and_route_latency_overlap_across_threads(web: FakeWeb) -> None:
     for thread in threads:
         thread.join()
     assert min(durations) >= 0.1
-    # The server's own record shows the requests in flight together (no wall-clock bound).
+    # The server's own record shows requests in flight together (a serializing server: one).
     served = web.requests_to(web.pages[1].path)[-6:]
-    assert max(r.started for r in served) < min(r.ended for r in served)
+    in_flight = max(sum(1 for r in served if r.started <= s.started < r.ended) for s in served)
+    assert in_flight >= 3
 
 
 def test_stop_is_prompt_even_with_sleeping_handlers() -> None:
