@@ -52,7 +52,7 @@ async def test_a_run_without_open_services_uses_one_service_set_and_closes_it(
     await one_run()
     for _ in range(200):  # the runs' configurations are collected, then their services close
         gc.collect()
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
         if len(closed) == len(created):
             break
     assert len(created) == 2  # one per run, whatever the number of nodes and parallel workers
