@@ -108,3 +108,36 @@ def run_pipeline(make_config: Callable[..., Configuration]) -> Callable[..., Any
         return state, model
 
     return run
+
+
+@pytest.fixture(scope="session")
+def finished_run_folder(web_server: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A completed standard run folder made once by the CLI (copy it before changing it)."""
+    from typer.testing import CliRunner
+
+    from research_studio.cli import app
+    from research_studio.testing.research_script import ResearchScript
+
+    base = tmp_path_factory.mktemp("finished-run")
+    spec = use_scripted_model(ResearchScript().model())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(base / "cache"))
+        patch.chdir(base)
+        result = CliRunner().invoke(
+            app,
+            [
+                "run",
+                "coral bleaching heat stress",
+                "--out",
+                "run",
+                "--model",
+                spec,
+                "--search",
+                "searxng",
+                "--searxng-url",
+                web_server.base_url,
+                "--allow-private-networks",
+            ],
+        )
+    assert result.exit_code == 0, result.output
+    return base / "run"

@@ -14,7 +14,7 @@ from research_studio.archive import kept_page_path
 from research_studio.errors import ResearchStudioError
 from research_studio.grounding import quote_in_text, strip_sources_section, unsupported_numbers
 from research_studio.runs import REPORT_FILE, RESULT_FILE
-from research_studio.statements import cited_segments, statement_key
+from research_studio.statements import cited_segments, statement_finder
 from research_studio.trust.verification import CROSS_VALIDATION_SOURCES, verifying_sources
 
 Verdict = Literal["holds", "fails"]
@@ -121,19 +121,15 @@ def _check_record(run: _Run, record: Mapping[str, Any], sids: list[str]) -> tupl
 
 def _check_statements(run: _Run, body: str) -> list[StatementCheck]:
     records = [record for record in run.result.get("statements", []) if record.get("sids")]
-    keyed = sorted(
-        ((statement_key(record["text"]), record) for record in records),
-        key=lambda pair: -len(pair[0]),
-    )
+    find = statement_finder(records)
     checks = []
     for text, sids in cited_segments(body):
-        key = statement_key(text)
-        record = next((found for found_key, found in keyed if key.endswith(found_key)), None)
-        if record is None:
+        found = find(text)
+        if found is None:
             quotes = [
                 quote["quote"]
-                for found in records
-                for quote in found["quotes"]
+                for record in records
+                for quote in record["quotes"]
                 if quote["sid"] in sids
             ]
             numbers = unsupported_numbers(text, quotes)
@@ -142,7 +138,7 @@ def _check_statements(run: _Run, body: str) -> list[StatementCheck]:
                 why += f"; numbers not in the cited sources: {', '.join(numbers)}"
             verdict: Verdict = "fails"
         else:
-            verdict, why = _check_record(run, record, sids)
+            verdict, why = _check_record(run, found[1], sids)
         checks.append(StatementCheck(statement=text, sources=sids, verdict=verdict, why=why))
     return checks
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -326,6 +327,31 @@ def cited_segments(body: str) -> list[tuple[str, list[str]]]:
 def statement_key(text: str) -> str:
     """How a statement's words compare between its record and the printed report."""
     return _END.sub("", normalize_for_match(_LEAD.sub("", text)).lower()).strip()
+
+
+def statement_finder(
+    records: Sequence[Mapping[str, Any]],
+) -> Callable[[str], tuple[int, Mapping[str, Any]] | None]:
+    """Finds the cited record (index, record) a printed segment of the report ends with."""
+    keyed = sorted(
+        (
+            (statement_key(record["text"]), index, record)
+            for index, record in enumerate(records)
+            if record.get("sids")
+        ),
+        key=lambda entry: -len(entry[0]),
+    )
+
+    def find(text: str) -> tuple[int, Mapping[str, Any]] | None:
+        key = statement_key(text)
+        if not key:
+            return None
+        return next(
+            ((index, record) for found, index, record in keyed if found and key.endswith(found)),
+            None,
+        )
+
+    return find
 
 
 @dataclass
