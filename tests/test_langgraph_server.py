@@ -196,3 +196,47 @@ async def test_chat_message_input_runs_to_a_report_under_langgraph_dev(
     )
     state = await client.threads.get_state(thread["thread_id"])
     _assert_cited_report(state["values"], log)
+
+
+def test_the_cli_researches_on_the_server_and_answers_its_question(
+    web: FakeWeb, server: tuple[str, Path], tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from research_studio.cli import app
+
+    url, log = server
+    web.chat.responder = ResearchScript(ambiguous=True).chat_responder()
+    report = tmp_path / "report.md"
+    result = CliRunner().invoke(
+        app,
+        [
+            "remote",
+            "coral bleaching heat stress",
+            "--server",
+            url,
+            "--answer",
+            "ocean heat stress on reefs",
+            "--iterations",
+            "1",
+            "--out",
+            str(report),
+        ],
+    )
+    assert result.exit_code == 0, result.output + log.read_text(errors="replace")[-2000:]
+    assert "clarify finished" in result.output
+    assert re.search(r"\[S\d+\]", report.read_text())
+    assert web.chat.requests, "the model is the server's"
+
+
+def test_the_cli_names_a_server_it_cannot_reach() -> None:
+    from typer.testing import CliRunner
+
+    from research_studio.cli import app
+
+    result = CliRunner().invoke(
+        app, ["remote", "coral reefs", "--server", f"http://127.0.0.1:{_free_port()}"]
+    )
+    assert result.exit_code == 2
+    assert "cannot reach the LangGraph server" in result.output
+    assert "Traceback" not in result.output

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from research_studio import __version__
-from research_studio.cli import ask, audit, bench, documents, mcp, research, tools
+from research_studio.cli import ask, audit, bench, documents, mcp, remote, research, tools
 from research_studio.cli import eval as evaluation
 
 app = typer.Typer(
@@ -29,6 +29,7 @@ app.command()(tools.fetch)
 app.command()(tools.config)
 app.command(name="eval")(evaluation.eval_command)
 app.command()(mcp.mcp)
+app.command()(remote.remote)
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,94 @@
+"""`research-studio remote`: research on a LangGraph server instead of in this process."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.prompt import Prompt
+
+from research_studio.cli.common import err, out, print_json, run_async, user_errors
+from research_studio.config import ReportStructure, load_configuration
+from research_studio.pipelines.registry import PipelineName
+from research_studio.remote import RemoteAsk, research_remote
+from research_studio.runs import check_query, write_atomically
+
+
+def _asker(answer: str | None) -> RemoteAsk:
+    async def ask(question: str, options: list[str]) -> str:
+        if answer is not None:
+            return answer
+        if not sys.stdin.isatty():
+            err.print(f"[yellow]The server asks: {question}; continuing without (no terminal).[/]")
+            return ""
+
+        def prompt() -> str:
+            err.print(f"\n[bold]{question}[/]")
+            for number, option in enumerate(options, 1):
+                err.print(f"  {number}. {option}")
+            reply = Prompt.ask("Pick a number or type your own answer", console=err).strip()
+            if reply.isdigit() and 1 <= int(reply) <= len(options):
+                return options[int(reply) - 1]
+            return reply
+
+        return await asyncio.to_thread(prompt)
+
+    return ask
+
+
+def remote(
+    query: Annotated[str, typer.Argument(help="The research question.")],
+    server: Annotated[
+        str,
+        typer.Option("--server", envvar="RESEARCH_STUDIO_SERVER", help="LangGraph server URL."),
+    ],
+    pipeline: Annotated[PipelineName, typer.Option("--pipeline", help="Pipeline to run.")] = (
+        "standard"
+    ),
+    answer: Annotated[
+        str | None, typer.Option("--answer", help="Answer to give if a clarification is asked.")
+    ] = None,
+    iterations: Annotated[
+        int | None, typer.Option("--iterations", min=1, max=20, help="Research loop iterations.")
+    ] = None,
+    report_format: Annotated[
+        ReportStructure | None, typer.Option("--format", help="detailed, concise or bullet_points.")
+    ] = None,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", help="Write the report here (default: print it).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+) -> None:
+    """Research on a LangGraph server (its models, keys and search come from the server)."""
+    with user_errors():
+        limit = load_configuration().config.max_query_chars
+        question = check_query(query, max_chars=limit)
+    context: dict[str, Any] = {
+        name: value
+        for name, value in (("max_iterations", iterations), ("report_structure", report_format))
+        if value is not None
+    }
+    result = run_async(
+        research_remote(
+            server.rstrip("/"),
+            question,
+            pipeline=pipeline,
+            context=context,
+            ask=_asker(answer),
+            on_node=lambda node: err.print(f"[dim]{node} finished[/]", highlight=False),
+        )
+    )
+    if as_json:
+        print_json(
+            {"thread_id": result.thread_id, "report": result.report, "sources": result.sources}
+        )
+        return
+    if out_file is not None:
+        write_atomically(out_file, result.report)
+        err.print(f"Report: [bold]{out_file}[/] (thread {result.thread_id} on {server})")
+        return
+    out.print(result.report, markup=False, highlight=False)
+    err.print(f"[dim]thread {result.thread_id} on {server}[/]", highlight=False)
