@@ -8,9 +8,16 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+)
 
 from research_studio.errors import ConfigError
 from research_studio.urls import redact_url
@@ -49,6 +56,14 @@ def _count(default: int, description: str, *, maximum: int = 1000) -> Any:
 
 def _seconds(default: float, description: str) -> Any:
     return Field(default, gt=0.0, le=3600.0, description=description)
+
+
+def _checkpoints_url(value: str | None) -> str | None:
+    """None or "sqlite" (the run folder) or a PostgreSQL URL."""
+    text = (value or "").strip().lower()
+    if value is None or text == "sqlite" or text.startswith(("postgresql://", "postgres://")):
+        return value
+    raise ValueError("expected a postgresql:// URL (or sqlite for the run folder)")
 
 
 class Configuration(BaseModel):
@@ -189,6 +204,9 @@ class Configuration(BaseModel):
     search_cache_ttl_s: int = Field(86_400, ge=0, description="Lifetime of cached searches.")
     page_cache_ttl_s: int = Field(7 * 86_400, ge=0, description="Lifetime of cached pages.")
     runs_dir: Path = Field(Path("runs"), description="Folder of run folders.")
+    checkpoints: Annotated[str | None, AfterValidator(_checkpoints_url)] = Field(
+        None, description="Checkpoints and store: a postgresql:// URL; else SQLite in the run folder."
+    )
 
     # Supervisor pipeline (spec 004): role models, limits, councils, verification
     research_model: str | None = Field(

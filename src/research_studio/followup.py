@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from research_studio.archive import kept_page_path
 from research_studio.config import Configuration
@@ -23,6 +22,7 @@ from research_studio.extraction import extract_sentences
 from research_studio.gathering import GatherRequest, gather
 from research_studio.languages import report_language, writing_rule
 from research_studio.passages import is_safe_passage, passage_report, usable_evidence
+from research_studio.persistence import open_persistence
 from research_studio.pipelines.registry import compile_pipeline
 from research_studio.pipelines.standard.finish import evidence_support
 from research_studio.pipelines.standard.prompts import (
@@ -318,7 +318,7 @@ async def answer_followup(
         statements=[dict(record) for record in statements],
     )
     _write(folder, followup)
-    await _join_thread(folder, question, answer)
+    await _join_thread(folder, config, question, answer)
     return followup
 
 
@@ -340,11 +340,15 @@ def _write(folder: RunFolder, followup: FollowUp) -> None:
     write_atomically(stem.with_suffix(".json"), json.dumps(record, indent=2, ensure_ascii=False))
 
 
-async def _join_thread(folder: RunFolder, question: str, answer: str) -> None:
+async def _join_thread(
+    folder: RunFolder, config: Configuration, question: str, answer: str
+) -> None:
     """The exchange as messages of the run's LangGraph thread (Studio shows the conversation)."""
     thread: Any = {"configurable": {"thread_id": folder.record.run_id}}
-    async with AsyncSqliteSaver.from_conn_string(str(folder.checkpoints)) as saver:
-        graph = compile_pipeline(folder.record.pipeline, saver, folder.record.interactive_clarify)
+    async with open_persistence(folder.path, config) as persistence:
+        graph = compile_pipeline(
+            folder.record.pipeline, persistence.saver, folder.record.interactive_clarify
+        )
         snapshot = await graph.aget_state(thread)
         if not snapshot.values:
             return

@@ -15,19 +15,18 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.store.sqlite.aio import AsyncSqliteStore
 from langgraph.types import Command
 
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
+from research_studio.persistence import open_persistence
 from research_studio.pipelines.advanced.nodes.review import advanced_plan_text
 from research_studio.pipelines.plan_review import REVIEW_NODE, parse_reply
 from research_studio.pipelines.registry import compile_pipeline
 from research_studio.pipelines.standard.review import standard_plan_text
 from research_studio.report import result_document
-from research_studio.runs import PAGES_FILE, STORE_FILE, RunFolder, RunOwner, RunStatus
+from research_studio.runs import PAGES_FILE, RunFolder, RunOwner, RunStatus
 from research_studio.services import open_services
 
 # Answers a clarification question: text to continue with it, "" to continue without, None to pause.
@@ -273,11 +272,10 @@ async def _drive(
 ) -> dict[str, Any] | Outcome:
     """The graph run to its end (its final state) or to a pause or cancel (an Outcome)."""
     async with (
-        AsyncSqliteSaver.from_conn_string(str(folder.checkpoints)) as saver,
-        AsyncSqliteStore.from_conn_string(str(folder.path / STORE_FILE)) as store,
+        open_persistence(folder.path, config) as persistence,
         open_services(config, archive_path=folder.path / PAGES_FILE) as services,
     ):
-        await store.setup()
+        saver, store = persistence.saver, persistence.store
         if services.search_choice.name != "local":
             services.parser.warm_up()  # its start overlaps the first model calls, not a fetch
         graph = compile_pipeline(

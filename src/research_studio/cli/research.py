@@ -346,6 +346,13 @@ def run(
     searxng_url: SearxngOption = None,
     tavily_base_url: TavilyUrlOption = None,
     allow_private_networks: PrivateOption = None,
+    checkpoints: Annotated[
+        str | None,
+        typer.Option(
+            "--checkpoints",
+            help="postgresql://user:password@host/db keeps checkpoints and store in PostgreSQL.",
+        ),
+    ] = None,
     no_cache: NoCacheFlag = False,
     as_json: JsonFlag = False,
     config_file: ConfigFileOption = None,
@@ -379,6 +386,7 @@ def run(
             "since": since,
             "until": until,
             "language": language,
+            "checkpoints": checkpoints,
         }
         loaded_settings = settings(config_file, **overrides).config
         if loaded_settings.review_plan and pipeline not in PLAN_REVIEW_PIPELINES:
@@ -405,6 +413,8 @@ def run(
         config, model_choice, search_choice = resolve(loaded_settings)
         _announce(config, model_choice, search_choice)
         overrides.update(model=config.model, fast_model=config.fast_model, search=config.search)
+        # Saved in run.json (password masked) so resume reopens the same checkpoint backend.
+        overrides.update(checkpoints=config.checkpoints or "sqlite")
         if config.search == "local" and config.docs:
             update_index(config, list(config.docs))
         loaded = LoadedConfiguration(config=config)
