@@ -17,13 +17,14 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    model_validator,
 )
 
 from research_studio.errors import ConfigError
 from research_studio.urls import redact_url
 
 ReportStructure = Literal["detailed", "concise", "bullet_points"]
-SearchProviderName = Literal["tavily", "duckduckgo", "searxng", "local"]
+SearchProviderName = Literal["tavily", "duckduckgo", "searxng", "local", "mcp"]
 ExtractionMode = Literal["llm", "extractive", "auto"]
 ReviewMode = Literal["none", "brief", "full"]
 
@@ -64,6 +65,28 @@ def _checkpoints_url(value: str | None) -> str | None:
     if value is None or text == "sqlite" or text.startswith(("postgresql://", "postgres://")):
         return value
     raise ValueError("expected a postgresql:// URL (or sqlite for the run folder)")
+
+
+class McpServerSpec(BaseModel):
+    """An MCP server whose tools research may use: a stdio `command` or a streamable HTTP `url`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(
+        pattern=r"^[A-Za-z0-9_-]{1,32}$", description="Short name; prefixes its tools."
+    )
+    command: str | None = Field(None, description="Executable of a stdio server.")
+    args: list[str] = Field(default_factory=list, description="Arguments of the command.")
+    # Secrets: masked wherever the configuration is shown or saved.
+    env: dict[str, SecretStr] = Field(default_factory=dict, description="Extra environment.")
+    url: str | None = Field(None, description="Endpoint of a streamable HTTP server.")
+    headers: dict[str, SecretStr] = Field(default_factory=dict, description="HTTP headers.")
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSpec:
+        if (self.command is None) == (self.url is None):
+            raise ValueError(f"MCP server {self.name!r} needs either command or url")
+        return self
 
 
 class Configuration(BaseModel):
@@ -127,6 +150,13 @@ class Configuration(BaseModel):
     docs: list[Path] = Field(
         default_factory=list, description="Local folders for the local provider."
     )
+    mcp_servers: list[McpServerSpec] = Field(
+        default_factory=list, description="MCP servers whose tools research may call."
+    )
+    mcp_search_tool: str | None = Field(
+        None, description="The mcp search provider's tool as server.tool (e.g. 'web.search')."
+    )
+    mcp_timeout_s: float = _seconds(60.0, "Time one MCP server may take to start or answer a call.")
     max_document_bytes: int = Field(
         5_000_000, ge=1024, description="Largest local document file indexed."
     )

@@ -88,6 +88,10 @@ def choose_search(
         raise ConfigError("Tavily needs an API key: set TAVILY_API_KEY or tavily_api_key")
     if choice.name == "searxng" and not config.searxng_url:
         raise ConfigError("searxng needs a base URL: set SEARXNG_URL or --searxng-url")
+    if choice.name == "mcp" or config.mcp_servers:
+        from research_studio.mcp_sources import check_servers
+
+        check_servers(config.model_copy(update={"search": choice.name}))
     host = WEB_HOSTS.get(choice.name)
     if choice.name == "tavily" and "api.tavily.com" not in config.tavily_base_url:
         host = None  # a self-hosted or test endpoint: nothing to pre-check

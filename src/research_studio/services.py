@@ -17,9 +17,11 @@ from research_studio.budget import Budget
 from research_studio.cache import Cache
 from research_studio.config import Configuration, load_configuration
 from research_studio.docindex import DocumentIndex
+from research_studio.errors import ConfigError
 from research_studio.extraction import ExtractionStrategy, choose_extraction
 from research_studio.fetch import CachedFetcher, Fetcher, PageFetcher, RoutingFetcher
 from research_studio.http_client import PrivateNetworkPolicy, build_http_client
+from research_studio.mcp_sources import McpSources
 from research_studio.models import ModelTier, create_chat_model, model_spec_for
 from research_studio.parsing import ParserPool
 from research_studio.search import (
@@ -55,6 +57,7 @@ class Services:
         self._claimed_urls: set[str] = set()
         self._resolved: Configuration | None = None
         self._extraction: ExtractionStrategy | None = None
+        self._mcp: McpSources | None = None
         self.budget = Budget.of(config)
         self.search_choice: SearchChoice = choose_search_provider(config)
 
@@ -85,6 +88,13 @@ class Services:
                 from research_studio.search.local import LocalSearch
 
                 self._search = self._dated(LocalSearch(self.index, list(self.config.docs)))
+                return self._search
+            if self.search_choice.name == "mcp":
+                from research_studio.search.mcp import McpSearch
+
+                if not self.config.mcp_search_tool:
+                    raise ConfigError("mcp search needs mcp_search_tool = 'server.tool'")
+                self._search = self._dated(McpSearch(self.mcp, self.config.mcp_search_tool))
                 return self._search
             # The search endpoint (often self-hosted) may be private for the search client only.
             endpoint = search_endpoint(self.search_choice.name, self.config)
@@ -117,6 +127,13 @@ class Services:
     def time_range(self) -> TimeRange | None:
         """The dates this run's sources may carry (the since/until settings), if any."""
         return time_range(self.config.since, self.config.until)
+
+    @property
+    def mcp(self) -> McpSources:
+        """The configured MCP servers (each started on first use, stopped with the run)."""
+        if self._mcp is None:
+            self._mcp = McpSources.of(self.config)
+        return self._mcp
 
     @property
     def search_limiter(self) -> asyncio.Semaphore:
@@ -232,6 +249,8 @@ class Services:
         if self._parser is not None:
             self._parser.kill_now()
             self._parser = None
+        if self._mcp is not None:
+            self._mcp.close_now()
         if self.cache is not None:
             self.cache.close()
         if self._index is not None:
@@ -242,6 +261,8 @@ class Services:
         """Close HTTP clients, parser processes, the cache, the index and the page archive."""
         await asyncio.gather(*(client.aclose() for client in self._clients))
         self._clients.clear()
+        if self._mcp is not None:
+            await self._mcp.aclose()
         if self._parser is not None:
             await self._parser.aclose()
             self._parser = None

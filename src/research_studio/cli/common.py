@@ -27,7 +27,7 @@ ConfigFileOption = Annotated[
 ]
 SearchOption = Annotated[
     SearchProviderName | None,
-    typer.Option("--search", help="Search provider: tavily, duckduckgo, searxng or local."),
+    typer.Option("--search", help="Search provider: tavily, duckduckgo, searxng, local or mcp."),
 ]
 SearxngOption = Annotated[str | None, typer.Option("--searxng-url", help="SearXNG base URL.")]
 TavilyUrlOption = Annotated[

@@ -32,11 +32,14 @@ class SearchChoice:
 
 
 def choose_search_provider(config: Configuration) -> SearchChoice:
-    """Explicit choice, else local docs, else a Tavily key, else a SearXNG URL, else DuckDuckGo."""
+    """Explicit choice, else local docs, else an MCP search tool, else a Tavily key, else a
+    SearXNG URL, else DuckDuckGo."""
     if config.search:
         return SearchChoice(config.search, "chosen explicitly")
     if config.docs:
         return SearchChoice("local", "local documents were given")
+    if config.mcp_search_tool:
+        return SearchChoice("mcp", f"an MCP search tool is named ({config.mcp_search_tool})")
     if config.secret("tavily_api_key"):
         return SearchChoice("tavily", "a Tavily API key is set")
     if config.searxng_url:
@@ -90,4 +93,5 @@ def build_search_provider(
         return DuckDuckGoSearch(
             retries=retries, base_delay_s=base_delay_s, timeout_s=config.search_timeout_s
         )
-    raise ConfigError(f"search provider {name!r} needs the document index; use Services")
+    needs = "the run's MCP sessions" if name == "mcp" else "the document index"
+    raise ConfigError(f"search provider {name!r} needs {needs}; use Services")

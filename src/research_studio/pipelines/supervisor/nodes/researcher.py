@@ -22,10 +22,18 @@ from research_studio.pipelines.node_kit import (
     error_record,
     services_of,
 )
+from research_studio.pipelines.supervisor.mcp_tools import (
+    MAX_MCP_CALLS_PER_TURN,
+    McpError,
+    McpResearchTool,
+    read_tool,
+    researcher_mcp_tools,
+)
 from research_studio.pipelines.supervisor.nodes.common import limits, role_caller, today
 from research_studio.pipelines.supervisor.prompts import (
     COMPRESS_SYSTEM,
     COMPRESS_USER,
+    MCP_TOOLS_NOTE,
     NO_RESULTS,
     PAGE_SUMMARY_SYSTEM,
     PAGE_SUMMARY_USER,
@@ -77,16 +85,21 @@ async def researcher(state: ResearcherState, runtime: Runtime[Configuration]) ->
     caller = role_caller(services_of(runtime), config, "researcher", "research")
     system = RESEARCHER_SYSTEM.format(today=today(), calls=limits(config).tool_calls)
     turns = state.get("tool_call_iterations", 0)
-    errors: list[ErrorRecord] = []
+    mcp_tools, errors = await researcher_mcp_tools(services_of(runtime))
+    if mcp_tools:
+        system += MCP_TOOLS_NOTE
+    gathering = {SEARCH.name, *(tool.name for tool in mcp_tools)}
     try:
         turn = await call_tools(
-            caller, RESEARCHER_TOOLS, [SystemMessage(content=system), *state["researcher_messages"]]
+            caller,
+            (*RESEARCHER_TOOLS, *mcp_tools),
+            [SystemMessage(content=system), *state["researcher_messages"]],
         )
-        message, errors = turn.message, turn.errors
+        message, errors = turn.message, errors + turn.errors
     except ResearchStudioError as exc:
         errors.append(error_record("researcher", exc, topic_of(state)))
         message = AIMessage(content="")
-    if turns == 0 and not any(call["name"] == SEARCH.name for call in message.tool_calls):
+    if turns == 0 and not any(call["name"] in gathering for call in message.tool_calls):
         # A first turn that searches nothing (a failed or weak model): the topic is searched.
         search = ToolCall(name=SEARCH.name, args={"queries": [topic_of(state)]}, id="call_topic")
         message = AIMessage(content=message.content, tool_calls=[search])
@@ -180,6 +193,39 @@ async def run_search(
     }
 
 
+async def run_mcp_tool(
+    services: Services,
+    config: Configuration,
+    topic: str,
+    tool: McpResearchTool,
+    arguments: dict[str, Any],
+) -> dict[str, Any]:
+    """An MCP tool as a source: its answer kept and summarized like a page; failures as data."""
+    try:
+        page = await read_tool(services, tool, arguments)
+    except McpError as exc:
+        return {
+            "text": f"{tool.name} failed: {exc}",
+            "sources": [],
+            "quotes": [],
+            "llm_calls": [],
+            "errors": [error_record("researcher_tools", exc, tool.name)],
+            "fetches": 0,
+            "searches": [],
+        }
+    summary, quotes, calls, errors = await _summarize(services, config, topic, page)
+    block = SOURCE_BLOCK.format(number=1, title=page.title, url=page.result.url, summary=summary)
+    return {
+        "text": block,
+        "sources": [stored_source(page)],
+        "quotes": quotes,
+        "llm_calls": calls,
+        "errors": errors,
+        "fetches": 0,
+        "searches": [],
+    }
+
+
 async def researcher_tools(
     state: ResearcherState, runtime: Runtime[Configuration]
 ) -> dict[str, Any]:
@@ -191,10 +237,21 @@ async def researcher_tools(
     calls = list(message.tool_calls) if isinstance(message, AIMessage) else []
     complete = any(call["name"] == COMPLETE.name for call in calls)
     topic = topic_of(state)
+    mcp_tools = {tool.name: tool for tool in (await researcher_mcp_tools(services))[0]}
+    # Bounded: a turn runs a few MCP calls; the rest are answered, not run.
+    mcp_calls = [call["id"] for call in calls if call["name"] in mcp_tools]
+    allowed = set(mcp_calls[:MAX_MCP_CALLS_PER_TURN])
 
     async def execute(call: ToolCall) -> tuple[ToolMessage, dict[str, Any]]:
         if call["name"] == SEARCH.name:
             found = await run_search(services, config, topic, list(call["args"]["queries"]), emit)
+            return tool_result(call, found["text"]), found
+        if call["name"] in mcp_tools:
+            if call["id"] not in allowed:
+                limit = f"Not run: at most {MAX_MCP_CALLS_PER_TURN} MCP calls per turn."
+                return tool_result(call, limit), {}
+            tool = mcp_tools[call["name"]]
+            found = await run_mcp_tool(services, config, topic, tool, dict(call["args"]))
             return tool_result(call, found["text"]), found
         if call["name"] == THINK.name:
             reflection = str(call["args"].get("reflection", ""))
@@ -222,9 +279,8 @@ def _results_text(state: ResearcherState) -> str:
     """What the researcher's tools returned and what it reflected, in order."""
     parts = []
     for message in state.get("researcher_messages", []):
-        if (isinstance(message, ToolMessage) and message.name == SEARCH.name) or (
-            isinstance(message, ToolMessage) and message.name == THINK.name
-        ):
+        # Search, think and MCP tool results; not the "Research complete." acknowledgement.
+        if isinstance(message, ToolMessage) and message.name != COMPLETE.name:
             parts.append(str(message.content))
     return "\n\n".join(parts)
 

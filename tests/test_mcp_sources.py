@@ -1,0 +1,272 @@
+"""MCP servers as research sources: settings, the `mcp` search provider, researcher tools.
+
+The e2e tests start the test MCP server (research_studio.testing.mcp_fixture_server) over
+stdio with the SDK's client, as a user's configuration would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from research_studio.cli import app
+from research_studio.config import Configuration, load_configuration
+from research_studio.errors import ConfigError
+from research_studio.mcp_sources import McpSources, McpText, tool_url
+from research_studio.resolution import choose_search
+from research_studio.search.mcp import McpSearch, search_arguments, to_results
+from research_studio.testing.fake_web import FakeWeb
+from research_studio.testing.mcp_fixture_server import LOOKUP_FACTS
+from research_studio.testing.research_script import ResearchScript
+from research_studio.testing.scripted_model import use_scripted_model
+from research_studio.testing.supervisor_script import SupervisorScript
+
+runner = CliRunner()
+QUERY = "coral bleaching heat stress"
+FIXTURE = [sys.executable, "-m", "research_studio.testing.mcp_fixture_server"]
+
+
+def _settings_file(
+    path: Path, *, args: list[str], command: str = sys.executable, search_tool: bool = True
+) -> Path:
+    """A research-studio.toml naming the test MCP server (and its search tool)."""
+    path.write_text(
+        ('mcp_search_tool = "fixture.search"\n' if search_tool else "") + "mcp_timeout_s = 30\n"
+        "[[mcp_servers]]\n"
+        'name = "fixture"\n'
+        f"command = {json.dumps(command)}\n"
+        f"args = {json.dumps(args)}\n"
+        'env = { FIXTURE_TOKEN = "secret-value" }\n'
+    )
+    return path
+
+
+def _answer(text: str, structured: Any = None) -> McpText:
+    return McpText("web", "search", tool_url("web", "search", {"query": "q"}), text, structured)
+
+
+# --- settings and choices (no server started) ----------------------------------------------
+
+
+def test_the_settings_file_configures_servers_and_masks_their_secrets(tmp_path: Path) -> None:
+    path = _settings_file(tmp_path / "rs.toml", args=["-m", "x"])
+    config = load_configuration(config_file=path).config
+    (server,) = config.mcp_servers
+    assert (server.name, server.command, server.args) == ("fixture", sys.executable, ["-m", "x"])
+    assert server.env["FIXTURE_TOKEN"].get_secret_value() == "secret-value"
+    assert "secret-value" not in json.dumps(config.redacted())
+    assert choose_search(config).name == "mcp"  # a named MCP search tool picks the provider
+
+
+def test_a_server_needs_exactly_one_transport() -> None:
+    with pytest.raises(ValueError, match="either command or url"):
+        Configuration(mcp_servers=[{"name": "x", "command": "a", "url": "http://h/mcp"}])
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"search": "mcp"}, "needs mcp_search_tool"),
+        ({"search": "mcp", "mcp_search_tool": "search"}, "must be server.tool"),
+        ({"search": "mcp", "mcp_search_tool": "web.search"}, "names server 'web'"),
+        (
+            {"mcp_servers": [{"name": "web", "command": "no-such-mcp-server-xyz"}]},
+            "command 'no-such-mcp-server-xyz' not found",
+        ),
+    ],
+)
+def test_mcp_mistakes_fail_before_any_work(settings: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        choose_search(Configuration(**settings))
+
+
+def test_the_cli_says_what_is_missing_in_one_line(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", QUERY, "--search", "mcp", "--model", "scripted:x"])
+    assert result.exit_code == 2
+    assert "mcp_search_tool" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "runs").exists()  # nothing was started
+
+
+def test_a_bad_server_command_is_one_line_error(tmp_path: Path) -> None:
+    _settings_file(tmp_path / "research-studio.toml", args=[], command="no-such-mcp-server-xyz")
+    result = runner.invoke(app, ["search", "coral", "--search", "mcp"])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "command 'no-such-mcp-server-xyz' not found" in lines[0]
+
+
+# --- the accepted answer shapes ------------------------------------------------------------
+
+
+def test_search_arguments_follow_the_tools_schema() -> None:
+    schema = {"properties": {"q": {}, "limit": {}}, "required": ["q"]}
+    assert search_arguments(schema, "reefs", 3) == {"q": "reefs", "limit": 3}
+    assert search_arguments({"properties": {"terms": {}}, "required": ["terms"]}, "x", 2) == {
+        "terms": "x"
+    }
+
+
+def test_a_json_hit_list_becomes_results_and_text_hits_get_mcp_urls() -> None:
+    hits = [
+        {"title": "A", "url": "https://a.example/1", "content": "snippet a"},
+        {"title": "B", "text": "The whole document B.", "snippet": "b"},
+        {"title": "no url, no text"},
+    ]
+    results = to_results(_answer(json.dumps(hits)), "q")
+    assert [r.title for r in results] == ["A", "B"]
+    assert results[0].snippet == "snippet a" and results[0].content is None
+    assert results[1].url.startswith("mcp://web/search?h=")
+    assert results[1].content == "The whole document B."
+    wrapped = to_results(_answer("ignored", {"results": hits[:1]}), "q")
+    assert [r.url for r in wrapped] == ["https://a.example/1"]
+
+
+def test_plain_text_becomes_one_source_cited_by_the_calls_url() -> None:
+    answer = _answer("Reefs bleach when the water stays warm for weeks.")
+    (result,) = to_results(answer, "reefs")
+    assert result.url == answer.url and result.content == answer.text
+    assert result.provider == "mcp"
+
+
+# --- against the test MCP server -----------------------------------------------------------
+
+
+@pytest.mark.e2e
+async def test_sessions_list_and_call_tools_and_close(web: FakeWeb) -> None:
+    config = Configuration(
+        mcp_servers=[{"name": "fixture", "command": FIXTURE[0], "args": FIXTURE[1:]}],
+        mcp_timeout_s=30,
+    )
+    sources = McpSources.of(config)
+    try:
+        tools, failed = await sources.all_tools()
+        assert not failed
+        assert {tool.exposed_name for tool in tools} == {"fixture_search", "fixture_lookup"}
+        answer = await sources.call("fixture", "lookup", {"topic": "reefs"})
+        assert LOOKUP_FACTS[0] in answer.text
+        assert answer.url == tool_url("fixture", "lookup", {"topic": "reefs"})
+        results = await McpSearch(sources, "fixture.search").search("coral bleaching", 2)
+        assert len(results) == 1 and results[0].content and LOOKUP_FACTS[1] in results[0].content
+    finally:
+        await sources.aclose()
+    assert sources._servers == {}
+
+
+@pytest.mark.e2e
+async def test_a_server_that_dies_is_reported_as_data() -> None:
+    config = Configuration(
+        mcp_servers=[
+            {"name": "dies", "command": sys.executable, "args": ["-c", "raise SystemExit(3)"]}
+        ],
+        mcp_timeout_s=10,
+    )
+    sources = McpSources.of(config)
+    try:
+        tools, failed = await sources.all_tools()
+        assert tools == [] and len(failed) == 1
+        assert "MCP server 'dies' did not start" in str(failed[0])
+    finally:
+        await sources.aclose()
+
+
+def _run(web: FakeWeb, spec: str, out: str, *args: str) -> Path:
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            QUERY,
+            "--model",
+            spec,
+            "--allow-private-networks",
+            "--no-cache",
+            "--out",
+            out,
+            *args,
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    return Path(out).resolve()
+
+
+def _audited(folder: Path) -> dict[str, Any]:
+    result = runner.invoke(app, ["audit", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    verdict = dict(json.loads(result.stdout))
+    assert verdict["ok"] and verdict["statements"], verdict
+    return verdict
+
+
+def _cited(folder: Path) -> list[dict[str, Any]]:
+    document = json.loads((folder / "result.json").read_text())
+    sids = set(re.findall(r"\[(S\d+)\]", document["report"]))
+    return [source for source in document["sources"] if source["sid"] in sids]
+
+
+@pytest.mark.e2e
+def test_search_mcp_finds_web_pages_and_the_report_passes_the_audit(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    _settings_file(tmp_path / "research-studio.toml", args=[*FIXTURE[1:], "--web", web.base_url])
+    spec = use_scripted_model(ResearchScript().model())
+    folder = _run(web, spec, "run", "--search", "mcp")
+    cited = _cited(folder)
+    assert cited and all(source["provider"] == "mcp" for source in cited)
+    assert all(source["url"].startswith(web.base_url) for source in cited)
+    _audited(folder)
+
+
+@pytest.mark.e2e
+def test_search_mcp_hits_carrying_text_are_kept_and_audited(tmp_path: Path, web: FakeWeb) -> None:
+    _settings_file(tmp_path / "research-studio.toml", args=FIXTURE[1:])
+    spec = use_scripted_model(ResearchScript().model())
+    folder = _run(web, spec, "run", "--search", "mcp")
+    (source,) = _cited(folder)
+    assert source["url"].startswith("mcp://fixture/search?h=")
+    kept = (folder / "sources" / f"{source['sid']}.txt").read_text()
+    assert LOOKUP_FACTS[0] in kept
+    _audited(folder)
+
+
+class LookupScript(SupervisorScript):
+    """Researchers call the test server's `lookup` tool first, then stop."""
+
+    def tools(self, names: list[str], prompt: str) -> list[dict[str, Any]]:
+        if "ConductResearch" in names:
+            return super().tools(names, prompt)
+        if "fixture_lookup" in names and "URL: mcp://" not in prompt:
+            return [{"name": "fixture_lookup", "args": {"topic": "coral reef heat stress"}}]
+        return [
+            {"name": "think_tool", "args": {"reflection": "The field report answers it."}},
+            {"name": "ResearchComplete", "args": {}},
+        ]
+
+
+@pytest.mark.e2e
+def test_a_researcher_cites_what_an_mcp_tool_returned(web: FakeWeb, tmp_path: Path) -> None:
+    _settings_file(tmp_path / "research-studio.toml", args=FIXTURE[1:], search_tool=False)
+    spec = use_scripted_model(LookupScript(topics=1).model())
+    folder = _run(
+        web,
+        spec,
+        "sv",
+        "--pipeline",
+        "supervisor",
+        "--search",
+        "searxng",
+        "--searxng-url",
+        web.base_url,
+    )
+    cited = _cited(folder)
+    lookups = [s for s in cited if s["url"].startswith("mcp://fixture/lookup?h=")]
+    assert lookups, cited
+    kept = (folder / "sources" / f"{lookups[0]['sid']}.txt").read_text()
+    assert all(fact in kept for fact in LOOKUP_FACTS)
+    report = json.loads((folder / "result.json").read_text())["report"]
+    assert "Kestrel Reef Station" in report or "Marrow Ledge" in report
+    _audited(folder)
