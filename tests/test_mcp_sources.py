@@ -270,3 +270,37 @@ def test_a_researcher_cites_what_an_mcp_tool_returned(web: FakeWeb, tmp_path: Pa
     report = json.loads((folder / "result.json").read_text())["report"]
     assert "Kestrel Reef Station" in report or "Marrow Ledge" in report
     _audited(folder)
+
+
+@pytest.mark.e2e
+async def test_a_streamable_http_server_is_called_by_url() -> None:
+    import asyncio
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = await asyncio.create_subprocess_exec(
+        *FIXTURE, "--http", str(port), stderr=asyncio.subprocess.DEVNULL
+    )
+    config = Configuration(
+        mcp_servers=[{"name": "remote", "url": f"http://127.0.0.1:{port}/mcp"}],
+        mcp_timeout_s=30,
+    )
+    sources = McpSources.of(config)
+    try:
+        for _ in range(100):  # until the server listens (not a timing assertion)
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+            except OSError:
+                await asyncio.sleep(0.1)
+                continue
+            writer.close()
+            break
+        answer = await sources.call("remote", "lookup", {"topic": "reefs"})
+        assert LOOKUP_FACTS[1] in answer.text
+        assert answer.url.startswith("mcp://remote/lookup?h=")
+    finally:
+        await sources.aclose()
+        process.terminate()
+        await process.wait()

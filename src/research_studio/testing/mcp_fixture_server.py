@@ -1,6 +1,7 @@
 """A small MCP server for tests (stdio, the official SDK): a `search` tool and a `lookup` tool.
 
-`python -m research_studio.testing.mcp_fixture_server [--web BASE_URL]`
+`python -m research_studio.testing.mcp_fixture_server [--web BASE_URL] [--http PORT]`
+(stdio, or streamable HTTP at http://127.0.0.1:PORT/mcp with --http)
 - `search(query, max_results)`: a JSON list of hits {title, url, snippet} pointing at the
   pages of the local test web at BASE_URL; without --web, hits carrying the lookup document's
   text and no URL.
@@ -63,7 +64,11 @@ def build_server(web_url: str | None) -> MCPServer:
 
 def main(argv: list[str]) -> None:
     web_url = argv[argv.index("--web") + 1] if "--web" in argv else None
-    build_server(web_url).run("stdio")
+    server = build_server(web_url)
+    if "--http" in argv:
+        server.run("streamable-http", port=int(argv[argv.index("--http") + 1]))
+    else:
+        server.run("stdio")
 
 
 if __name__ == "__main__":
