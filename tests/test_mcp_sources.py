@@ -171,6 +171,7 @@ async def test_a_server_that_dies_is_reported_as_data() -> None:
         tools, failed = await sources.all_tools()
         assert tools == [] and len(failed) == 1
         assert "MCP server 'dies' did not start" in str(failed[0])
+        assert await sources.all_tools() == ([], [])  # recorded once per run
     finally:
         await sources.aclose()
 
@@ -304,3 +305,31 @@ async def test_a_streamable_http_server_is_called_by_url() -> None:
         await sources.aclose()
         process.terminate()
         await process.wait()
+
+
+@pytest.mark.e2e
+def test_a_server_that_fails_costs_a_supervisor_run_only_its_tools(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    _settings_file(
+        tmp_path / "research-studio.toml",
+        args=["-c", "raise SystemExit(3)"],
+        search_tool=False,
+    )
+    spec = use_scripted_model(SupervisorScript(topics=2).model())
+    folder = _run(
+        web,
+        spec,
+        "sv",
+        "--pipeline",
+        "supervisor",
+        "--search",
+        "searxng",
+        "--searxng-url",
+        web.base_url,
+    )
+    document = json.loads((folder / "result.json").read_text())
+    failures = [e for e in document["metadata"]["errors"] if "did not start" in e["message"]]
+    assert len(failures) == 1 and "'fixture'" in failures[0]["message"]
+    assert _cited(folder)  # the web search still gave the report its sources
+    _audited(folder)

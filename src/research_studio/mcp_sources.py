@@ -147,6 +147,7 @@ class McpSources:
     timeout_s: float
     _servers: dict[str, _Server] = field(default_factory=dict)
     _opening: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _reported: set[str] = field(default_factory=set)  # servers whose failure was returned
 
     @classmethod
     def of(cls, config: Configuration) -> McpSources:
@@ -250,15 +251,18 @@ class McpSources:
         return server.tools
 
     async def all_tools(self) -> tuple[list[McpTool], list[McpError]]:
-        """Every configured server's tools; servers that fail are reported, not raised."""
+        """Every configured server's tools; a server that fails is returned once, not raised."""
         found: list[McpTool] = []
         failed: list[McpError] = []
         listed = await asyncio.gather(
             *(self.tools(spec.name) for spec in self.specs), return_exceptions=True
         )
-        for outcome in listed:
+        for spec, outcome in zip(self.specs, listed, strict=True):
             if isinstance(outcome, McpError):
-                failed.append(outcome)
+                # Asked every researcher turn: the run records the failure once.
+                if spec.name not in self._reported:
+                    self._reported.add(spec.name)
+                    failed.append(outcome)
             elif isinstance(outcome, BaseException):
                 raise outcome
             else:
