@@ -9,6 +9,8 @@ import typer
 from research_studio import __version__
 from research_studio.cli import ask, audit, bench, documents, mcp, remote, research, tools
 from research_studio.cli import eval as evaluation
+from research_studio.cli import export as exporting
+from research_studio.cli import serve as serving
 
 app = typer.Typer(
     name="research-studio",
@@ -22,6 +24,7 @@ app.command()(research.resume)
 app.command()(research.runs)
 app.command()(ask.ask)
 app.command()(audit.audit)
+app.command()(exporting.export)
 app.command()(documents.index)
 app.command()(bench.bench)
 app.command()(tools.search)
@@ -29,6 +32,7 @@ app.command()(tools.fetch)
 app.command()(tools.config)
 app.command(name="eval")(evaluation.eval_command)
 app.command()(mcp.mcp)
+app.command()(serving.serve)
 app.command()(remote.remote)
 
 
