@@ -21,6 +21,7 @@ from research_studio.cli.common import (
 from research_studio.config import Configuration
 from research_studio.docindex import DocumentIndex, IndexReport
 from research_studio.errors import ConfigError
+from research_studio.launch import check_docs
 
 DocsOption = Annotated[
     list[Path] | None,
@@ -53,13 +54,6 @@ def update_index(config: Configuration, paths: list[Path]) -> IndexReport:
     for root in report.empty:
         err.print(f"[yellow]no readable documents in {root}[/]", highlight=False)
     return report
-
-
-def check_docs(paths: list[Path]) -> None:
-    """Fail early, in the user's terms, on a --docs path that does not exist."""
-    missing = [str(path) for path in paths if not path.exists()]
-    if missing:
-        raise ConfigError(f"no such file or folder: {', '.join(missing)}")
 
 
 def index(

@@ -23,14 +23,12 @@ from research_studio.cli.common import (
     out,
     print_json,
     run_async,
-    settings,
     user_errors,
 )
-from research_studio.cli.documents import DocsOption, check_docs, update_index
+from research_studio.cli.documents import DocsOption, update_index
 from research_studio.cli.progress import ProgressView
 from research_studio.cli.review import print_pending_review, reviewer
 from research_studio.config import (
-    SECRET_FIELDS,
     Configuration,
     LoadedConfiguration,
     ReportStructure,
@@ -38,27 +36,21 @@ from research_studio.config import (
 )
 from research_studio.errors import ConfigError, ResearchStudioError
 from research_studio.extraction import choose_extraction
+from research_studio.launch import check_run, new_folder, resume_settings
 from research_studio.pipelines.registry import (
     SINGLE_WORKER_PIPELINES,
     PipelineName,
-    graph_builder,
     initial_state,
 )
 from research_studio.resolution import ModelChoice, resolve
 from research_studio.runner import AskFn, Outcome, RunStopped, execute
 from research_studio.runs import (
     RunFolder,
-    RunRecord,
-    check_query,
     find_run,
     list_runs,
-    new_run_id,
 )
 from research_studio.search import SearchChoice
-from research_studio.timerange import time_range
-from research_studio.urls import is_masked_url, redact_url
 
-PLAN_REVIEW_PIPELINES = ("standard", "advanced")
 METRICS = (
     "iterations",
     "coverage",
@@ -190,38 +182,6 @@ def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool) -> None:
     )
 
 
-def _new_folder(
-    config: Configuration,
-    out_dir: Path | None,
-    query: str,
-    pipeline: str,
-    mode: str,
-    overrides: dict[str, Any],
-    interactive_clarify: bool,
-    suffix: str = "",
-) -> RunFolder:
-    run_id = new_run_id() + suffix
-    path = (
-        (out_dir / suffix.lstrip("-"))
-        if (out_dir and suffix)
-        else (out_dir or config.runs_dir / run_id)
-    )
-    saved = {
-        name: value
-        for name, value in overrides.items()
-        if value is not None and name not in SECRET_FIELDS
-    }
-    record = RunRecord(
-        run_id=run_id,
-        query=query,
-        pipeline=pipeline,
-        mode=mode,
-        settings=_jsonable(saved),
-        interactive_clarify=interactive_clarify,
-    )
-    return RunFolder.create(path, record)
-
-
 def _is_utf8(text: str) -> bool:
     """False for text holding undecodable bytes (argv decoded with surrogate escapes)."""
     try:
@@ -229,32 +189,6 @@ def _is_utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def _jsonable(values: dict[str, Any]) -> dict[str, Any]:
-    """Settings as saved in run.json: paths as text, credentials inside URLs masked."""
-    text = {
-        name: str(value) if isinstance(value, Path) else value for name, value in values.items()
-    }
-    return {
-        name: redact_url(value) if isinstance(value, str) else value for name, value in text.items()
-    }
-
-
-def _restore_masked(saved: dict[str, Any], config_file: Path | None) -> dict[str, Any]:
-    """Saved settings whose masked URLs come back, with their credentials, from env or file."""
-    masked = {
-        name for name, value in saved.items() if isinstance(value, str) and is_masked_url(value)
-    }
-    current = load_configuration(config_file=config_file).config
-    for name in masked:
-        value = getattr(current, name, None)
-        if not isinstance(value, str) or redact_url(value) != saved[name]:
-            raise ConfigError(
-                f"run.json keeps {name} without its credentials; "
-                "set it in the environment or settings file to resume"
-            )
-    return {name: value for name, value in saved.items() if name not in masked}
 
 
 def run(
@@ -388,19 +322,11 @@ def run(
             "language": language,
             "checkpoints": checkpoints,
         }
-        loaded_settings = settings(config_file, **overrides).config
-        if loaded_settings.review_plan and pipeline not in PLAN_REVIEW_PIPELINES:
-            raise ResearchStudioError(
-                f"plan review works with the {' and '.join(PLAN_REVIEW_PIPELINES)} pipelines, "
-                f"not {pipeline}"
-            )
         # Checked before any work, so a bad question leaves no run folder behind.
-        question = check_query(query, max_chars=loaded_settings.max_query_chars)
-        check_docs(docs or [])
-        window = time_range(loaded_settings.since, loaded_settings.until)  # bad dates: one line
+        checked = check_run(query, pipeline, overrides, config_file, docs or [])
+        loaded_settings, question, window = checked.config, checked.question, checked.window
         if window:
             err.print(f"[dim]time range: {window.describe()}; undated sources kept, marked[/]")
-        graph_builder(pipeline)  # an unavailable pipeline fails before any work
         if compare and compare_with:
             raise ConfigError("use --compare (single vs multi) or --compare-with, not both")
         pipelines = [pipeline, compare_with] if compare_with else [pipeline]
@@ -427,7 +353,7 @@ def run(
         )
         comparing = len(plans) > 1
         folders = [
-            _new_folder(
+            new_folder(
                 loaded.config,
                 out_dir,
                 question,
@@ -516,8 +442,7 @@ def resume(
                 f"run {folder.record.run_id} is still running{where}; "
                 "let it finish or stop it before resuming"
             )
-        saved = _restore_masked(folder.record.settings, config_file)
-        config = load_configuration(saved, config_file=config_file).config
+        config = resume_settings(folder, config_file)
     interactive = sys.stdin.isatty()
     err.print(f"[dim]resuming {folder.record.run_id} ({folder.record.status})[/]")
     outcome = run_async(
