@@ -9,7 +9,6 @@ import typer
 from research_studio import __version__
 from research_studio.cli import ask, audit, bench, documents, mcp, remote, research, tools
 from research_studio.cli import eval as evaluation
-from research_studio.cli import serve as serving
 from research_studio.cli import export as exporting
 from research_studio.cli import serve as serving
 
@@ -33,7 +32,6 @@ app.command()(tools.fetch)
 app.command()(tools.config)
 app.command(name="eval")(evaluation.eval_command)
 app.command()(mcp.mcp)
-app.command()(serving.serve)
 app.command()(serving.serve)
 app.command()(remote.remote)
 
