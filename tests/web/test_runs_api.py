@@ -136,3 +136,20 @@ def test_delete_removes_a_finished_run_but_never_a_running_one(
         assert client.delete(f"/api/runs/{running}").json()["deleted"] is True
         assert not (tmp_path / "runs" / running).exists()
         assert client.get(f"/api/runs/{running}").status_code == 404
+
+
+def test_exports_download_from_a_finished_run(
+    server: LiveServer, finished_run_folder: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    shutil.copytree(finished_run_folder, tmp_path / "runs" / "done")
+    with httpx.Client(base_url=server.url) as client:
+        pdf = client.get("/api/runs/done/export/pdf")
+        assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
+        assert "attachment" in pdf.headers["content-disposition"]
+        bib = client.get("/api/runs/done/export/bib")
+        assert bib.status_code == 200 and "@" in bib.text
+        assert client.get("/api/runs/done/export/exe").status_code == 422
+        page = client.get("/runs/done").text
+        assert all(f'data-format="{fmt}"' in page for fmt in ("md", "html", "pdf", "docx", "bib", "ris"))
