@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from playwright.sync_api import Browser, Page, ViewportSize, expect, sync_playwright
 
 from research_studio.testing.fake_web import FakeWeb
 
@@ -29,9 +30,10 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT: ViewportSize = {"width": 1280, "height": 900}
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-UPDATE_SCREENSHOTS = "RESEARCH_STUDIO_UPDATE_SCREENSHOTS"
+# Read at import: the suite's autouse fixture clears RESEARCH_STUDIO_* variables for each test.
+UPDATE_SCREENSHOTS = os.environ.get("RESEARCH_STUDIO_UPDATE_SCREENSHOTS") == "1"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "urban-heat"
 
 if not CHROMIUM.exists():
@@ -39,9 +41,8 @@ if not CHROMIUM.exists():
         "Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)",
         allow_module_level=True,
     )
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 # Page steps wait on a server doing real work on 2 shared cores: 5 s (the default) is too tight.
-sync_api.expect.set_options(timeout=30_000)
+expect.set_options(timeout=30_000)
 
 
 def _free_port() -> int:
@@ -124,16 +125,16 @@ def scripted_server(
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[sync_api.Browser]:
+def chromium() -> Iterator[Browser]:
     """One headless Chromium per module (pages get a fresh context per test)."""
-    with sync_api.sync_playwright() as playwright:
+    with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
 
 
 @pytest.fixture
-def page(chromium: sync_api.Browser) -> Iterator[sync_api.Page]:
+def page(chromium: Browser) -> Iterator[Page]:
     """A fresh page at the screenshots' viewport that accepts downloads."""
     context = chromium.new_context(viewport=VIEWPORT, accept_downloads=True)
     context.set_default_timeout(30_000)
@@ -145,18 +146,18 @@ def page(chromium: sync_api.Browser) -> Iterator[sync_api.Page]:
     assert not errors, f"the page raised JavaScript errors: {errors}"
 
 
-Shoot = Callable[[sync_api.Page, str], Path]
+Shoot = Callable[..., Path]
 
 
 @pytest.fixture
 def screenshot(tmp_path: Path) -> Shoot:
     """Save a screenshot into tmp_path; with RESEARCH_STUDIO_UPDATE_SCREENSHOTS=1 also into docs/."""
 
-    def shoot(tab: sync_api.Page, name: str) -> Path:
+    def shoot(tab: Page, name: str, *, for_docs: bool = True) -> Path:
         path = tmp_path / name
         tab.screenshot(path=str(path))
         assert path.stat().st_size > 0
-        if os.environ.get(UPDATE_SCREENSHOTS) == "1":
+        if for_docs and UPDATE_SCREENSHOTS:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, SCREENSHOTS / name)
         return path

@@ -38,14 +38,14 @@ def test_a_run_started_from_the_form_shows_progress_report_sources_and_downloads
     page.fill("#iterations", "2")
     screenshot(page, "new-research.png")
 
-    web.latency_s = 0.3  # a slow web and model, so the page is seen while the run works
+    web.latency_s = 1.0  # a slow web and model, so the page is seen while the run works
     page.click("button#start")
     page.wait_for_url(RUN_PAGE)
     expect(page.locator("h1#question")).to_have_text("coral bleaching heat stress")
+    page.locator("#progress details summary").click()  # the event log, open in the screenshot
     expect(page.locator('ol#timeline li.node[data-state="done"]').first).to_be_attached()
     expect(page.locator('#counters [data-counter="searches"]')).not_to_have_text("0")
     expect(page.locator("#events li").first).to_be_attached()
-    page.locator("#progress details summary").click()  # the event log, open in the screenshot
     if page.locator("#status").get_attribute("data-status") == "running":
         screenshot(page, "progress.png")  # (only of a run still in progress)
     web.latency_s = 0.0
@@ -62,7 +62,8 @@ def test_a_run_started_from_the_form_shows_progress_report_sources_and_downloads
 
     title = page.locator("article#report h1").first.inner_text()
     sentence, _quote = open_first_citation(page)
-    page.evaluate("window.scrollTo(0, 0)")  # the verdict, the exports and the card in one view
+    # The verdict, the exports, the report and the open card in one view.
+    page.locator("section#result").evaluate("section => section.scrollIntoView()")
     screenshot(page, "report.png")
 
     pdf = pdf_text(download(page, "pdf", tmp_path))
