@@ -36,11 +36,6 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 UPDATE_SCREENSHOTS = os.environ.get("RESEARCH_STUDIO_UPDATE_SCREENSHOTS") == "1"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "urban-heat"
 
-if not CHROMIUM.exists():
-    pytest.skip(
-        "Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)",
-        allow_module_level=True,
-    )
 # Page steps wait on a server doing real work on 2 shared cores: 5 s (the default) is too tight.
 expect.set_options(timeout=30_000)
 
@@ -127,6 +122,10 @@ def scripted_server(
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Browser]:
     """One headless Chromium per module (pages get a fresh context per test)."""
+    if not CHROMIUM.exists():
+        pytest.skip(
+            "Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)"
+        )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
