@@ -222,7 +222,12 @@ async def execute(
     SIGTERM or SIGHUP save the run as interrupted and raise RunStopped.
     """
     folder.save(
-        status="running", error=None, owner=RunOwner.current(), attempts=folder.record.attempts + 1
+        status="running",
+        error=None,
+        owner=RunOwner.current(),
+        attempts=folder.record.attempts + 1,
+        pending_question=None,
+        pending_options=[],
     )
     thread: RunnableConfig = {
         "configurable": {"thread_id": folder.record.run_id},
@@ -301,7 +306,7 @@ async def _drive(
                 question = interrupt_text(snapshot.interrupts[0].value)
                 reply = await _review(review, question)
                 if reply is None:
-                    folder.save(status="awaiting_review")
+                    folder.save(status="awaiting_review", pending_question=question)
                     return Outcome("awaiting_review", dict(snapshot.values), question)
                 _record(folder, on_event, "review", "progress", f"review: {reply or 'approved'}")
                 payload = Command(resume=reply or "approve")
@@ -314,7 +319,7 @@ async def _drive(
                 reply = plan_reply if plan_reply is not None else await _review(review, plan)
                 plan_reply = None
                 if reply is None:
-                    folder.save(status="awaiting_plan_review")
+                    folder.save(status="awaiting_plan_review", pending_question=plan)
                     return Outcome("awaiting_plan_review", values, plan)
                 if parse_reply(reply).kind == "cancel":
                     folder.save(status="cancelled", error="cancelled at plan review")
@@ -331,7 +336,11 @@ async def _drive(
             options = list(snapshot.values.get("clarification_options", []))
             reply = await ask(question, options)
             if reply is None:
-                folder.save(status="awaiting_clarification")
+                folder.save(
+                    status="awaiting_clarification",
+                    pending_question=question,
+                    pending_options=options,
+                )
                 return Outcome("awaiting_clarification", dict(snapshot.values), question, options)
             _record(
                 folder, on_event, "clarify", "progress", f"clarification: {reply or '(none given)'}"

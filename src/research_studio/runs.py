@@ -109,6 +109,10 @@ class RunRecord(BaseModel):
     error: str | None = None
     owner: RunOwner | None = Field(None, description="The process executing the run.")
     attempts: int = Field(0, description="Executions started: the first and each resume.")
+    pending_question: str | None = Field(
+        None, description="What a paused run asks (clarification, plan or review), until answered."
+    )
+    pending_options: list[str] = Field(default_factory=list)
 
     def seen_from_here(self) -> RunRecord:
         """The record with a `running` run whose owner is gone shown as `interrupted`."""

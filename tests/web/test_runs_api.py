@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -95,6 +96,23 @@ def test_an_ambiguous_question_pauses_until_answered(server: LiveServer) -> None
         assert all(int(m["id"]) > last for m in rest if m["event"] == "event")
         assert "write_report" in {m["data"]["node"] for m in rest if m["event"] == "event"}
     assert "User clarification: The snake" in model.calls_for("ResearchPlan")[0].prompt
+
+
+def test_a_restarted_server_still_shows_what_a_paused_run_asks(
+    serve: Callable[..., LiveServer],
+) -> None:
+    spec = use_scripted_model(ResearchScript(ambiguous=True).model())
+    first = serve()
+    with httpx.Client(base_url=first.url) as client:
+        response = client.post(
+            "/api/runs", json={"question": "python", "model": spec, "iterations": 1}
+        )
+        run_id = response.json()["run_id"]
+        asked = wait_for_status(client, run_id, "awaiting_clarification")["pending"]
+    first.__exit__(None, None, None)
+    with httpx.Client(base_url=serve().url) as client:
+        pending = client.get(f"/api/runs/{run_id}").json()["pending"]
+    assert pending == asked and pending["options"]
 
 
 def test_cancel_saves_the_run_as_interrupted_and_resume_finishes_it(

@@ -19,7 +19,7 @@ from research_studio.runs import RunFolder
 
 log = logging.getLogger(__name__)
 PendingKind = Literal["clarification", "plan_review", "review"]
-_PENDING: dict[str, PendingKind] = {
+PENDING_KINDS: dict[str, PendingKind] = {
     "awaiting_clarification": "clarification",
     "awaiting_plan_review": "plan_review",
     "awaiting_review": "review",
@@ -141,7 +141,7 @@ class RunManager:
             signal.raise_signal(stopped)
 
     def _remember(self, run_id: str, outcome: Outcome) -> None:
-        kind = _PENDING.get(outcome.status)
+        kind = PENDING_KINDS.get(outcome.status)
         if kind is not None:
             self.pending[run_id] = Pending(kind, outcome.question, list(outcome.options))
 

@@ -11,7 +11,7 @@ from fastapi import HTTPException, Request
 
 from research_studio.errors import ResearchStudioError
 from research_studio.runs import RECORD_FILE, RunFolder
-from research_studio.web.manager import RunManager
+from research_studio.web.manager import PENDING_KINDS, Pending, RunManager
 from research_studio.web.settings import ServeSettings
 
 # Run ids as new_run_id makes them (and --out names): no separators, no "..", nothing hidden.
@@ -55,6 +55,10 @@ class WebState:
         record = folder.record
         status = record.status
         pending = self.manager.pending.get(record.run_id) if status.startswith("awaiting") else None
+        if pending is None and record.pending_question is not None:
+            # Paused by an earlier server or the CLI: the question is kept in run.json.
+            kind = PENDING_KINDS.get(status)
+            pending = kind and Pending(kind, record.pending_question, record.pending_options)
         return {
             "status": status,
             "error": record.error,

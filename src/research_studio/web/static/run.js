@@ -133,7 +133,7 @@
     const audit = await RS.request("GET", `${api}/audit`);
     if (audit.ok) {
       verdict.dataset.ok = String(audit.data.ok);
-      verdict.textContent = audit.data.ok ? `✓ Audit: ${audit.data.summary}` : `✗ Audit: ${audit.data.summary}`;
+      verdict.textContent = `${audit.data.ok ? "✓" : "✗"} ${audit.data.summary.replace(/^audit /, "Audit: ")}`;
     } else {
       verdict.dataset.ok = "false";
       verdict.textContent = `Audit unavailable: ${(audit.data && audit.data.message) || audit.status}`;
