@@ -12,6 +12,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.prompt import Prompt
 
 from research_studio.config import LoadedConfiguration, SearchProviderName, load_configuration
 from research_studio.errors import ResearchStudioError
@@ -73,3 +74,14 @@ def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine inside the user-error boundary."""
     with user_errors():
         return asyncio.run(coroutine)
+
+
+def prompt_choice(question: str, options: list[str]) -> str:
+    """Ask at the terminal: a numbered option or free text (blocking; call it in a thread)."""
+    err.print(f"\n[bold]{question}[/]")
+    for number, option in enumerate(options, 1):
+        err.print(f"  {number}. {option}")
+    reply = Prompt.ask("Pick a number or type your own answer", console=err).strip()
+    if reply.isdigit() and 1 <= int(reply) <= len(options):
+        return options[int(reply) - 1]
+    return reply

@@ -8,9 +8,15 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.prompt import Prompt
 
-from research_studio.cli.common import err, out, print_json, run_async, user_errors
+from research_studio.cli.common import (
+    err,
+    out,
+    print_json,
+    prompt_choice,
+    run_async,
+    user_errors,
+)
 from research_studio.config import ReportStructure, load_configuration
 from research_studio.pipelines.registry import PipelineName
 from research_studio.remote import RemoteAsk, research_remote
@@ -25,16 +31,7 @@ def _asker(answer: str | None) -> RemoteAsk:
             err.print(f"[yellow]The server asks: {question}; continuing without (no terminal).[/]")
             return ""
 
-        def prompt() -> str:
-            err.print(f"\n[bold]{question}[/]")
-            for number, option in enumerate(options, 1):
-                err.print(f"  {number}. {option}")
-            reply = Prompt.ask("Pick a number or type your own answer", console=err).strip()
-            if reply.isdigit() and 1 <= int(reply) <= len(options):
-                return options[int(reply) - 1]
-            return reply
-
-        return await asyncio.to_thread(prompt)
+        return await asyncio.to_thread(prompt_choice, question, options)
 
     return ask
 

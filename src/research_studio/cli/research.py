@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.prompt import Prompt
 from rich.table import Table
 
 from research_studio.cli.common import (
@@ -22,6 +21,7 @@ from research_studio.cli.common import (
     err,
     out,
     print_json,
+    prompt_choice,
     run_async,
     user_errors,
 )
@@ -91,17 +91,8 @@ def _asker(view: ProgressView, *, answer: str | None, interactive: bool) -> AskF
             )
             return ""
 
-        def prompt() -> str:
-            err.print(f"\n[bold]{question}[/]")
-            for number, option in enumerate(options, 1):
-                err.print(f"  {number}. {option}")
-            reply = Prompt.ask("Pick a number or type your own answer", console=err).strip()
-            if reply.isdigit() and 1 <= int(reply) <= len(options):
-                return options[int(reply) - 1]
-            return reply
-
         with view.paused():
-            return await asyncio.to_thread(prompt)
+            return await asyncio.to_thread(prompt_choice, question, options)
 
     return ask
 
