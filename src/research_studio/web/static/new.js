@@ -35,7 +35,8 @@
     const model = data.model.error ? `model: ${data.model.error}`
       : `model: ${data.model.model}` + (data.model.fast_model !== data.model.model ? ` (fast: ${data.model.fast_model})` : "") + ` — ${data.model.reason}`;
     const search = data.search.error ? `search: ${data.search.error}` : `search: ${data.search.name} — ${data.search.reason}`;
-    resolution.textContent = `${model}. ${search}.`;
+    const sentence = (text) => text.replace(/\.+$/, "") + ".";
+    resolution.textContent = `${sentence(model)} ${sentence(search)}`;
   }
 
   function later() { clearTimeout(timer); timer = setTimeout(showResolution, 300); }

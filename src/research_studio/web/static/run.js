@@ -28,8 +28,11 @@
 
   function onEvent(event) {
     const time = new Date(event.time * 1000).toLocaleTimeString();
-    $("events").append(RS.el("li", { className: `kind-${event.kind}` },
+    const log = $("events");
+    const following = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+    log.append(RS.el("li", { className: `kind-${event.kind}` },
       RS.el("time", { text: time }), ` ${event.node}: ${event.message}`));
+    if (following) log.scrollTop = log.scrollHeight;  // follow the newest unless the reader scrolled up
     if (event.node === "run" || !event.node) {
       if (event.kind === "error") $("errors").append(RS.el("li", { text: event.message }));
       return;
@@ -154,7 +157,8 @@
     box.append(document.createTextNode(text.slice(at)));
     if (!text) box.append(RS.el("p", { className: "hint", text: "The page text was not kept." }));
     const first = box.querySelector("mark");
-    if (first) first.scrollIntoView({ block: "center" });
+    // Scroll the text box only, not the page: the reader stays at the sentence they clicked.
+    if (first) box.scrollTop = Math.max(0, first.offsetTop - box.offsetTop - box.clientHeight / 3);
   }
 
   async function openSource(link) {
