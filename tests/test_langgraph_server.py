@@ -240,3 +240,14 @@ def test_the_cli_names_a_server_it_cannot_reach() -> None:
     assert result.exit_code == 2
     assert "cannot reach the LangGraph server" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("server", ["http://[::1", "ftp://example.org", "localhost:2024"])
+def test_the_cli_refuses_a_server_that_is_no_web_url(server: str) -> None:
+    from typer.testing import CliRunner
+
+    from research_studio.cli import app
+
+    result = CliRunner().invoke(app, ["remote", "coral reefs", "--server", server])
+    assert result.exit_code == 2 and "must be an http(s) URL" in result.output
+    assert "Traceback" not in result.output

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 
 from research_studio.errors import ResearchStudioError
+from research_studio.urls import is_web_url
 
 # The graph id each pipeline has in langgraph.json.
 GRAPH_IDS = {"standard": "pipeline"}
@@ -75,7 +76,21 @@ async def research_remote(
     """
     from langgraph_sdk import get_client
 
-    client = get_client(url=server)
+    if not is_web_url(server):
+        raise ResearchStudioError(f"--server must be an http(s) URL, not {server!r}")
+    async with get_client(url=server) as client:
+        return await _research(client, server, question, pipeline, context, ask, on_node)
+
+
+async def _research(
+    client: Any,
+    server: str,
+    question: str,
+    pipeline: str,
+    context: dict[str, Any],
+    ask: RemoteAsk,
+    on_node: NodeFn,
+) -> RemoteResult:
     assistant_id = await _assistant_id(client, server, pipeline)
     try:
         thread_id = str((await client.threads.create())["thread_id"])
@@ -83,7 +98,7 @@ async def research_remote(
         while True:
             await _stream(client, thread_id, assistant_id, payload, context, on_node)
             state = await client.threads.get_state(thread_id)
-            values: dict[str, Any] = dict(state.get("values") or {})  # type: ignore[arg-type]
+            values: dict[str, Any] = dict(state.get("values") or {})
             if "clarify" not in (state.get("next") or []):
                 break
             reply = await ask(

@@ -37,8 +37,11 @@ def normalize_url(url: str) -> str:
 
 def is_web_url(url: str) -> bool:
     """True for an absolute http(s) URL with a host."""
-    parts = urlsplit(url.strip())
-    return parts.scheme.lower() in DEFAULT_PORTS and bool(parts.hostname)
+    try:
+        parts = urlsplit(url.strip())
+        return parts.scheme.lower() in DEFAULT_PORTS and bool(parts.hostname)
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        return False
 
 
 REDACTED = "****"
