@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -104,6 +105,64 @@ def test_secrets_are_redacted() -> None:
     assert shown["tavily_api_key"] == "****"
     assert "sk-secret" not in repr(config)
     assert shown["anthropic_api_key"] is None
+
+
+MCP_SECRETS = ("s3cret", "K123", "ghp_abc123", "pw-42", "sk-live-0123456789")
+
+
+def write_mcp_settings(tmp_path: Path) -> Path:
+    """Settings whose MCP servers carry credentials in a URL and in command arguments."""
+    return write_toml(
+        tmp_path,
+        "[[mcp_servers]]\n"
+        'name = "remote"\n'
+        'url = "https://alice:s3cret@mcp.example/mcp?api_key=K123&team=reefs"\n'
+        "[[mcp_servers]]\n"
+        'name = "local"\n'
+        'command = "npx"\n'
+        'args = ["server", "--token", "ghp_abc123", "--password=pw-42", "sk-live-0123456789",'
+        ' "--verbose", "/data"]\n',
+    )
+
+
+@pytest.mark.e2e
+def test_mcp_credentials_are_redacted_by_the_config_command(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from research_studio.cli import app
+
+    path = write_mcp_settings(tmp_path)
+    result = CliRunner().invoke(app, ["config", "--json", "--config", str(path)])
+    assert result.exit_code == 0, result.output
+    assert not [secret for secret in MCP_SECRETS if secret in result.output]
+    remote, local = json.loads(result.output)["mcp_servers"]
+    assert remote["url"] == "https://alice:****@mcp.example/mcp?api_key=****&team=reefs"
+    assert local["command"] == "npx"
+    assert local["args"] == [
+        "server",
+        "--token",
+        "****",
+        "--password=****",
+        "****",
+        "--verbose",
+        "/data",
+    ]
+
+
+@pytest.mark.e2e
+def test_mcp_credentials_are_redacted_by_the_web_api(tmp_path: Path) -> None:
+    import httpx
+
+    from research_studio.web import ServeSettings
+    from tests.web.conftest import LiveServer
+
+    with LiveServer(ServeSettings(config_file=write_mcp_settings(tmp_path))) as server:
+        response = httpx.get(f"{server.url}/api/config")
+    assert response.status_code == 200
+    assert not [secret for secret in MCP_SECRETS if secret in response.text]
+    remote, local = response.json()["mcp_servers"]
+    assert remote["url"] == "https://alice:****@mcp.example/mcp?api_key=****&team=reefs"
+    assert local["args"][:3] == ["server", "--token", "****"]
 
 
 def test_configuration_is_a_graph_context_schema() -> None:

@@ -127,6 +127,24 @@ def test_a_json_hit_list_becomes_results_and_text_hits_get_mcp_urls() -> None:
     assert [r.url for r in wrapped] == ["https://a.example/1"]
 
 
+def test_malformed_hits_are_skipped_or_cleaned_never_raised() -> None:
+    hits = [
+        {"title": "word score", "url": "https://a.example/1", "score": "high"},
+        {"title": ["odd"], "url": "https://a.example/2", "score": {"v": 1}, "snippet": 5},
+        {"title": "bad url, no text", "url": {"href": "https://a.example/3"}},
+        {"title": "not a web url", "url": "javascript:alert(1)"},
+        {"title": "text is not text", "text": {"body": "x"}},
+        {"title": "good", "url": "https://a.example/4", "score": "0.5", "published": 2024},
+    ]
+    results = to_results(_answer(json.dumps(hits)), "q")
+    assert [(r.url, r.title, r.score) for r in results] == [
+        ("https://a.example/1", "word score", 0.0),
+        ("https://a.example/2", "", 0.0),
+        ("https://a.example/4", "good", 0.5),
+    ]
+    assert results[1].snippet == "5" and results[2].published == "2024"
+
+
 def test_plain_text_becomes_one_source_cited_by_the_calls_url() -> None:
     answer = _answer("Reefs bleach when the water stays warm for weeks.")
     (result,) = to_results(answer, "reefs")
@@ -301,10 +319,13 @@ async def test_a_streamable_http_server_is_called_by_url() -> None:
         answer = await sources.call("remote", "lookup", {"topic": "reefs"})
         assert LOOKUP_FACTS[1] in answer.text
         assert answer.url.startswith("mcp://remote/lookup?h=")
+        client = sources._servers["remote"].http_client
+        assert client is not None and not client.is_closed
     finally:
         await sources.aclose()
         process.terminate()
         await process.wait()
+    assert client.is_closed  # the SDK leaves a client it was given open: the session closes it
 
 
 @pytest.mark.e2e

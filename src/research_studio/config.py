@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,7 +22,8 @@ from pydantic import (
 )
 
 from research_studio.errors import ConfigError
-from research_studio.urls import redact_url
+from research_studio.urls import REDACTED, redact_url
+from research_studio.urls import _is_secret_name as is_secret_name
 
 ReportStructure = Literal["detailed", "concise", "bullet_points"]
 SearchProviderName = Literal["tavily", "duckduckgo", "searxng", "local", "mcp"]
@@ -299,9 +301,47 @@ class Configuration(BaseModel):
         for name, info in type(self).model_fields.items():
             if info.annotation == SecretStr | None and data.get(name):
                 data[name] = "****"
-            elif isinstance(data.get(name), str):
-                data[name] = redact_url(data[name])  # credentials inside endpoint URLs
+            else:
+                data[name] = _redact_nested(data.get(name))  # credentials inside URLs
+        for server in data["mcp_servers"]:
+            server["args"] = redact_args(server["args"])
         return data
+
+
+def _redact_nested(value: Any) -> Any:
+    """The value with every string in it, however deep, passed through `redact_url`."""
+    if isinstance(value, str):
+        return redact_url(value)
+    if isinstance(value, list):
+        return [_redact_nested(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _redact_nested(item) for key, item in value.items()}
+    return value
+
+
+# A credential by its look: a known key prefix, or a long run of letters and digits.
+_KEY_LIKE = re.compile(
+    r"^(?:(?:sk|pk|rk|tvly|xox[a-z])-\S+|gh[pousr]_\S+|github_pat_\S+|AKIA\S+"
+    r"|(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{24,})$"
+)
+
+
+def redact_args(args: list[str]) -> list[str]:
+    """Command arguments with credentials masked: after a --token-like flag, in one, or key-like."""
+    shown: list[str] = []
+    after_secret_flag = False
+    for arg in args:
+        flag, sep, _ = arg.partition("=")
+        if after_secret_flag and not arg.startswith("-"):
+            shown.append(REDACTED)
+        elif arg.startswith("-") and sep and is_secret_name(flag.lstrip("-")):
+            shown.append(f"{flag}={REDACTED}")
+        elif _KEY_LIKE.match(arg):
+            shown.append(REDACTED)
+        else:
+            shown.append(redact_url(arg))
+        after_secret_flag = arg.startswith("-") and not sep and is_secret_name(arg.lstrip("-"))
+    return shown
 
 
 SECRET_FIELDS = frozenset(

@@ -137,6 +137,7 @@ class _Server:
     task: asyncio.Task[None]
     tools: list[McpTool] | None = None
     errlog: TextIO | None = None
+    http_client: Any = None  # an HTTP server's httpx client, closed with the session
 
 
 @dataclass
@@ -174,16 +175,25 @@ class McpSources:
 
     async def _start(self, spec: McpServerSpec) -> _Server:
         # A file, not a pipe: the server's log must not fill a pipe nobody reads.
-        errlog = None
+        errlog = client = None
         if spec.command is not None:
             errlog = await asyncio.to_thread(tempfile.TemporaryFile, "w+", encoding="utf-8")
+        else:
+            import httpx2
+
+            client = httpx2.AsyncClient(
+                headers={key: value.get_secret_value() for key, value in spec.headers.items()},
+                timeout=httpx2.Timeout(self.timeout_s, read=max(self.timeout_s, 300.0)),
+            )
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[ClientSession] = loop.create_future()
         stop = asyncio.Event()
-        task = loop.create_task(self._own(spec, ready, stop, errlog), name=f"mcp:{spec.name}")
-        return _Server(spec, ready, stop, task, errlog=errlog)
+        task = loop.create_task(
+            self._own(spec, ready, stop, errlog, client), name=f"mcp:{spec.name}"
+        )
+        return _Server(spec, ready, stop, task, errlog=errlog, http_client=client)
 
-    def _transport(self, spec: McpServerSpec, errlog: TextIO | None) -> Any:
+    def _transport(self, spec: McpServerSpec, errlog: TextIO | None, client: Any) -> Any:
         if spec.command is not None:
             params = StdioServerParameters(
                 command=spec.command,
@@ -191,12 +201,6 @@ class McpSources:
                 env={key: value.get_secret_value() for key, value in spec.env.items()} or None,
             )
             return stdio_client(params, errlog=errlog) if errlog else stdio_client(params)
-        import httpx2
-
-        client = httpx2.AsyncClient(
-            headers={key: value.get_secret_value() for key, value in spec.headers.items()},
-            timeout=httpx2.Timeout(self.timeout_s, read=max(self.timeout_s, 300.0)),
-        )
         return streamable_http_client(str(spec.url), http_client=client)
 
     async def _own(
@@ -205,10 +209,13 @@ class McpSources:
         ready: asyncio.Future[ClientSession],
         stop: asyncio.Event,
         errlog: TextIO | None,
+        client: Any,
     ) -> None:
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport(spec, errlog))
+                if client is not None:  # the SDK does not close a client it was given
+                    await stack.enter_async_context(client)
+                read, write = await stack.enter_async_context(self._transport(spec, errlog, client))
                 session = await stack.enter_async_context(ClientSession(read, write))
                 with anyio.fail_after(self.timeout_s):
                     await session.initialize()

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from typing import Any
 
 from research_studio.errors import SearchError
 from research_studio.mcp_sources import McpError, McpSources, McpText, split_tool_name
 from research_studio.search.base import SearchResult
+from research_studio.urls import is_web_url
 
 QUERY_NAMES = ("query", "q", "search", "search_query", "text")
 COUNT_NAMES = ("max_results", "limit", "count", "num_results", "top_k")
@@ -62,6 +64,44 @@ def _text_url(answer: McpText, text: str) -> str:
     return f"mcp://{answer.server}/{answer.tool}?h={digest}"
 
 
+def _text(hit: dict[str, Any], *names: str) -> str:
+    """The first non-empty text (or number) under one of the names; "" if none (bad types too)."""
+    for name in names:
+        value = hit.get(name)
+        if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value):
+            return str(value)
+    return ""
+
+
+def _score(value: Any) -> float:
+    try:
+        score = float(value or 0.0)
+    except (TypeError, ValueError):  # "high", a dict: a tool's own notion, not a number
+        return 0.0
+    return score if math.isfinite(score) else 0.0
+
+
+def _hit_result(answer: McpText, hit: Any, provider: str) -> SearchResult | None:
+    """One hit as a result; None for a hit without a web URL or a text (malformed output)."""
+    if not isinstance(hit, dict):
+        return None
+    text = _text(hit, "text", "raw_content") or None
+    url = hit.get("url")
+    if not (isinstance(url, str) and is_web_url(url)):
+        url = _text_url(answer, text) if text else None
+    if url is None:
+        return None
+    return SearchResult(
+        url=url,
+        title=_text(hit, "title"),
+        snippet=_text(hit, "snippet", "content", "description")[:SNIPPET_CHARS],
+        content=text,
+        score=_score(hit.get("score")),
+        provider=provider,
+        published=_text(hit, "published") or None,
+    )
+
+
 def to_results(answer: McpText, query: str, provider: str = "mcp") -> list[SearchResult]:
     """Search results from a tool's answer, in the shapes the module docstring lists."""
     hits = _hits(answer)
@@ -75,25 +115,9 @@ def to_results(answer: McpText, query: str, provider: str = "mcp") -> list[Searc
         ]
     results = []
     for hit in hits:
-        if not isinstance(hit, dict):
-            continue
-        text = hit.get("text") or hit.get("raw_content")
-        text = str(text) if text else None
-        url = str(hit.get("url") or "") or (_text_url(answer, text) if text else "")
-        if not url:
-            continue
-        snippet = hit.get("snippet") or hit.get("content") or hit.get("description") or ""
-        results.append(
-            SearchResult(
-                url=url,
-                title=str(hit.get("title") or ""),
-                snippet=str(snippet)[:SNIPPET_CHARS],
-                content=text,
-                score=float(hit.get("score") or 0.0),
-                provider=provider,
-                published=str(hit["published"]) if hit.get("published") else None,
-            )
-        )
+        result = _hit_result(answer, hit, provider)
+        if result is not None:
+            results.append(result)
     return results
 
 

@@ -26,7 +26,6 @@ from research_studio.launch import RequestError, ResearchRequest, prepare_run
 from research_studio.pipelines.registry import SINGLE_WORKER_PIPELINES, PipelineName
 from research_studio.resolution import choose_model, choose_search
 from research_studio.runs import RESULT_FILE, list_runs
-from research_studio.urls import redact_url
 from research_studio.web.manager import RunConflict
 from research_studio.web.progress import follow
 from research_studio.web.report_view import NotFound, report_fragment, source_card
@@ -74,12 +73,8 @@ async def options(state: State) -> dict[str, Any]:
 async def config(state: State) -> dict[str, Any]:
     """The server's settings without any secret (keys dropped, credentials in URLs masked)."""
     loaded = await asyncio.to_thread(load_configuration, config_file=state.settings.config_file)
-    data = loaded.config.model_dump(mode="json")
-    return {
-        name: redact_url(value) if isinstance(value, str) else value
-        for name, value in data.items()
-        if name not in SECRET_FIELDS
-    }
+    data = loaded.config.redacted()  # one redaction for the CLI and the web
+    return {name: value for name, value in data.items() if name not in SECRET_FIELDS}
 
 
 def _resolution(
