@@ -6,7 +6,7 @@ import asyncio
 import signal
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -207,6 +207,11 @@ async def _stream(
                 )
 
 
+async def _save(folder: RunFolder, **changes: Any) -> None:
+    # The record is written with fsync: off the event loop, which may serve other runs.
+    await asyncio.to_thread(folder.save, **changes)
+
+
 async def execute(
     folder: RunFolder,
     config: Configuration,
@@ -216,12 +221,15 @@ async def execute(
     on_event: EventFn,
     answer: str | None = None,
     review: ReviewFn | None = None,
+    handle_signals: bool = True,
 ) -> Outcome:
     """Run (or resume, when `initial` is None) the folder's pipeline to completion or a pause.
 
-    SIGTERM or SIGHUP save the run as interrupted and raise RunStopped.
+    SIGTERM or SIGHUP save the run as interrupted and raise RunStopped, unless `handle_signals`
+    is False (a server, whose own handlers stop it and cancel its runs).
     """
-    folder.save(
+    await _save(
+        folder,
         status="running",
         error=None,
         owner=RunOwner.current(),
@@ -233,12 +241,15 @@ async def execute(
         "configurable": {"thread_id": folder.record.run_id},
         "callbacks": [CallLedger(folder)],
     }
-    with _stop_on_signals() as received:
+    stopping: AbstractContextManager[list[int]] = (
+        _stop_on_signals() if handle_signals else nullcontext([])
+    )
+    with stopping as received:
         try:
             state = await _drive(folder, config, thread, initial, ask, on_event, answer, review)
         except (KeyboardInterrupt, asyncio.CancelledError):
             stopped = f"stopped by {signal.Signals(received[0]).name}" if received else None
-            folder.save(status="interrupted", error=stopped)
+            await _save(folder, status="interrupted", error=stopped)
             message = f"run interrupted ({stopped})" if stopped else "run interrupted"
             _record(folder, on_event, "run", "error", message)
             if not received:
@@ -248,20 +259,20 @@ async def execute(
                 task.uncancel()
             raise RunStopped(folder, received[0]) from None
         except Exception as exc:
-            folder.save(status="failed", error=f"{type(exc).__name__}: {exc}")
+            await _save(folder, status="failed", error=f"{type(exc).__name__}: {exc}")
             _record(folder, on_event, "run", "error", f"run failed: {exc}")
             raise
     if isinstance(state, Outcome):
         return state
     if not state.get("report"):
-        folder.save(status="failed", error="the pipeline ended without a report")
+        await _save(folder, status="failed", error="the pipeline ended without a report")
         return Outcome("failed", state)
     # Graph state counts the calls of finished nodes; the ledger counts every attempt's calls.
-    totals = folder.call_totals()
+    totals = await asyncio.to_thread(folder.call_totals)
     state["metadata"] = {**state.get("metadata", {}), **totals}
     result = result_document(state, pipeline=folder.record.pipeline)
-    folder.write_outputs(state["report"], result)
-    folder.save(status="completed")
+    await asyncio.to_thread(folder.write_outputs, state["report"], result)
+    await _save(folder, status="completed")
     return Outcome("completed", state)
 
 
@@ -306,7 +317,7 @@ async def _drive(
                 question = interrupt_text(snapshot.interrupts[0].value)
                 reply = await _review(review, question)
                 if reply is None:
-                    folder.save(status="awaiting_review", pending_question=question)
+                    await _save(folder, status="awaiting_review", pending_question=question)
                     return Outcome("awaiting_review", dict(snapshot.values), question)
                 _record(folder, on_event, "review", "progress", f"review: {reply or 'approved'}")
                 payload = Command(resume=reply or "approve")
@@ -319,10 +330,10 @@ async def _drive(
                 reply = plan_reply if plan_reply is not None else await _review(review, plan)
                 plan_reply = None
                 if reply is None:
-                    folder.save(status="awaiting_plan_review", pending_question=plan)
+                    await _save(folder, status="awaiting_plan_review", pending_question=plan)
                     return Outcome("awaiting_plan_review", values, plan)
                 if parse_reply(reply).kind == "cancel":
-                    folder.save(status="cancelled", error="cancelled at plan review")
+                    await _save(folder, status="cancelled", error="cancelled at plan review")
                     _record(folder, on_event, REVIEW_NODE, "progress", "plan review: cancelled")
                     return Outcome("cancelled", values, plan)
                 _record(
@@ -336,7 +347,8 @@ async def _drive(
             options = list(snapshot.values.get("clarification_options", []))
             reply = await ask(question, options)
             if reply is None:
-                folder.save(
+                await _save(
+                    folder,
                     status="awaiting_clarification",
                     pending_question=question,
                     pending_options=options,

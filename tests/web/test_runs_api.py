@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Callable
@@ -98,6 +99,33 @@ def test_an_ambiguous_question_pauses_until_answered(server: LiveServer) -> None
     assert "User clarification: The snake" in model.calls_for("ResearchPlan")[0].prompt
 
 
+def test_answers_sent_at_once_continue_a_paused_run_once(server: LiveServer) -> None:
+    model = ResearchScript(ambiguous=True).model()
+    spec = use_scripted_model(model)
+    with httpx.Client(base_url=server.url) as client:
+        response = client.post(
+            "/api/runs", json={"question": "python", "model": spec, "iterations": 1}
+        )
+        run_id = response.json()["run_id"]
+        wait_for_status(client, run_id, "awaiting_clarification")
+
+    async def answer_at_once() -> list[int]:
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            replies = await asyncio.gather(
+                *(
+                    client.post(f"/api/runs/{run_id}/answer", json={"answer": "The snake"})
+                    for _ in range(4)
+                )
+            )
+        return sorted(reply.status_code for reply in replies)
+
+    assert asyncio.run(answer_at_once()) == [202, 409, 409, 409]
+    with httpx.Client(base_url=server.url) as client:
+        done = wait_for_status(client, run_id, "completed", "failed")
+    assert done["status"] == "completed", done
+    assert len(model.calls_for("ResearchPlan")) == 1  # one execution continued the run
+
+
 def test_a_restarted_server_still_shows_what_a_paused_run_asks(
     serve: Callable[..., LiveServer],
 ) -> None:
@@ -127,17 +155,17 @@ def test_cancel_saves_the_run_as_interrupted_and_resume_finishes_it(
             f"/api/runs/{run_id}/events",
             until=lambda m: m["event"] == "event" and m["data"]["kind"] == "start",
         )
-        assert client.post(f"/api/runs/{run_id}/cancel").status_code == 202
+        assert client.post(f"/api/runs/{run_id}/cancel", json={}).status_code == 202
         stopped = wait_for_status(client, run_id, "interrupted")
         assert stopped["record"]["status"] == "interrupted"
-        assert client.post(f"/api/runs/{run_id}/cancel").status_code == 409
+        assert client.post(f"/api/runs/{run_id}/cancel", json={}).status_code == 409
         web.search_latency_s = 0.0
-        assert client.post(f"/api/runs/{run_id}/resume").status_code == 202
+        assert client.post(f"/api/runs/{run_id}/resume", json={}).status_code == 202
         assert client.delete(f"/api/runs/{run_id}").status_code == 409  # running again
         done = wait_for_status(client, run_id, "completed", "failed")
         assert done["status"] == "completed", done
         assert done["record"]["attempts"] == 2
-        assert client.post(f"/api/runs/{run_id}/resume").status_code == 409  # completed
+        assert client.post(f"/api/runs/{run_id}/resume", json={}).status_code == 409  # completed
 
 
 def test_delete_removes_a_finished_run_but_never_a_running_one(
@@ -149,7 +177,7 @@ def test_delete_removes_a_finished_run_but_never_a_running_one(
         running = start(client, model=spec, no_clarify=True)
         refused = client.delete(f"/api/runs/{running}")
         assert refused.status_code == 409 and (tmp_path / "runs" / running).is_dir()
-        client.post(f"/api/runs/{running}/cancel")
+        client.post(f"/api/runs/{running}/cancel", json={})
         wait_for_status(client, running, "interrupted")
         assert client.delete(f"/api/runs/{running}").json()["deleted"] is True
         assert not (tmp_path / "runs" / running).exists()
@@ -170,4 +198,20 @@ def test_exports_download_from_a_finished_run(
         assert bib.status_code == 200 and "@" in bib.text
         assert client.get("/api/runs/done/export/exe").status_code == 422
         page = client.get("/runs/done").text
-        assert all(f'data-format="{fmt}"' in page for fmt in ("md", "html", "pdf", "docx", "bib", "ris"))
+        assert all(
+            f'data-format="{fmt}"' in page for fmt in ("md", "html", "pdf", "docx", "bib", "ris")
+        )
+
+
+def test_events_resume_after_the_line_the_address_names(
+    server: LiveServer, finished_run_folder: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    shutil.copytree(finished_run_folder, tmp_path / "runs" / "done")
+    with httpx.Client(base_url=server.url) as client:
+        after = sse(client, "/api/runs/done/events?after=3", until=ended)
+        assert next(m["id"] for m in after if m["event"] == "event") == "4"
+        # A reconnecting EventSource sends Last-Event-ID, which wins over the address.
+        again = sse(client, "/api/runs/done/events?after=3", until=ended, **{"Last-Event-ID": "5"})
+        assert next(m["id"] for m in again if m["event"] == "event") == "6"

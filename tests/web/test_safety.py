@@ -42,9 +42,15 @@ def test_mistakes_come_back_as_field_errors_and_leave_no_run(
         assert client.get("/api/runs").json() == []
 
 
-def test_a_cross_site_form_post_is_refused(server: LiveServer) -> None:
+def test_a_cross_site_form_post_is_refused(
+    server: LiveServer, finished_run_folder: Path, tmp_path: Path
+) -> None:
     response = httpx.post(f"{server.url}/api/runs", data={"question": "q"})
     assert response.status_code == 415
+    shutil.copytree(finished_run_folder, tmp_path / "runs" / "done")
+    for action in ("resume", "cancel"):
+        response = httpx.post(f"{server.url}/api/runs/done/{action}", data={"x": "1"})
+        assert response.status_code == 415, action
 
 
 def test_a_token_guards_every_page_api_and_stream(serve: Callable[..., LiveServer]) -> None:

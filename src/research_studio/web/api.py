@@ -7,7 +7,7 @@ import json
 import shutil
 import typing
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -30,6 +30,9 @@ from research_studio.web.manager import RunConflict
 from research_studio.web.progress import follow
 from research_studio.web.report_view import NotFound, report_fragment, source_card
 from research_studio.web.state import WebState, check_sid, web_state
+
+if TYPE_CHECKING:
+    from research_studio.export import Export
 
 router = APIRouter(prefix="/api")
 # Configuration names the form calls otherwise.
@@ -204,10 +207,13 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 @router.get("/runs/{run_id}/events")
-async def events(run_id: str, request: Request, state: State) -> EventSourceResponse:
-    """Server-Sent Events from events.jsonl (after Last-Event-ID), then live until the run ends."""
+async def events(
+    run_id: str, request: Request, state: State, after: Annotated[int, Query(ge=0)] = 0
+) -> EventSourceResponse:
+    """Server-Sent Events from events.jsonl (after Last-Event-ID, else `after`), then live."""
     folder = await asyncio.to_thread(state.folder, run_id)
-    last = request.headers.get("last-event-id", "0")
+    # The page passes `after` when it follows again (Resume); a reconnect sends Last-Event-ID.
+    last = request.headers.get("last-event-id", str(after))
     after = int(last) if last.isdigit() else 0
     stream = follow(
         folder.path,
@@ -256,16 +262,21 @@ async def source(
         raise HTTPException(404, str(exc)) from None
 
 
+def _export(path: Path, fmt: ExportName) -> Export:
+    # Imported here, off the event loop: the PDF and DOCX libraries take a while to load.
+    from research_studio.export import export_run
+
+    return export_run(path, fmt)
+
+
 @router.get("/runs/{run_id}/export/{fmt}")
 async def export(run_id: str, fmt: ExportName, state: State) -> Response:
     """The report or its sources in a download format (md, html, pdf, docx, bib, ris)."""
     folder = await asyncio.to_thread(state.folder, run_id)
     try:
-        from research_studio.export import export_run
+        made = await asyncio.to_thread(_export, folder.path, fmt)
     except ImportError:
         raise HTTPException(501, "exports are not available in this version") from None
-    try:
-        made = await asyncio.to_thread(export_run, folder.path, fmt)
     except ResearchStudioError as exc:
         raise HTTPException(409, str(exc)) from None
     disposition = f'attachment; filename="{made.filename}"'
@@ -290,8 +301,9 @@ async def answer(run_id: str, request: Request, state: State) -> Any:
 
 
 @router.post("/runs/{run_id}/resume")
-async def resume(run_id: str, state: State) -> Any:
+async def resume(run_id: str, request: Request, state: State) -> Any:
     """Continue an interrupted, failed or paused run from its last checkpoint."""
+    await _json_body(request)  # JSON only, as every POST: no cross-site form can send it
     return await _resume(state, run_id, None)
 
 
@@ -307,8 +319,9 @@ async def _resume(state: WebState, run_id: str, text: str | None) -> Any:
 
 
 @router.post("/runs/{run_id}/cancel")
-async def cancel(run_id: str, state: State) -> Any:
+async def cancel(run_id: str, request: Request, state: State) -> Any:
     """Cancel a run this server runs; it is saved as interrupted and can resume."""
+    await _json_body(request)
     folder = await asyncio.to_thread(state.folder, run_id)
     try:
         state.manager.cancel(folder.record.run_id)
@@ -323,6 +336,7 @@ async def delete(run_id: str, state: State) -> Any:
     folder = await asyncio.to_thread(state.folder, run_id)
     if state.manager.running(run_id) or folder.record.status == "running":
         return field_error(None, f"run {run_id} is running; cancel it first", 409)
-    await asyncio.to_thread(shutil.rmtree, folder.path)
-    state.manager.pending.pop(run_id, None)
+    with state.manager.reserve(run_id):  # no resume starts it while its folder goes
+        await asyncio.to_thread(shutil.rmtree, folder.path)
+        state.manager.pending.pop(run_id, None)
     return {"run_id": run_id, "deleted": True}

@@ -31,7 +31,6 @@ def create_app(settings: ServeSettings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        manager.keep_signal_handlers()
         try:
             yield
         finally:

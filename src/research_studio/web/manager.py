@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
-import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -14,7 +13,7 @@ from typing import Any, Literal
 from research_studio.config import Configuration
 from research_studio.errors import ResearchStudioError
 from research_studio.launch import resume_settings
-from research_studio.runner import Outcome, RunStopped, execute
+from research_studio.runner import Outcome, execute
 from research_studio.runs import RunFolder
 
 log = logging.getLogger(__name__)
@@ -24,7 +23,6 @@ PENDING_KINDS: dict[str, PendingKind] = {
     "awaiting_plan_review": "plan_review",
     "awaiting_review": "review",
 }
-_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 class RunConflict(ResearchStudioError):
@@ -59,23 +57,25 @@ class RunManager:
         self.config_file = config_file
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.pending: dict[str, Pending] = {}
-        self._handlers: dict[int, Any] = {}
-
-    def keep_signal_handlers(self) -> None:
-        """Remember the server's own SIGTERM/SIGHUP handlers (the runner replaces them per run)."""
-        if threading.current_thread() is threading.main_thread():
-            self._handlers = {signum: signal.getsignal(signum) for signum in _SIGNALS}
-
-    def _restore_signal_handlers(self) -> None:
-        if self.tasks or threading.current_thread() is not threading.main_thread():
-            return
-        for signum, handler in self._handlers.items():
-            if handler is not None:
-                signal.signal(signum, handler)
+        # Ids between a request's checks and its task (or deletion): no other request may act.
+        self._starting: set[str] = set()
 
     def running(self, run_id: str) -> bool:
+        if run_id in self._starting:
+            return True
         task = self.tasks.get(run_id)
         return task is not None and not task.done()
+
+    @contextlib.contextmanager
+    def reserve(self, run_id: str) -> Iterator[None]:
+        """Hold the run for one request (resume, delete) across its awaits; else RunConflict."""
+        if self.running(run_id):
+            raise RunConflict(f"run {run_id} is still running")
+        self._starting.add(run_id)
+        try:
+            yield
+        finally:
+            self._starting.discard(run_id)
 
     def start(
         self,
@@ -86,6 +86,9 @@ class RunManager:
     ) -> None:
         """Execute (or resume, without `initial`) the run in the background."""
         run_id = folder.record.run_id
+        task = self.tasks.get(run_id)
+        if task is not None and not task.done():
+            raise RunConflict(f"run {run_id} is still running")
         self.pending.pop(run_id, None)
         self.tasks[run_id] = asyncio.create_task(
             self._execute(folder, config, initial, answer), name=f"run {run_id}"
@@ -93,13 +96,16 @@ class RunManager:
 
     async def resume(self, folder: RunFolder, answer: str | None) -> None:
         """Continue a paused, interrupted or failed run, as `research-studio resume` does."""
-        record = folder.record
-        if self.running(record.run_id) or record.status == "running":
-            raise RunConflict(f"run {record.run_id} is still running")
-        if record.status == "completed":
-            raise RunConflict(f"run {record.run_id} is already completed")
-        config = await asyncio.to_thread(resume_settings, folder, self.config_file)
-        self.start(folder, config, None, answer)
+        with self.reserve(folder.record.run_id):
+            # Read again once reserved: another request may have run it since `folder` was read.
+            folder = await asyncio.to_thread(RunFolder.open, folder.path)
+            record = folder.record
+            if record.status == "running":
+                raise RunConflict(f"run {record.run_id} is still running")
+            if record.status == "completed":
+                raise RunConflict(f"run {record.run_id} is already completed")
+            config = await asyncio.to_thread(resume_settings, folder, self.config_file)
+            self.start(folder, config, None, answer)
 
     def cancel(self, run_id: str) -> None:
         """Cancel a running run; the runner saves it as interrupted (resumable)."""
@@ -116,8 +122,8 @@ class RunManager:
         answer: str | None,
     ) -> None:
         run_id = folder.record.run_id
-        stopped: int | None = None
         try:
+            # The server's own signal handling (uvicorn) stops it; shutdown() then cancels runs.
             outcome = await execute(
                 folder,
                 config,
@@ -126,19 +132,16 @@ class RunManager:
                 on_event=_ignore,
                 answer=answer,
                 review=_pause_review,
+                handle_signals=False,
             )
             self._remember(run_id, outcome)
         except asyncio.CancelledError:
             pass  # saved as interrupted by the runner; cancelling was the user's choice
-        except RunStopped as exc:
-            stopped = exc.signum  # saved as interrupted; the signal was meant for the server
         except Exception:  # the runner saved it as failed, with its error, in run.json
             log.exception("run %s failed", run_id)
         finally:
-            self.tasks.pop(run_id, None)
-            self._restore_signal_handlers()
-        if stopped is not None and threading.current_thread() is threading.main_thread():
-            signal.raise_signal(stopped)
+            if self.tasks.get(run_id) is asyncio.current_task():
+                self.tasks.pop(run_id)
 
     def _remember(self, run_id: str, outcome: Outcome) -> None:
         kind = PENDING_KINDS.get(outcome.status)

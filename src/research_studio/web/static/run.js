@@ -6,6 +6,7 @@
   const $ = (id) => document.getElementById(id);
   const nodes = new Map();  // node -> {li, active}
   let stream = null;
+  let lastEvent = 0;  // the last event line shown: following again (Resume) starts after it
   let reportShown = false;
 
   function setCounters(counters) {
@@ -87,8 +88,13 @@
 
   function follow() {
     if (stream) return;
-    stream = new EventSource(`${api}/events`);
-    stream.addEventListener("event", (message) => onEvent(JSON.parse(message.data)));
+    stream = new EventSource(`${api}/events?after=${lastEvent}`);
+    stream.addEventListener("event", (message) => {
+      const line = Number(message.lastEventId) || 0;
+      if (line && line <= lastEvent) return;  // shown already
+      lastEvent = Math.max(lastEvent, line);
+      onEvent(JSON.parse(message.data));
+    });
     stream.addEventListener("counters", (message) => setCounters(JSON.parse(message.data)));
     stream.addEventListener("status", (message) => onStatus(JSON.parse(message.data)));
     stream.addEventListener("end", (message) => {
@@ -112,11 +118,11 @@
   $("review").addEventListener("submit", (event) => { event.preventDefault(); answer($("review-answer").value); });
   $("cancel").addEventListener("click", async () => {
     $("cancel").disabled = true;
-    await RS.request("POST", `${api}/cancel`);
+    await RS.request("POST", `${api}/cancel`, {});
     $("cancel").disabled = false;
   });
   $("resume").addEventListener("click", async () => {
-    const { ok, data } = await RS.request("POST", `${api}/resume`);
+    const { ok, data } = await RS.request("POST", `${api}/resume`, {});
     if (!ok) { $("run-error").hidden = false; $("run-error").textContent = (data && data.message) || "refused"; return; }
     $("resume").hidden = true;
     follow();

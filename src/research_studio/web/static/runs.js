@@ -13,7 +13,7 @@
     if (RESUMABLE.includes(run.status) && !run.running_here) {
       const resume = RS.el("button", { type: "button", className: "resume", text: "Resume" });
       resume.addEventListener("click", async () => {
-        const { ok, data } = await RS.request("POST", `/api/runs/${encodeURIComponent(run.run_id)}/resume`);
+        const { ok, data } = await RS.request("POST", `/api/runs/${encodeURIComponent(run.run_id)}/resume`, {});
         if (ok) location.assign(url); else say((data && data.message) || "refused");
       });
       actions.append(resume);
