@@ -9,6 +9,7 @@ import typer
 from research_studio.cli.common import (
     ConfigFileOption,
     JsonFlag,
+    ModelOption,
     PrivateOption,
     SearchOption,
     SearxngOption,
@@ -31,9 +32,7 @@ def ask(
         str, typer.Argument(help="Run id (in the runs folder) or a run folder path.")
     ],
     question: Annotated[str, typer.Argument(help="The follow-up question.")],
-    model: Annotated[
-        str | None, typer.Option("--model", help="Smart model, provider:name.")
-    ] = None,
+    model: ModelOption = None,
     language: Annotated[
         str | None, typer.Option("--language", help="Answer language; default: the question's.")
     ] = None,

@@ -14,7 +14,12 @@ import typer
 from rich.console import Console
 from rich.prompt import Prompt
 
-from research_studio.config import LoadedConfiguration, SearchProviderName, load_configuration
+from research_studio.config import (
+    LoadedConfiguration,
+    ReportStructure,
+    SearchProviderName,
+    load_configuration,
+)
 from research_studio.errors import ResearchStudioError
 
 T = TypeVar("T")
@@ -43,6 +48,19 @@ PrivateOption = Annotated[
     ),
 ]
 NoCacheFlag = Annotated[bool, typer.Option("--no-cache", help="Bypass the search and page cache.")]
+ModelOption = Annotated[str | None, typer.Option("--model", help="Smart model, provider:name.")]
+FastModelOption = Annotated[
+    str | None, typer.Option("--fast-model", help="Fast model (extraction, per-page work).")
+]
+FormatOption = Annotated[
+    ReportStructure | None, typer.Option("--format", help="detailed, concise or bullet_points.")
+]
+IterationsOption = Annotated[
+    int | None, typer.Option("--iterations", min=1, max=20, help="Research loop iterations.")
+]
+AnswerOption = Annotated[
+    str | None, typer.Option("--answer", help="Answer to give if a clarification is asked.")
+]
 
 
 def settings(config_file: Path | None, **overrides: Any) -> LoadedConfiguration:

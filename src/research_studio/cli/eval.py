@@ -9,7 +9,9 @@ import typer
 
 from research_studio.cli.common import (
     ConfigFileOption,
+    FastModelOption,
     JsonFlag,
+    ModelOption,
     NoCacheFlag,
     PrivateOption,
     SearchOption,
@@ -137,12 +139,8 @@ def eval_command(
     list_cases: Annotated[
         bool, typer.Option("--list-cases", help="List the cases and stop.")
     ] = False,
-    model: Annotated[
-        str | None, typer.Option("--model", help="Smart model of the runs, provider:name.")
-    ] = None,
-    fast_model: Annotated[
-        str | None, typer.Option("--fast-model", help="Fast model of the runs.")
-    ] = None,
+    model: ModelOption = None,
+    fast_model: FastModelOption = None,
     search_provider: SearchOption = None,
     searxng_url: SearxngOption = None,
     tavily_base_url: TavilyUrlOption = None,

@@ -10,6 +10,9 @@ from typing import Annotated, Any
 import typer
 
 from research_studio.cli.common import (
+    AnswerOption,
+    FormatOption,
+    IterationsOption,
     err,
     out,
     print_json,
@@ -17,7 +20,7 @@ from research_studio.cli.common import (
     run_async,
     user_errors,
 )
-from research_studio.config import ReportStructure, load_configuration
+from research_studio.config import load_configuration
 from research_studio.pipelines.registry import PipelineName
 from research_studio.remote import RemoteAsk, research_remote
 from research_studio.runs import check_query, write_atomically
@@ -45,15 +48,9 @@ def remote(
     pipeline: Annotated[PipelineName, typer.Option("--pipeline", help="Pipeline to run.")] = (
         "standard"
     ),
-    answer: Annotated[
-        str | None, typer.Option("--answer", help="Answer to give if a clarification is asked.")
-    ] = None,
-    iterations: Annotated[
-        int | None, typer.Option("--iterations", min=1, max=20, help="Research loop iterations.")
-    ] = None,
-    report_format: Annotated[
-        ReportStructure | None, typer.Option("--format", help="detailed, concise or bullet_points.")
-    ] = None,
+    answer: AnswerOption = None,
+    iterations: IterationsOption = None,
+    report_format: FormatOption = None,
     out_file: Annotated[
         Path | None, typer.Option("--out", help="Write the report here (default: print it).")
     ] = None,

@@ -11,8 +11,13 @@ import typer
 from rich.table import Table
 
 from research_studio.cli.common import (
+    AnswerOption,
     ConfigFileOption,
+    FastModelOption,
+    FormatOption,
+    IterationsOption,
     JsonFlag,
+    ModelOption,
     NoCacheFlag,
     PrivateOption,
     SearchOption,
@@ -31,7 +36,6 @@ from research_studio.cli.review import print_pending_review, reviewer
 from research_studio.config import (
     Configuration,
     LoadedConfiguration,
-    ReportStructure,
     load_configuration,
 )
 from research_studio.errors import ConfigError, ResearchStudioError
@@ -209,27 +213,17 @@ def run(
             help="Also run this pipeline or variant on the question and compare their metrics.",
         ),
     ] = None,
-    model: Annotated[
-        str | None, typer.Option("--model", help="Smart model, provider:name.")
-    ] = None,
-    fast_model: Annotated[
-        str | None, typer.Option("--fast-model", help="Fast model for extraction.")
-    ] = None,
-    report_format: Annotated[
-        ReportStructure | None, typer.Option("--format", help="detailed, concise or bullet_points.")
-    ] = None,
-    iterations: Annotated[
-        int | None, typer.Option("--iterations", min=1, max=20, help="Research loop iterations.")
-    ] = None,
+    model: ModelOption = None,
+    fast_model: FastModelOption = None,
+    report_format: FormatOption = None,
+    iterations: IterationsOption = None,
     system_prompt: Annotated[
         str | None, typer.Option("--system-prompt", help="Extra instructions for the writer.")
     ] = None,
     no_clarify: Annotated[
         bool, typer.Option("--no-clarify", help="Never ask a clarification question.")
     ] = False,
-    answer: Annotated[
-        str | None, typer.Option("--answer", help="Answer to give if a clarification is asked.")
-    ] = None,
+    answer: AnswerOption = None,
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Run folder (default: runs/<run-id>).")
     ] = None,
