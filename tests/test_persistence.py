@@ -239,6 +239,7 @@ def one_line_error(web: FakeWeb, url: str) -> str:
 def test_an_unreachable_server_is_a_one_line_error_naming_the_host(web: FakeWeb) -> None:
     output = one_line_error(web, "postgresql://alice:s3cret-pw@127.0.0.1:1/research")
     assert "127.0.0.1:1/research" in output and "s3cret-pw" not in output
+    assert not Path("bad").exists()  # refused before any run folder is made
 
 
 def test_a_url_that_is_not_postgresql_is_a_one_line_error(web: FakeWeb) -> None:
@@ -251,3 +252,4 @@ def test_a_wrong_password_is_a_one_line_error(web: FakeWeb, database: Database) 
     wrong = database.url.replace(database.password, "not-the-password")
     output = one_line_error(web, wrong)
     assert "password authentication failed" in output and "not-the-password" not in output
+    assert not Path("bad").exists()

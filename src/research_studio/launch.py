@@ -20,6 +20,7 @@ from research_studio.config import (
 from research_studio.docindex import DocumentIndex, IndexReport
 from research_studio.errors import ConfigError, ResearchStudioError
 from research_studio.models import split_spec
+from research_studio.persistence import check_checkpoints
 from research_studio.pipelines.registry import (
     SINGLE_WORKER_PIPELINES,
     PipelineName,
@@ -102,6 +103,8 @@ def check_run(
         window = time_range(config.since, config.until)  # bad dates: one line
     with blame("pipeline"):
         graph_builder(pipeline)  # an unavailable pipeline fails before any work
+    with blame("checkpoints"):
+        check_checkpoints(config)  # an unreachable PostgreSQL leaves no failed run behind
     return CheckedRun(config, question, window)
 
 

@@ -67,17 +67,33 @@ def _first_line(exc: BaseException, secret: str | None = None) -> str:
     return text.replace(secret, "****") if secret else text
 
 
+def _refused(exc: psycopg.Error, url: str, server: str) -> ResearchStudioError:
+    password = conninfo_to_dict(url).get("password")
+    reason = _first_line(exc, str(password) if password else None)
+    return ResearchStudioError(f"cannot use {server} for checkpoints: {reason}")
+
+
 async def _connect_check(url: str, server: str) -> None:
     """Fail with one line naming the server when it cannot be reached or refuses us."""
-    password = conninfo_to_dict(url).get("password")
     try:
         connection = await psycopg.AsyncConnection.connect(
             url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True
         )
     except psycopg.Error as exc:
-        reason = _first_line(exc, str(password) if password else None)
-        raise ResearchStudioError(f"cannot use {server} for checkpoints: {reason}") from None
+        raise _refused(exc, url, server) from None
     await connection.close()
+
+
+def check_checkpoints(config: Configuration) -> None:
+    """Before a run folder exists: the configured PostgreSQL server answers and lets us in."""
+    url = postgres_url(config)
+    if url is None:
+        return
+    server = _server(url)
+    try:
+        psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True).close()
+    except psycopg.Error as exc:
+        raise _refused(exc, url, server) from None
 
 
 @asynccontextmanager
