@@ -113,3 +113,28 @@ def test_passage_notes_have_translations_with_the_same_placeholders() -> None:
             assert fields(text) == fields(PASSAGE_NOTES[reason]), (code, reason)
             assert notes[reason] == text
     assert localized_notes(PASSAGE_NOTES, "it") == PASSAGE_NOTES
+
+
+def test_limitation_sentences_have_translations_with_the_same_placeholders() -> None:
+    import string
+
+    from research_studio.limitations import SENTENCES
+
+    def fields(text: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+    for kind, texts in SENTENCES.items():
+        for code in ("de", "fr", "es"):
+            assert fields(texts[code]) == fields(texts["en"]), (kind, code)
+
+
+async def test_a_german_report_says_what_the_run_lost_in_german(
+    run_pipeline: Any, web: Any
+) -> None:
+    from research_studio.testing.fake_web import Fault
+
+    web.set_fault(web.page("coral-bleaching-causes").path, Fault("status", status=503))
+    state, _ = await run_pipeline("coral bleaching heat stress", language="de")
+    limitations = state["report"].split("## Grenzen dieses Laufs", 1)[1].split("## Quellen")[0]
+    assert "Seite(n) konnten nicht gelesen werden" in limitations
+    assert "could not be read" not in limitations
