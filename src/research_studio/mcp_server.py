@@ -14,21 +14,17 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from research_studio.audit import AuditReport, audit_run
-from research_studio.config import (
-    SECRET_FIELDS,
-    Configuration,
-    ReportStructure,
-    load_configuration,
-)
+from research_studio.config import Configuration, ReportStructure, load_configuration
 from research_studio.errors import FetchError, ResearchStudioError
 from research_studio.fetch import Page
+from research_studio.launch import new_folder
 from research_studio.pipelines.registry import PipelineName, graph_builder, initial_state
 from research_studio.resolution import choose_search, resolve
 from research_studio.runner import execute
-from research_studio.runs import RunFolder, RunRecord, check_query, find_run, new_run_id
+from research_studio.runs import RunFolder, check_query, find_run
 from research_studio.search import SearchResult
 from research_studio.services import open_services
-from research_studio.urls import is_web_url, redact_url
+from research_studio.urls import is_web_url
 
 
 class SourceItem(BaseModel):
@@ -65,24 +61,6 @@ def _settings(**overrides: Any) -> Configuration:
     return load_configuration({k: v for k, v in overrides.items() if v is not None}).config
 
 
-def _new_folder(config: Configuration, question: str, pipeline: str, mode: str) -> RunFolder:
-    run_id = new_run_id()
-    saved = {
-        name: redact_url(value) if isinstance(value, str) else value
-        for name, value in config.model_dump(mode="json", exclude_defaults=True).items()
-        if name not in SECRET_FIELDS
-    }
-    record = RunRecord(
-        run_id=run_id,
-        query=question,
-        pipeline=pipeline,
-        mode=mode,
-        settings=saved,
-        interactive_clarify=True,
-    )
-    return RunFolder.create(config.runs_dir / run_id, record)
-
-
 def _prepare(
     question: str,
     pipeline: str,
@@ -94,7 +72,8 @@ def _prepare(
     checked = check_query(question, max_chars=loaded.max_query_chars)
     graph_builder(pipeline)
     config, _model, _search = resolve(loaded)
-    return config, _new_folder(config, checked, pipeline, mode)
+    saved = config.model_dump(mode="json", exclude_defaults=True)
+    return config, new_folder(config, None, checked, pipeline, mode, saved, True)
 
 
 def _verdict(report: AuditReport) -> AuditVerdict:
