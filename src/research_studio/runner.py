@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -153,15 +153,21 @@ def _counts(result: Any) -> dict[str, Any]:
     return counts
 
 
-def _record(
-    folder: RunFolder,
-    on_event: EventFn,
-    node: str,
-    kind: str,
-    message: str,
-    counts: dict[str, Any] | None = None,
-) -> None:
-    on_event(folder.event(node, kind, message, counts))
+class RecordFn(Protocol):
+    """Records one event in the run folder and passes it on."""
+
+    def __call__(
+        self, node: str, kind: str, message: str, counts: dict[str, Any] | None = None
+    ) -> None: ...
+
+
+def _recorder(folder: RunFolder, on_event: EventFn) -> RecordFn:
+    """The folder's event log followed by `on_event`, as one call."""
+
+    def record(node: str, kind: str, message: str, counts: dict[str, Any] | None = None) -> None:
+        on_event(folder.event(node, kind, message, counts))
+
+    return record
 
 
 async def _stream(
@@ -169,8 +175,7 @@ async def _stream(
     payload: Any,
     thread: RunnableConfig,
     config: Configuration,
-    folder: RunFolder,
-    on_event: EventFn,
+    record: RecordFn,
 ) -> None:
     # "sync": each step's checkpoint is on disk before the next step starts, so a killed run
     # resumes after its last finished node instead of redoing it.
@@ -178,32 +183,22 @@ async def _stream(
         payload, thread, context=config, stream_mode=["tasks", "custom"], durability="sync"
     ):
         if mode == "custom" and isinstance(chunk, dict):
-            _record(
-                folder,
-                on_event,
-                str(chunk.get("node", "")),
-                "progress",
-                str(chunk.get("message", "")),
-                chunk.get("counts") or {},
-            )
+            node, message = str(chunk.get("node", "")), str(chunk.get("message", ""))
+            record(node, "progress", message, chunk.get("counts") or {})
         elif mode == "tasks" and isinstance(chunk, dict):
             name = str(chunk.get("name", ""))
             if "input" in chunk:
-                _record(folder, on_event, name, "start", f"{name} started")
+                record(name, "start", f"{name} started")
                 continue
             if chunk.get("error"):
-                _record(folder, on_event, name, "error", f"{name} failed: {chunk['error']}")
+                record(name, "error", f"{name} failed: {chunk['error']}")
                 continue
             result = chunk.get("result")
-            _record(folder, on_event, name, "end", f"{name} finished", _counts(result))
+            record(name, "end", f"{name} finished", _counts(result))
             for error in (result or {}).get("errors", []) if isinstance(result, dict) else []:
-                _record(
-                    folder,
-                    on_event,
-                    error.get("node", name),
-                    "error",
-                    f"{error.get('kind')}: {error.get('message')}",
-                    {"target": error.get("target", "")},
+                message = f"{error.get('kind')}: {error.get('message')}"
+                record(
+                    error.get("node", name), "error", message, {"target": error.get("target", "")}
                 )
 
 
@@ -241,17 +236,18 @@ async def execute(
         "configurable": {"thread_id": folder.record.run_id},
         "callbacks": [CallLedger(folder)],
     }
+    record = _recorder(folder, on_event)
     stopping: AbstractContextManager[list[int]] = (
         _stop_on_signals() if handle_signals else nullcontext([])
     )
     with stopping as received:
         try:
-            state = await _drive(folder, config, thread, initial, ask, on_event, answer, review)
+            state = await _drive(folder, config, thread, initial, ask, record, answer, review)
         except (KeyboardInterrupt, asyncio.CancelledError):
             stopped = f"stopped by {signal.Signals(received[0]).name}" if received else None
             await _save(folder, status="interrupted", error=stopped)
             message = f"run interrupted ({stopped})" if stopped else "run interrupted"
-            _record(folder, on_event, "run", "error", message)
+            record("run", "error", message)
             if not received:
                 raise
             task = asyncio.current_task()
@@ -260,7 +256,7 @@ async def execute(
             raise RunStopped(folder, received[0]) from None
         except Exception as exc:
             await _save(folder, status="failed", error=f"{type(exc).__name__}: {exc}")
-            _record(folder, on_event, "run", "error", f"run failed: {exc}")
+            record("run", "error", f"run failed: {exc}")
             raise
     if isinstance(state, Outcome):
         return state
@@ -282,7 +278,7 @@ async def _drive(
     thread: RunnableConfig,
     initial: dict[str, Any] | None,
     ask: AskFn,
-    on_event: EventFn,
+    record: RecordFn,
     answer: str | None,
     review: ReviewFn | None = None,
 ) -> dict[str, Any] | Outcome:
@@ -304,12 +300,12 @@ async def _drive(
         plan_reply = answer if reviewing else None
         if initial is None and paused.interrupts and answer is not None:
             payload = Command(resume=answer)  # the answer to a node's own question
-            _record(folder, on_event, "review", "progress", f"review: {answer or 'approved'}")
+            record("review", "progress", f"review: {answer or 'approved'}")
         elif answer is not None and initial is None and not reviewing:
             await graph.aupdate_state(thread, {"user_clarification": answer})
         while True:
             if not reviewing:
-                await _stream(graph, payload, thread, config, folder, on_event)
+                await _stream(graph, payload, thread, config, record)
             payload, reviewing = None, False
             snapshot = await graph.aget_state(thread)
             if snapshot.interrupts:
@@ -319,7 +315,7 @@ async def _drive(
                 if reply is None:
                     await _save(folder, status="awaiting_review", pending_question=question)
                     return Outcome("awaiting_review", dict(snapshot.values), question)
-                _record(folder, on_event, "review", "progress", f"review: {reply or 'approved'}")
+                record("review", "progress", f"review: {reply or 'approved'}")
                 payload = Command(resume=reply or "approve")
                 continue
             if REVIEW_NODE in snapshot.next:
@@ -334,11 +330,9 @@ async def _drive(
                     return Outcome("awaiting_plan_review", values, plan)
                 if parse_reply(reply).kind == "cancel":
                     await _save(folder, status="cancelled", error="cancelled at plan review")
-                    _record(folder, on_event, REVIEW_NODE, "progress", "plan review: cancelled")
+                    record(REVIEW_NODE, "progress", "plan review: cancelled")
                     return Outcome("cancelled", values, plan)
-                _record(
-                    folder, on_event, REVIEW_NODE, "progress", f"plan review: {reply or 'approved'}"
-                )
+                record(REVIEW_NODE, "progress", f"plan review: {reply or 'approved'}")
                 await graph.aupdate_state(thread, {"plan_feedback": reply})
                 continue
             if "clarify" not in snapshot.next:
@@ -354,9 +348,7 @@ async def _drive(
                     pending_options=options,
                 )
                 return Outcome("awaiting_clarification", dict(snapshot.values), question, options)
-            _record(
-                folder, on_event, "clarify", "progress", f"clarification: {reply or '(none given)'}"
-            )
+            record("clarify", "progress", f"clarification: {reply or '(none given)'}")
             await graph.aupdate_state(thread, {"user_clarification": reply})
         state = dict(snapshot.values)
         # The page text of every source, so the report can be audited after the web changes.
