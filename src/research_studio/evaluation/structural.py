@@ -233,19 +233,20 @@ def check_report_minimum_length(document: Document, min_words: int = MIN_WORDS) 
     )
 
 
+def _lacking(records: list[Any], id_key: str, keys: Sequence[str]) -> list[str]:
+    """'<id> lacks <keys>' for each record with an unfilled key (its position when it has no id)."""
+    problems = []
+    for index, record in enumerate(records, 1):
+        if missing := [key for key in keys if not _filled(record, key)]:
+            name = record.get(id_key, f"#{index}") if isinstance(record, Mapping) else f"#{index}"
+            problems.append(f"{name} lacks {', '.join(missing)}")
+    return problems
+
+
 def check_evidence_fields(document: Document) -> Check:
     """Every evidence item has its fact, quote, source id, source URL and source title."""
     evidence = _records(document, "evidence")
-    problems = [
-        f"{item.get('eid', f'#{index}') if isinstance(item, Mapping) else f'#{index}'} "
-        f"lacks {', '.join(missing)}"
-        for index, item in enumerate(evidence, 1)
-        if (
-            missing := [
-                key for key in ("text", "quote", "sid", "url", "title") if not _filled(item, key)
-            ]
-        )
-    ]
+    problems = _lacking(evidence, "eid", ("text", "quote", "sid", "url", "title"))
     if not evidence:
         return verdict("evidence_fields", "structural", False, "no evidence to check")
     if problems:
@@ -258,12 +259,7 @@ def check_evidence_fields(document: Document) -> Check:
 def check_sources_have_urls(document: Document) -> Check:
     """Every source has an id, a URL and a title."""
     sources = _records(document, "sources")
-    problems = [
-        f"{source.get('sid', f'#{index}') if isinstance(source, Mapping) else f'#{index}'} "
-        f"lacks {', '.join(missing)}"
-        for index, source in enumerate(sources, 1)
-        if (missing := [key for key in ("sid", "url", "title") if not _filled(source, key)])
-    ]
+    problems = _lacking(sources, "sid", ("sid", "url", "title"))
     if not sources:
         return verdict("sources_have_urls", "structural", False, "the run has no sources")
     if problems:
