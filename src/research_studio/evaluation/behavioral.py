@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from research_studio.evaluation.cases import PipelineChoice
@@ -266,19 +266,31 @@ async def ambiguity_detection(
     return check
 
 
-async def _one_run(
-    name: str, run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
-) -> RunOutput | Check:
+async def _checked_run(
+    name: str,
+    check: Callable[[RunOutput], Check],
+    run: RunFn,
+    query: str,
+    pipeline: PipelineChoice,
+    settings: Mapping[str, Any],
+) -> Check:
+    """One run, checked by `check` when it completed."""
     output = await run(query, pipeline=pipeline, settings=settings)
-    return _failed(name, output) or output
+    return _failed(name, output) or check(output)
 
 
 async def state_consistency(
     run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
 ) -> Check:
     """A run's metadata counts match its sources and evidence."""
-    output = await _one_run("state_consistency", run, query, pipeline, settings)
-    return output if isinstance(output, Check) else check_state_consistency(output.result)
+    return await _checked_run(
+        "state_consistency",
+        lambda output: check_state_consistency(output.result),
+        run,
+        query,
+        pipeline,
+        settings,
+    )
 
 
 async def iteration_convergence(
@@ -290,11 +302,13 @@ async def iteration_convergence(
 ) -> Check:
     """Over a run of several iterations, coverage never falls."""
     looped = {**settings, **LOOP_SETTINGS, "max_iterations": iterations}
-    output = await _one_run("iteration_convergence", run, query, pipeline, looped)
-    return (
-        output
-        if isinstance(output, Check)
-        else check_iteration_convergence(output.info.coverage_history)
+    return await _checked_run(
+        "iteration_convergence",
+        lambda output: check_iteration_convergence(output.info.coverage_history),
+        run,
+        query,
+        pipeline,
+        looped,
     )
 
 
@@ -302,8 +316,14 @@ async def verified_claims_ratio(
     run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
 ) -> Check:
     """A run's confidence (or claim figures) is what its verified claims say."""
-    output = await _one_run("verified_claims_ratio", run, query, pipeline, settings)
-    return output if isinstance(output, Check) else check_verified_claims_ratio(output.result)
+    return await _checked_run(
+        "verified_claims_ratio",
+        lambda output: check_verified_claims_ratio(output.result),
+        run,
+        query,
+        pipeline,
+        settings,
+    )
 
 
 async def behavioral_checks(
