@@ -22,8 +22,7 @@ from pydantic import (
 )
 
 from research_studio.errors import ConfigError
-from research_studio.urls import REDACTED, redact_url
-from research_studio.urls import _is_secret_name as is_secret_name
+from research_studio.urls import REDACTED, is_secret_name, redact_url
 
 ReportStructure = Literal["detailed", "concise", "bullet_points"]
 SearchProviderName = Literal["tavily", "duckduckgo", "searxng", "local", "mcp"]
@@ -207,7 +206,8 @@ class Configuration(BaseModel):
     min_source_credibility: float = _unit(0.35, "Sources below this are dropped.")
     rerank_top_n: int = _count(15, "Advanced ranker: sources kept after ranking.", maximum=500)
     min_source_novelty: float = _unit(
-        0.1, "Optimized variant: a round adding fewer new sources than this share of those known stops."
+        0.1,
+        "Optimized variant: a round adding fewer new sources than this share of those known stops.",
     )
     query_similarity_threshold: float = _unit(0.85, "Queries this similar count as duplicates.")
     quote_match_threshold: float = _unit(0.8, "Token overlap for a fuzzy quote match.")
@@ -237,7 +237,8 @@ class Configuration(BaseModel):
     page_cache_ttl_s: int = Field(7 * 86_400, ge=0, description="Lifetime of cached pages.")
     runs_dir: Path = Field(Path("runs"), description="Folder of run folders.")
     checkpoints: Annotated[str | None, AfterValidator(_checkpoints_url)] = Field(
-        None, description="Checkpoints and store: a postgresql:// URL; else SQLite in the run folder."
+        None,
+        description="Checkpoints and store: a postgresql:// URL; else SQLite in the run folder.",
     )
 
     # Supervisor pipeline (spec 004): role models, limits, councils, verification
@@ -265,7 +266,8 @@ class Configuration(BaseModel):
         5, "Researchers the supervisor runs in parallel.", maximum=20
     )
     test_mode: bool = Field(
-        False, description="Supervisor pipeline: limits cut to 2 turns, 3 tool calls, 2 researchers."
+        False,
+        description="Supervisor pipeline: limits cut to 2 turns, 3 tool calls, 2 researchers.",
     )
     use_council: bool = Field(True, description="A council of models reviews the research brief.")
     council_models: list[str] = Field(
@@ -300,7 +302,7 @@ class Configuration(BaseModel):
         data = self.model_dump(mode="json")
         for name, info in type(self).model_fields.items():
             if info.annotation == SecretStr | None and data.get(name):
-                data[name] = "****"
+                data[name] = REDACTED
             else:
                 data[name] = _redact_nested(data.get(name))  # credentials inside URLs
         for server in data["mcp_servers"]:
@@ -332,15 +334,15 @@ def redact_args(args: list[str]) -> list[str]:
     after_secret_flag = False
     for arg in args:
         flag, sep, _ = arg.partition("=")
-        if after_secret_flag and not arg.startswith("-"):
+        is_flag = arg.startswith("-")
+        secret_flag = is_flag and is_secret_name(flag.lstrip("-"))
+        if (after_secret_flag and not is_flag) or _KEY_LIKE.match(arg):
             shown.append(REDACTED)
-        elif arg.startswith("-") and sep and is_secret_name(flag.lstrip("-")):
+        elif secret_flag and sep:
             shown.append(f"{flag}={REDACTED}")
-        elif _KEY_LIKE.match(arg):
-            shown.append(REDACTED)
         else:
             shown.append(redact_url(arg))
-        after_secret_flag = arg.startswith("-") and not sep and is_secret_name(arg.lstrip("-"))
+        after_secret_flag = secret_flag and not sep
     return shown
 
 

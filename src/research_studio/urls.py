@@ -70,7 +70,8 @@ _SECRET_WORDS = frozenset(
 )
 
 
-def _is_secret_name(name: str) -> bool:
+def is_secret_name(name: str) -> bool:
+    """True for a parameter or flag name that carries a credential (api_key, --token)."""
     lowered = unquote(name).lower()
     return lowered in _SECRET_WORDS or any(
         part in _SECRET_WORDS for part in re.split(r"[_\-.]", lowered)
@@ -81,7 +82,7 @@ def _redact_pairs(text: str) -> str:
     pairs = []
     for pair in text.split("&"):
         name, sep, value = pair.partition("=")
-        pairs.append(f"{name}={REDACTED}" if sep and value and _is_secret_name(name) else pair)
+        pairs.append(f"{name}={REDACTED}" if sep and value and is_secret_name(name) else pair)
     return "&".join(pairs)
 
 
