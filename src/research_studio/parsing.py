@@ -354,9 +354,7 @@ class ParserPool:
             )
         raise ParseError(f"the parser process died ({_describe_exit(value)})", kind="bad_response")
 
-    async def _exchange(
-        self, func: Callable[..., Any], args: tuple[Any, ...]
-    ) -> tuple[str, Any]:
+    async def _exchange(self, func: Callable[..., Any], args: tuple[Any, ...]) -> tuple[str, Any]:
         """One job on one worker; the worker goes back to the idle list only if it is healthy."""
         if self._closed:
             raise ParseError("the parser pool is closed", kind="refused")
@@ -389,6 +387,11 @@ class ParserPool:
 
     def kill_now(self) -> None:
         """End every worker without waiting for it (for closing without an event loop)."""
+        self._kill_all()
+        self._threads.shutdown(wait=False, cancel_futures=True)
+
+    def _kill_all(self) -> list[_Worker]:
+        """Close the pool and kill every worker; the killed workers, still to be reaped."""
         self._closed = True
         with self._lock:
             workers = list(self._all)
@@ -396,17 +399,11 @@ class ParserPool:
         self._idle.clear()
         for worker in workers:
             worker.kill()
-        self._threads.shutdown(wait=False, cancel_futures=True)
+        return workers
 
     async def aclose(self) -> None:
         """End every worker; documents still being parsed fail with a cancelled or closed error."""
-        self._closed = True
-        with self._lock:
-            workers = list(self._all)
-            self._all.clear()
-        self._idle.clear()
-        for worker in workers:
-            worker.kill()
+        workers = self._kill_all()
         loop = asyncio.get_running_loop()
         await asyncio.gather(
             *(loop.run_in_executor(self._threads, worker.reap) for worker in workers)
