@@ -5,12 +5,20 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
+from pydantic import BaseModel
 
 from research_studio.config import Configuration
+from research_studio.errors import ResearchStudioError
 from research_studio.models import ModelTier
-from research_studio.pipelines.node_kit import services_of
+from research_studio.pipelines.node_kit import call_records, error_record, services_of
+from research_studio.records import ErrorRecord, ModelCallRecord
 from research_studio.structured import ModelCaller
+
+T = TypeVar("T", bound=BaseModel)
 
 NODE_TIERS: dict[str, ModelTier] = {
     # analysis
@@ -46,3 +54,17 @@ def tier_of(node: str) -> ModelTier:
 def caller_for(runtime: Runtime[Configuration], node: str) -> ModelCaller:
     """A recording caller for the node, on its tier's model unless `model_overrides` names one."""
     return services_of(runtime).caller(node, tier_of(node))
+
+
+async def ask(
+    runtime: Runtime[Configuration], node: str, schema: type[T], system: str, user: str
+) -> tuple[T | None, list[ModelCallRecord], list[ErrorRecord]]:
+    """One structured call of a node: its answer (None on failure), records and errors."""
+    caller = caller_for(runtime, node)
+    try:
+        answer = await caller.structured(
+            schema, [SystemMessage(content=system), HumanMessage(content=user)]
+        )
+    except ResearchStudioError as exc:
+        return None, call_records(caller), [error_record(node, exc)]
+    return answer, call_records(caller), []

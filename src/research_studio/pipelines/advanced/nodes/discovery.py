@@ -12,11 +12,11 @@ import asyncio
 import re
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
-from research_studio.errors import ProviderError, ResearchStudioError
+from research_studio.errors import ProviderError
 from research_studio.pipelines.advanced.discovery_prompts import (
     CONFIRM_SYSTEM,
     CONFIRM_USER,
@@ -28,20 +28,20 @@ from research_studio.pipelines.advanced.discovery_schemas import (
     EntityClustering,
     EntityConfirmation,
 )
-from research_studio.pipelines.advanced.routing import caller_for
+from research_studio.pipelines.advanced.routing import ask
 from research_studio.pipelines.advanced.state import (
     AgentState,
     DiscoveryResult,
     EntityCandidate,
 )
 from research_studio.pipelines.node_kit import (
-    call_records,
     clip,
     emitter,
     error_record,
     services_of,
 )
 from research_studio.prompt_blocks import NONE
+from research_studio.records import ModelCallRecord
 from research_studio.search import SearchResult
 
 DISCOVERY_RESULTS = 10
@@ -129,33 +129,28 @@ async def discovery(state: AgentState, runtime: Runtime[Configuration]) -> dict[
     results, searches, errors = await _search(runtime, [" ".join(anchors)])
     candidates: list[EntityCandidate] = []
     needs = found["needs_clarification"]
-    calls = []
+    calls: list[ModelCallRecord] = []
     if results:
-        caller = caller_for(runtime, "discovery")
-        try:
-            clusters = await caller.structured(
-                EntityClustering,
-                [
-                    SystemMessage(content=DISCOVERY_SYSTEM),
-                    HumanMessage(
-                        content=DISCOVERY_USER.format(
-                            query=state["query"],
-                            query_type=found["query_type"],
-                            anchors=", ".join(anchors),
-                            results=result_listing(results),
-                        )
-                    ),
-                ],
-            )
+        clusters, calls, failed = await ask(
+            runtime,
+            "discovery",
+            EntityClustering,
+            DISCOVERY_SYSTEM,
+            DISCOVERY_USER.format(
+                query=state["query"],
+                query_type=found["query_type"],
+                anchors=", ".join(anchors),
+                results=result_listing(results),
+            ),
+        )
+        errors += failed
+        if clusters is not None:
             candidates = [
                 _candidate(c.name, c.description, c.identifiers, c.confidence)
                 for c in clusters.candidates
                 if c.name.strip()
             ]
             needs = needs or clusters.needs_clarification
-        except ResearchStudioError as exc:
-            errors.append(error_record("discovery", exc))
-        calls = call_records(caller)
     candidates.sort(key=lambda c: -c["confidence"])
     selected = auto_selected(candidates)
     confidence = candidates[0]["confidence"] if candidates else found["confidence"]
@@ -240,32 +235,28 @@ async def auto_refine(state: AgentState, runtime: Runtime[Configuration]) -> dic
     found = state["discovery_result"]
     candidate = found["entity_candidates"][0]
     results, searches, errors = await _search(runtime, refinement_queries(candidate))
-    confidence, identifiers, calls = candidate["confidence"], list(candidate["identifiers"]), []
+    confidence, identifiers = candidate["confidence"], list(candidate["identifiers"])
+    calls: list[ModelCallRecord] = []
     if results:
-        caller = caller_for(runtime, "auto_refine")
-        try:
-            checked = await caller.structured(
-                EntityConfirmation,
-                [
-                    SystemMessage(content=CONFIRM_SYSTEM),
-                    HumanMessage(
-                        content=CONFIRM_USER.format(
-                            query=state["query"],
-                            name=candidate["name"],
-                            description=candidate["description"] or NONE,
-                            identifiers=", ".join(identifiers) or NONE,
-                            results=result_listing(results),
-                        )
-                    ),
-                ],
-            )
+        checked, calls, failed = await ask(
+            runtime,
+            "auto_refine",
+            EntityConfirmation,
+            CONFIRM_SYSTEM,
+            CONFIRM_USER.format(
+                query=state["query"],
+                name=candidate["name"],
+                description=candidate["description"] or NONE,
+                identifiers=", ".join(identifiers) or NONE,
+                results=result_listing(results),
+            ),
+        )
+        errors += failed
+        if checked is not None:
             confidence = (
                 checked.confidence if checked.confirmed else min(confidence, checked.confidence)
             )
             identifiers += checked.new_identifiers
-        except ResearchStudioError as exc:
-            errors.append(error_record("auto_refine", exc))
-        calls = call_records(caller)
     refined = _candidate(candidate["name"], candidate["description"], identifiers, confidence)
     emitter(runtime, "auto_refine")(f"{refined['name']}: confidence {confidence:.2f}")
     update: dict[str, Any] = {

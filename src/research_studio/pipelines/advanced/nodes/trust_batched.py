@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
 from research_studio.pipelines.advanced.nodes.trust_engine import (
     MAX_CLAIMS,
     keep_credible,
@@ -27,7 +25,7 @@ from research_studio.pipelines.advanced.prompts import (
     evidence_listing,
     source_listing,
 )
-from research_studio.pipelines.advanced.routing import caller_for
+from research_studio.pipelines.advanced.routing import ask
 from research_studio.pipelines.advanced.schemas import (
     ClaimVerification,
     CredibilityAndClaims,
@@ -35,7 +33,7 @@ from research_studio.pipelines.advanced.schemas import (
 )
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.advanced.trust_prompts import cited_claim_listing
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.node_kit import emitter, services_of
 from research_studio.prompt_blocks import inline
 from research_studio.records import ClaimRecord, ErrorRecord, ModelCallRecord
 from research_studio.trust.verification import (
@@ -73,29 +71,23 @@ async def batched_cred_claims(state: AgentState, runtime: Runtime[Configuration]
     calls: list[ModelCallRecord] = []
     errors: list[ErrorRecord] = []
     if evidence and not verbatim:
-        caller = caller_for(runtime, "batched_cred_claims")
-        try:
-            first = await caller.structured(
-                CredibilityAndClaims,
-                [
-                    SystemMessage(content=TRUST_CLAIMS_SYSTEM),
-                    HumanMessage(
-                        content=TRUST_CLAIMS_USER.format(
-                            sections=inline(state["plan"]["outline"]),
-                            sources=source_listing(sources),
-                            evidence=evidence_listing(evidence),
-                        )
-                    ),
-                ],
-            )
+        first, calls, errors = await ask(
+            runtime,
+            "batched_cred_claims",
+            CredibilityAndClaims,
+            TRUST_CLAIMS_SYSTEM,
+            TRUST_CLAIMS_USER.format(
+                sections=inline(state["plan"]["outline"]),
+                sources=source_listing(sources),
+                evidence=evidence_listing(evidence),
+            ),
+        )
+        if first is not None:
             assessments = first.source_assessments
             claims = [
                 _unjudged(f"C{n}", d.text, d.section, d.supporting_eids, "")
                 for n, d in enumerate(first.claims[:MAX_CLAIMS], 1)
             ]
-        except ResearchStudioError as exc:
-            errors.append(error_record("batched_cred_claims", exc))
-        calls = call_records(caller)
     scores = score_sources(sources, assessments)
     kept, kept_evidence = keep_credible(
         sources, evidence, scores, runtime.context.min_source_credibility
@@ -127,26 +119,18 @@ async def batched_verify(state: AgentState, runtime: Runtime[Configuration]) -> 
     errors: list[ErrorRecord] = []
     spans = {claim["cid"]: claim["evidence_span"] for claim in claims}
     if claims and not services_of(runtime).extraction.verbatim:
-        caller = caller_for(runtime, "batched_verify")
         citations = {claim["cid"]: claim["supporting_eids"] for claim in claims}
-        try:
-            second = await caller.structured(
-                ClaimVerification,
-                [
-                    SystemMessage(content=TRUST_VERIFY_SYSTEM),
-                    HumanMessage(
-                        content=TRUST_VERIFY_USER.format(
-                            claims=cited_claim_listing(claims, citations),
-                            evidence=evidence_listing(evidence),
-                        )
-                    ),
-                ],
-            )
-            spans = {c.cid: c.evidence_span if c.verified else "" for c in second.checks}
-        except ResearchStudioError as exc:
-            errors.append(error_record("batched_verify", exc))
-            spans = {}
-        calls = call_records(caller)
+        second, calls, errors = await ask(
+            runtime,
+            "batched_verify",
+            ClaimVerification,
+            TRUST_VERIFY_SYSTEM,
+            TRUST_VERIFY_USER.format(
+                claims=cited_claim_listing(claims, citations), evidence=evidence_listing(evidence)
+            ),
+        )
+        checks = second.checks if second is not None else []
+        spans = {c.cid: c.evidence_span if c.verified else "" for c in checks}
     credibility = {
         sid: score["overall"] for sid, score in state.get("source_credibility", {}).items()
     }

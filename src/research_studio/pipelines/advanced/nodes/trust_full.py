@@ -7,14 +7,11 @@ given the same answers, both engines reach the same verdicts.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
-from pydantic import BaseModel
 
 from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
 from research_studio.pipelines.advanced.nodes.trust_engine import (
     MAX_CLAIMS,
     keep_credible,
@@ -22,7 +19,7 @@ from research_studio.pipelines.advanced.nodes.trust_engine import (
     verbatim_claims,
 )
 from research_studio.pipelines.advanced.prompts import evidence_listing, source_listing
-from research_studio.pipelines.advanced.routing import caller_for
+from research_studio.pipelines.advanced.routing import ask
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.advanced.trust_prompts import (
     CITE_SYSTEM,
@@ -46,7 +43,7 @@ from research_studio.pipelines.advanced.trust_schemas import (
     SourceAssessments,
     SpanChecks,
 )
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.node_kit import emitter, services_of
 from research_studio.prompt_blocks import inline
 from research_studio.records import ClaimRecord, ErrorRecord, EvidenceRecord, ModelCallRecord
 from research_studio.trust.verification import (
@@ -58,22 +55,6 @@ from research_studio.trust.verification import (
     section_confidence,
     span_match,
 )
-
-T = TypeVar("T", bound=BaseModel)
-
-
-async def _ask(
-    runtime: Runtime[Configuration], node: str, schema: type[T], system: str, user: str
-) -> tuple[T | None, list[ModelCallRecord], list[ErrorRecord]]:
-    """One structured call of a trust node: its answer (None on failure), records and errors."""
-    caller = caller_for(runtime, node)
-    try:
-        answer = await caller.structured(
-            schema, [SystemMessage(content=system), HumanMessage(content=user)]
-        )
-    except ResearchStudioError as exc:
-        return None, call_records(caller), [error_record(node, exc)]
-    return answer, call_records(caller), []
 
 
 def _verbatim(runtime: Runtime[Configuration]) -> bool:
@@ -87,7 +68,7 @@ async def credibility_scorer(state: AgentState, runtime: Runtime[Configuration])
     calls: list[ModelCallRecord] = []
     errors: list[ErrorRecord] = []
     if evidence and not _verbatim(runtime):
-        answer, calls, errors = await _ask(
+        answer, calls, errors = await ask(
             runtime,
             "credibility_scorer",
             SourceAssessments,
@@ -141,7 +122,7 @@ async def claim_extractor(state: AgentState, runtime: Runtime[Configuration]) ->
     calls: list[ModelCallRecord] = []
     errors: list[ErrorRecord] = []
     if evidence:
-        answer, calls, errors = await _ask(
+        answer, calls, errors = await ask(
             runtime,
             "claim_extractor",
             AtomicClaims,
@@ -173,7 +154,7 @@ async def cite(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, 
     claims, evidence = state.get("claims", []), state.get("evidence", [])
     if _verbatim(runtime) or not claims:
         return {"citations": {c["cid"]: c["supporting_eids"] for c in claims}}
-    answer, calls, errors = await _ask(
+    answer, calls, errors = await ask(
         runtime,
         "cite",
         ClaimCitations,
@@ -206,7 +187,7 @@ async def span_verify(state: AgentState, runtime: Runtime[Configuration]) -> dic
         spans = {c["cid"]: c["evidence_span"] for c in claims}
     elif claims:
         cited = {eid for eids in citations.values() for eid in eids}
-        answer, calls, errors = await _ask(
+        answer, calls, errors = await ask(
             runtime,
             "span_verify",
             SpanChecks,
@@ -248,7 +229,7 @@ async def cross_validate(state: AgentState, runtime: Runtime[Configuration]) -> 
     citations = state.get("citations", {})
     if _verbatim(runtime) or not claims:
         return {}
-    answer, calls, errors = await _ask(
+    answer, calls, errors = await ask(
         runtime,
         "cross_validate",
         CrossChecks,
