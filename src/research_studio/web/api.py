@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import shutil
 import typing
 from pathlib import Path
@@ -25,9 +24,9 @@ from research_studio.errors import ResearchStudioError
 from research_studio.launch import RequestError, ResearchRequest, prepare_run
 from research_studio.pipelines.registry import SINGLE_WORKER_PIPELINES, PipelineName
 from research_studio.resolution import choose_model, choose_search
-from research_studio.runs import RESULT_FILE, list_runs
+from research_studio.runs import list_runs
 from research_studio.web.manager import RunConflict
-from research_studio.web.progress import follow
+from research_studio.web.progress import follow, result_metadata
 from research_studio.web.report_view import NotFound, report_fragment, source_card
 from research_studio.web.state import WebState, check_sid, web_state
 
@@ -151,12 +150,8 @@ async def start_run(request: Request, state: State) -> Any:
     )
 
 
-def _cost(path: Path) -> float | None:
-    try:
-        metadata = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
-    except (OSError, ValueError):
-        return None
-    cost = metadata.get("cost_usd")
+def _cost(folder: Path) -> float | None:
+    cost = (result_metadata(folder) or {}).get("cost_usd")
     return float(cost) if isinstance(cost, int | float) else None
 
 
@@ -172,7 +167,7 @@ def _listing(state: WebState) -> list[dict[str, Any]]:
                 "query": record.query,
                 "created": record.created,
                 "error": record.error,
-                "cost_usd": _cost(state.runs_dir / record.run_id / RESULT_FILE),
+                "cost_usd": _cost(state.runs_dir / record.run_id),
                 "running_here": state.manager.running(record.run_id),
             }
         )
@@ -190,20 +185,8 @@ async def run_detail(run_id: str, state: State) -> dict[str, Any]:
     """The run record, its status (and pending question), and its metadata when finished."""
     folder = await asyncio.to_thread(state.folder, run_id)
     record = folder.record.model_dump(mode="json", exclude={"owner"})
-    metadata = None
-    if (folder.path / RESULT_FILE).is_file():
-        try:
-            metadata = (await asyncio.to_thread(_read_json, folder.path / RESULT_FILE)).get(
-                "metadata"
-            )
-        except ValueError:
-            metadata = None
+    metadata = await asyncio.to_thread(result_metadata, folder.path)
     return {"record": record, **state.status(folder), "metadata": metadata}
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
 
 
 @router.get("/runs/{run_id}/events")

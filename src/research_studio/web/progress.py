@@ -62,13 +62,20 @@ def _json_lines(path: Path) -> list[dict[str, Any]]:
     return lines
 
 
+def result_metadata(folder: Path) -> dict[str, Any] | None:
+    """The metadata of a finished run's result.json; None when it has none (or it is damaged)."""
+    try:
+        result = json.loads((folder / RESULT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    metadata = result.get("metadata") if isinstance(result, dict) else None
+    return metadata if isinstance(metadata, dict) else None
+
+
 def counters(folder: Path) -> dict[str, int]:
     """The run's figures so far: from result.json when finished, else from events and calls."""
-    try:
-        metadata = json.loads((folder / RESULT_FILE).read_text(encoding="utf-8"))["metadata"]
-    except (FileNotFoundError, ValueError, KeyError):
-        metadata = None
-    if isinstance(metadata, dict):
+    metadata = result_metadata(folder)
+    if metadata is not None:
         return {
             "iteration": int(metadata.get("iterations") or 0),
             "searches": int(metadata.get("searches") or 0),
