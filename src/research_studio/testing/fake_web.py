@@ -47,6 +47,15 @@ _NOT_FOUND = (
 )
 
 
+def _json_object(body: bytes) -> dict[str, Any] | None:
+    """The body parsed as a JSON object; None when it is not valid JSON or not an object."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 @dataclass(frozen=True)
 class RecordedRequest:
     """One request as received; header names are lower-cased, times are time.monotonic()."""
@@ -359,22 +368,16 @@ class _Handler(BaseHTTPRequestHandler):
     def _route(self, req: RecordedRequest) -> None:
         web, path, method = self.server.web, req.path, req.method
         if method == "POST" and path == "/v1/chat/completions":
-            try:
-                payload = json.loads(req.body or b"null")
-            except ValueError:
-                payload = None
-            if isinstance(payload, dict):
+            payload = _json_object(req.body)
+            if payload is not None:
                 reply = web.chat.handle(payload)
                 web._sleep(reply.delay_s)  # a slow model; stop() still interrupts it
                 self._send(reply.status, reply.body, reply.content_type, reply.headers)
             else:
                 self._json(400, openai_error("request body must be a JSON object", None))
         elif method == "POST" and path == "/api/chat":
-            try:
-                payload = json.loads(req.body or b"null")
-            except ValueError:
-                payload = None
-            if isinstance(payload, dict):
+            payload = _json_object(req.body)
+            if payload is not None:
                 self._send(200, *web.ollama.handle(payload))
             else:
                 self._json(400, {"error": "request body must be a JSON object"})
@@ -430,11 +433,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not auth.startswith("Bearer ") or not auth[7:].strip():
             self._json(401, {"detail": {"error": "Unauthorized: missing or invalid API key."}})
             return
-        try:
-            body = json.loads(req.body or b"{}")
-        except ValueError:
-            body = None
-        if not isinstance(body, dict) or (path == "/tavily/search" and not body.get("query")):
+        body = _json_object(req.body or b"{}")
+        if body is None or (path == "/tavily/search" and not body.get("query")):
             self._json(
                 400, {"detail": {"error": "Invalid request: a query (or urls) is required."}}
             )
