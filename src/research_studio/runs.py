@@ -222,13 +222,15 @@ class RunFolder:
             "message": message,
             "counts": counts or {},
         }
-        with (self.path / EVENTS_FILE).open("a", encoding="utf-8") as stream:
-            stream.write(json.dumps(entry, ensure_ascii=False, default=str) + "\n")
+        self._append(EVENTS_FILE, entry)
         return entry
 
     def log_call(self, entry: dict[str, Any]) -> None:
         """Append one model-call line to calls.jsonl (flushed at once, like events)."""
-        with (self.path / CALLS_FILE).open("a", encoding="utf-8") as stream:
+        self._append(CALLS_FILE, entry)
+
+    def _append(self, name: str, entry: dict[str, Any]) -> None:
+        with (self.path / name).open("a", encoding="utf-8") as stream:
             stream.write(json.dumps(entry, ensure_ascii=False, default=str) + "\n")
 
     def call_totals(self) -> dict[str, int]:
