@@ -13,9 +13,10 @@ from langgraph.runtime import Runtime
 from research_studio.config import Configuration
 from research_studio.pipelines.advanced.nodes.trust_engine import (
     MAX_CLAIMS,
+    draft_claim,
     keep_credible,
     score_sources,
-    verbatim_claims,
+    verbatim_claim_records,
 )
 from research_studio.pipelines.advanced.prompts import (
     TRUST_CLAIMS_SYSTEM,
@@ -46,22 +47,6 @@ from research_studio.trust.verification import (
 )
 
 
-def _unjudged(cid: str, text: str, section: str, eids: list[str], span: str) -> ClaimRecord:
-    return ClaimRecord(
-        cid=cid,
-        text=text.strip(),
-        section=section,
-        supporting_eids=list(eids),
-        supporting_sids=[],
-        evidence_span=span,
-        span_match=0.0,
-        verified=False,
-        cross_validated=False,
-        confidence=0.0,
-        indicator="",
-    )
-
-
 async def batched_cred_claims(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Call 1: source judgements and claim drafts; code scores credibility and filters."""
     sources, evidence = state.get("sources", []), state.get("evidence", [])
@@ -85,7 +70,7 @@ async def batched_cred_claims(state: AgentState, runtime: Runtime[Configuration]
         if first is not None:
             assessments = first.source_assessments
             claims = [
-                _unjudged(f"C{n}", d.text, d.section, d.supporting_eids, "")
+                draft_claim(f"C{n}", d.text, d.section, d.supporting_eids, "")
                 for n, d in enumerate(first.claims[:MAX_CLAIMS], 1)
             ]
     scores = score_sources(sources, assessments)
@@ -93,11 +78,7 @@ async def batched_cred_claims(state: AgentState, runtime: Runtime[Configuration]
         sources, evidence, scores, runtime.context.min_source_credibility
     )
     if verbatim:
-        drafts, checks = verbatim_claims(kept_evidence)
-        claims = [
-            _unjudged(f"C{n}", d.text, d.section, d.supporting_eids, checks[f"C{n}"].evidence_span)
-            for n, d in enumerate(drafts, 1)
-        ]
+        claims = verbatim_claim_records(kept_evidence)
     emitter(runtime, "batched_cred_claims")(
         f"{len(kept)} of {len(sources)} source(s) kept; {len(claims)} claim(s) drafted"
     )

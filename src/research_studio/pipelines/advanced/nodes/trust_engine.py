@@ -132,6 +132,32 @@ def verbatim_claims(
     return ordered, checks
 
 
+def draft_claim(cid: str, text: str, section: str, eids: list[str], span: str) -> ClaimRecord:
+    """A claim not yet judged: its text, section, proposed evidence and span."""
+    return ClaimRecord(
+        cid=cid,
+        text=text.strip(),
+        section=section,
+        supporting_eids=list(eids),
+        supporting_sids=[],
+        evidence_span=span,
+        span_match=0.0,
+        verified=False,
+        cross_validated=False,
+        confidence=0.0,
+        indicator="",
+    )
+
+
+def verbatim_claim_records(evidence: list[EvidenceRecord]) -> list[ClaimRecord]:
+    """`verbatim_claims` as unjudged claim records, each carrying its own quote as span."""
+    drafts, checks = verbatim_claims(evidence)
+    return [
+        draft_claim(f"C{n}", d.text, d.section, d.supporting_eids, checks[f"C{n}"].evidence_span)
+        for n, d in enumerate(drafts, 1)
+    ]
+
+
 async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Credibility, claims, span verification, cross-validation and confidence in two model calls."""
     config = runtime.context

@@ -14,9 +14,10 @@ from langgraph.runtime import Runtime
 from research_studio.config import Configuration
 from research_studio.pipelines.advanced.nodes.trust_engine import (
     MAX_CLAIMS,
+    draft_claim,
     keep_credible,
     score_sources,
-    verbatim_claims,
+    verbatim_claim_records,
 )
 from research_studio.pipelines.advanced.prompts import evidence_listing, source_listing
 from research_studio.pipelines.advanced.routing import ask
@@ -92,31 +93,11 @@ async def credibility_scorer(state: AgentState, runtime: Runtime[Configuration])
     }
 
 
-def _draft(cid: str, text: str, section: str, eids: list[str], span: str) -> ClaimRecord:
-    return ClaimRecord(
-        cid=cid,
-        text=text.strip(),
-        section=section,
-        supporting_eids=eids,
-        supporting_sids=[],
-        evidence_span=span,
-        span_match=0.0,
-        verified=False,
-        cross_validated=False,
-        confidence=0.0,
-        indicator="",
-    )
-
-
 async def claim_extractor(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Atomic claims from the evidence (verbatim mode: each verified quote is a claim)."""
     evidence = state.get("evidence", [])
     if _verbatim(runtime):
-        drafts, checks = verbatim_claims(evidence)
-        claims = [
-            _draft(f"C{n}", d.text, d.section, d.supporting_eids, checks[f"C{n}"].evidence_span)
-            for n, d in enumerate(drafts, 1)
-        ]
+        claims = verbatim_claim_records(evidence)
         return {"claims": claims, "citations": {c["cid"]: c["supporting_eids"] for c in claims}}
     answer: AtomicClaims | None = None
     calls: list[ModelCallRecord] = []
@@ -133,7 +114,7 @@ async def claim_extractor(state: AgentState, runtime: Runtime[Configuration]) ->
         )
     found = [claim for claim in (answer.claims if answer else []) if claim.text.strip()]
     claims = [
-        _draft(f"C{n}", claim.text, claim.section, [], "")
+        draft_claim(f"C{n}", claim.text, claim.section, [], "")
         for n, claim in enumerate(found[:MAX_CLAIMS], 1)
     ]
     emitter(runtime, "claim_extractor")(f"{len(claims)} claim(s) drafted", claims=len(claims))
