@@ -113,31 +113,12 @@ def run_pipeline(make_config: Callable[..., Configuration]) -> Callable[..., Any
 @pytest.fixture(scope="session")
 def finished_run_folder(web_server: FakeWeb, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A completed standard run folder made once by the CLI (copy it before changing it)."""
-    from typer.testing import CliRunner
-
-    from research_studio.cli import app
-    from research_studio.testing.research_script import ResearchScript
+    from tests.helpers import run_cli
 
     base = tmp_path_factory.mktemp("finished-run")
-    spec = use_scripted_model(ResearchScript().model())
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(base / "cache"))
         patch.chdir(base)
-        result = CliRunner().invoke(
-            app,
-            [
-                "run",
-                "coral bleaching heat stress",
-                "--out",
-                "run",
-                "--model",
-                spec,
-                "--search",
-                "searxng",
-                "--searxng-url",
-                web_server.base_url,
-                "--allow-private-networks",
-            ],
-        )
+        result = run_cli(web_server, "run", "coral bleaching heat stress", "--out", "run")
     assert result.exit_code == 0, result.output
     return base / "run"

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from research_studio.cli import app
 from research_studio.testing.fake_chat import ChatFaults
 from research_studio.testing.fake_web import FakeWeb, Fault
 from research_studio.testing.research_script import ResearchScript
+from tests.helpers import run_cli
 
 pytestmark = pytest.mark.e2e
 runner = CliRunner()
@@ -67,24 +67,16 @@ def test_a_seeded_faulty_run_ends_with_a_report_and_records_every_loss(
     monkeypatch.setenv("RESEARCH_STUDIO_LLM_MAX_RETRIES", "0")
     monkeypatch.setenv("RESEARCH_STUDIO_SEARCH_RETRIES", "0")
     monkeypatch.setenv("RESEARCH_STUDIO_FETCH_TIMEOUT_S", "1.0")
-    result = runner.invoke(
-        app,
-        [
-            "run",
-            QUERIES[seed % len(QUERIES)],
-            *SHAPES[seed % len(SHAPES)],
-            "--out",
-            "run",
-            "--model",
-            "openai:fake-model",
-            "--search",
-            "searxng",
-            "--searxng-url",
-            web.base_url,
-            "--allow-private-networks",
-            "--iterations",
-            "1",
-        ],
+    result = run_cli(
+        web,
+        "run",
+        QUERIES[seed % len(QUERIES)],
+        *SHAPES[seed % len(SHAPES)],
+        "--out",
+        "run",
+        "--iterations",
+        "1",
+        model="openai:fake-model",
     )
     assert result.exit_code == 0, result.output
     folder = tmp_path / "run"

@@ -24,7 +24,7 @@ from research_studio.search.mcp import McpSearch, search_arguments, to_results
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.mcp_fixture_server import LOOKUP_FACTS
 from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import use_scripted_model
+from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
 from research_studio.testing.supervisor_script import SupervisorScript
 
 runner = CliRunner()
@@ -213,6 +213,22 @@ def _run(web: FakeWeb, spec: str, out: str, *args: str) -> Path:
     return Path(out).resolve()
 
 
+def _supervisor_run(web: FakeWeb, model: ScriptedChatModel) -> Path:
+    """A supervisor run into ./sv that searches the local web beside the MCP tools."""
+    spec = use_scripted_model(model)
+    return _run(
+        web,
+        spec,
+        "sv",
+        "--pipeline",
+        "supervisor",
+        "--search",
+        "searxng",
+        "--searxng-url",
+        web.base_url,
+    )
+
+
 def _audited(folder: Path) -> dict[str, Any]:
     result = runner.invoke(app, ["audit", str(folder), "--json"])
     assert result.exit_code == 0, result.output
@@ -269,18 +285,7 @@ class LookupScript(SupervisorScript):
 @pytest.mark.e2e
 def test_a_researcher_cites_what_an_mcp_tool_returned(web: FakeWeb, tmp_path: Path) -> None:
     _settings_file(tmp_path / "research-studio.toml", args=FIXTURE[1:], search_tool=False)
-    spec = use_scripted_model(LookupScript(topics=1).model())
-    folder = _run(
-        web,
-        spec,
-        "sv",
-        "--pipeline",
-        "supervisor",
-        "--search",
-        "searxng",
-        "--searxng-url",
-        web.base_url,
-    )
+    folder = _supervisor_run(web, LookupScript(topics=1).model())
     cited = _cited(folder)
     lookups = [s for s in cited if s["url"].startswith("mcp://fixture/lookup?h=")]
     assert lookups, cited
@@ -337,18 +342,7 @@ def test_a_server_that_fails_costs_a_supervisor_run_only_its_tools(
         args=["-c", "raise SystemExit(3)"],
         search_tool=False,
     )
-    spec = use_scripted_model(SupervisorScript(topics=2).model())
-    folder = _run(
-        web,
-        spec,
-        "sv",
-        "--pipeline",
-        "supervisor",
-        "--search",
-        "searxng",
-        "--searxng-url",
-        web.base_url,
-    )
+    folder = _supervisor_run(web, SupervisorScript(topics=2).model())
     document = json.loads((folder / "result.json").read_text())
     failures = [e for e in document["metadata"]["errors"] if "did not start" in e["message"]]
     assert len(failures) == 1 and "'fixture'" in failures[0]["message"]

@@ -90,37 +90,27 @@ def test_a_call_budget_ends_the_run_with_a_report_and_says_why(
     import json
     from pathlib import Path
 
-    from typer.testing import CliRunner
-
-    from research_studio.cli import app
     from research_studio.testing.research_script import ResearchScript
+    from tests.helpers import run_cli
 
     web.chat.responder = ResearchScript(coverage=[0.3], ready=[False]).chat_responder()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", web.url("/v1"))
     monkeypatch.setenv("RESEARCH_STUDIO_MODEL_PRICES", '{"openai:fake-model": [2.0, 8.0]}')
     for pipeline in ("standard", "advanced"):
-        result = CliRunner().invoke(
-            app,
-            [
-                "run",
-                "coral bleaching heat stress",
-                "--pipeline",
-                pipeline,
-                "--model",
-                "openai:fake-model",
-                "--search",
-                "searxng",
-                "--searxng-url",
-                web.base_url,
-                "--allow-private-networks",
-                "--iterations",
-                "5",
-                "--max-llm-calls",
-                "5",
-                "--out",
-                f"budget-{pipeline}",
-            ],
+        result = run_cli(
+            web,
+            "run",
+            "coral bleaching heat stress",
+            "--pipeline",
+            pipeline,
+            "--iterations",
+            "5",
+            "--max-llm-calls",
+            "5",
+            "--out",
+            f"budget-{pipeline}",
+            model="openai:fake-model",
         )
         assert result.exit_code == 0, result.output
         assert "budget llm_calls" in result.output

@@ -28,6 +28,7 @@ from research_studio.testing.research_script import ResearchScript
 from research_studio.testing.scripted_model import use_scripted_model
 from research_studio.testing.supervisor_script import SupervisorScript
 from tests.cli.test_research import cli, cli_env, schema_counts, schema_name, wait_for
+from tests.helpers import run_cli
 
 # Read at import: the autouse fixture hides RESEARCH_STUDIO_* variables from the tests.
 ADMIN_URL = os.environ.get("RESEARCH_STUDIO_TEST_POSTGRES_URL", "")
@@ -74,10 +75,6 @@ def database() -> Iterator[Database]:
         db.drop()
 
 
-def local_args(web: FakeWeb) -> list[str]:
-    return ["--search", "searxng", "--searxng-url", web.base_url, "--allow-private-networks"]
-
-
 def run_id(folder: Path) -> str:
     return str(json.loads((folder / "run.json").read_text())["run_id"])
 
@@ -105,10 +102,9 @@ def thread_messages(url: str, folder: Path) -> list[str]:
 def test_a_standard_run_keeps_its_checkpoints_in_postgresql(
     web: FakeWeb, database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    model = ResearchScript().model()
-    spec = use_scripted_model(model)
-    command = ["run", QUERY, "--single-agent", "--out", "runs/pg", "--model", spec]
-    result = runner.invoke(app, [*command, *local_args(web), "--checkpoints", database.url])
+    spec = use_scripted_model(ResearchScript().model())
+    command = [QUERY, "--single-agent", "--out", "runs/pg", "--checkpoints", database.url]
+    result = run_cli(web, "run", *command, model=spec)
     assert result.exit_code == 0, result.output
     folder = Path("runs/pg").resolve()
     run = run_id(folder)
@@ -123,9 +119,7 @@ def test_a_standard_run_keeps_its_checkpoints_in_postgresql(
 
     # A follow-up joins the run's thread in PostgreSQL (the password comes from the environment).
     monkeypatch.setenv("RESEARCH_STUDIO_CHECKPOINTS", database.url)
-    asked = runner.invoke(
-        app, ["ask", str(folder), "What causes coral bleaching?", "--model", spec, *local_args(web)]
-    )
+    asked = run_cli(web, "ask", str(folder), "What causes coral bleaching?", model=spec)
     assert asked.exit_code == 0, asked.output
     messages = thread_messages(database.url, folder)
     assert messages[-2] == "What causes coral bleaching?"
@@ -135,9 +129,8 @@ def test_a_standard_run_keeps_its_checkpoints_in_postgresql(
 def test_the_supervisor_keeps_its_sources_in_the_postgresql_store(
     web: FakeWeb, database: Database
 ) -> None:
-    spec = use_scripted_model(SupervisorScript().model())
-    command = ["run", QUERY, "--pipeline", "supervisor", "--out", "sv", "--model", spec]
-    result = runner.invoke(app, [*command, *local_args(web), "--checkpoints", database.url])
+    command = [QUERY, "--pipeline", "supervisor", "--out", "sv", "--checkpoints", database.url]
+    result = run_cli(web, "run", *command, model=SupervisorScript().model())
     assert result.exit_code == 0, result.output
     folder = Path("sv").resolve()
     document = json.loads((folder / "result.json").read_text())
@@ -227,9 +220,7 @@ def test_a_killed_run_resumes_from_postgresql_without_redoing_finished_nodes(
 
 
 def one_line_error(web: FakeWeb, url: str) -> str:
-    spec = use_scripted_model(ResearchScript().model())
-    command = ["run", QUERY, "--single-agent", "--out", "bad", "--model", spec]
-    result = runner.invoke(app, [*command, *local_args(web), "--checkpoints", url])
+    result = run_cli(web, "run", QUERY, "--single-agent", "--out", "bad", "--checkpoints", url)
     assert result.exit_code == 2, result.output
     errors = [line for line in result.output.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "Traceback" not in result.output

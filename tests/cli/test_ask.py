@@ -16,38 +16,21 @@ from research_studio.cli import app
 from research_studio.pipelines.registry import compile_pipeline
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from research_studio.testing.scripted_model import ScriptedChatModel
+from tests.helpers import run_cli
 
 pytestmark = pytest.mark.e2e
 runner = CliRunner()
 
 
-def _local(web: FakeWeb) -> list[str]:
-    return ["--search", "searxng", "--searxng-url", web.base_url, "--allow-private-networks"]
-
-
 def _finished_run(web: FakeWeb, model: ScriptedChatModel, *args: str) -> Path:
-    spec = use_scripted_model(model)
-    result = runner.invoke(
-        app,
-        [
-            "run",
-            "coral bleaching heat stress",
-            "--out",
-            "run",
-            "--model",
-            spec,
-            *_local(web),
-            *args,
-        ],
-    )
+    result = run_cli(web, "run", "coral bleaching heat stress", "--out", "run", *args, model=model)
     assert result.exit_code == 0, result.output
     return Path("run").resolve()
 
 
 def _ask(web: FakeWeb, model: ScriptedChatModel, folder: Path, question: str) -> Any:
-    spec = use_scripted_model(model)
-    return runner.invoke(app, ["ask", str(folder), question, "--model", spec, *_local(web)])
+    return run_cli(web, "ask", str(folder), question, model=model)
 
 
 def _thread_messages(folder: Path) -> list[str]:

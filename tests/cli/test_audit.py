@@ -12,31 +12,14 @@ from typer.testing import CliRunner
 from research_studio.cli import app
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import use_scripted_model
+from tests.helpers import run_cli
 
 pytestmark = pytest.mark.e2e
 runner = CliRunner()
 
 
 def _run(web: FakeWeb, out: str, *args: str) -> Path:
-    spec = use_scripted_model(ResearchScript().model())
-    result = runner.invoke(
-        app,
-        [
-            "run",
-            "coral bleaching heat stress",
-            "--out",
-            out,
-            "--model",
-            spec,
-            "--search",
-            "searxng",
-            "--searxng-url",
-            web.base_url,
-            "--allow-private-networks",
-            *args,
-        ],
-    )
+    result = run_cli(web, "run", "coral bleaching heat stress", "--out", out, *args)
     assert result.exit_code == 0, result.output
     return Path(out).resolve()
 
@@ -129,22 +112,14 @@ def _run_over_openai_compatible(
     web.chat.responder = script.chat_responder()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", web.url("/v1"))
-    result = runner.invoke(
-        app,
-        [
-            "run",
-            "coral bleaching heat stress",
-            "--out",
-            "openai-run",
-            "--model",
-            "openai:fake-model",
-            "--search",
-            "searxng",
-            "--searxng-url",
-            web.base_url,
-            "--allow-private-networks",
-            *args,
-        ],
+    result = run_cli(
+        web,
+        "run",
+        "coral bleaching heat stress",
+        "--out",
+        "openai-run",
+        *args,
+        model="openai:fake-model",
     )
     assert result.exit_code == 0, result.output
     assert web.chat.requests, "the run must have used the OpenAI-compatible server"

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from research_studio.cli import app
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import use_scripted_model
+from tests.helpers import run_cli
 
 pytestmark = pytest.mark.e2e
 runner = CliRunner()
@@ -21,24 +21,7 @@ GERMAN = "Wie wirkt sich coral bleaching heat stress auf die Riffe aus?"
 
 def _run(web: FakeWeb, out: str, *args: str) -> Path:
     model = ResearchScript().model()
-    spec = use_scripted_model(model)
-    result = runner.invoke(
-        app,
-        [
-            "run",
-            GERMAN,
-            "--out",
-            out,
-            "--model",
-            spec,
-            "--search",
-            "searxng",
-            "--searxng-url",
-            web.base_url,
-            "--allow-private-networks",
-            *args,
-        ],
-    )
+    result = run_cli(web, "run", GERMAN, "--out", out, *args, model=model)
     assert result.exit_code == 0, result.output
     assert "in German" in model.calls_for("ReportDraft")[-1].prompt
     return Path(out).resolve()

@@ -13,7 +13,8 @@ from research_studio.cli import app
 from research_studio.pipelines.plan_review import parse_reply
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from research_studio.testing.scripted_model import ScriptedChatModel
+from tests.helpers import run_cli
 
 runner = CliRunner()
 QUESTION = "coral bleaching heat stress"
@@ -31,23 +32,7 @@ def test_replies_are_read_as_approval_cancel_lists_or_text() -> None:
 
 
 def _run(web: FakeWeb, model: ScriptedChatModel, *args: str) -> Any:
-    spec = use_scripted_model(model)
-    return runner.invoke(
-        app,
-        [
-            "run",
-            QUESTION,
-            "--model",
-            spec,
-            "--search",
-            "searxng",
-            "--searxng-url",
-            web.base_url,
-            "--allow-private-networks",
-            "--review-plan",
-            *args,
-        ],
-    )
+    return run_cli(web, "run", QUESTION, "--review-plan", *args, model=model)
 
 
 @pytest.mark.e2e
@@ -104,24 +89,7 @@ def test_cancel_at_plan_review_stops_before_research(web: FakeWeb, tmp_path: Pat
 
 @pytest.mark.e2e
 def test_without_review_plan_nothing_pauses(web: FakeWeb, tmp_path: Path) -> None:
-    spec = use_scripted_model(ResearchScript().model())
-    result = runner.invoke(
-        app,
-        [
-            "run",
-            QUESTION,
-            "--model",
-            spec,
-            "--search",
-            "searxng",
-            "--searxng-url",
-            web.base_url,
-            "--allow-private-networks",
-            "--out",
-            "run",
-            "--single-agent",
-        ],
-    )
+    result = run_cli(web, "run", QUESTION, "--out", "run", "--single-agent")
     assert result.exit_code == 0, result.output
     assert "plan review" not in (tmp_path / "run" / "events.jsonl").read_text()
 

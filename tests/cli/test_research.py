@@ -22,30 +22,14 @@ from research_studio.cli import app
 from research_studio.runs import write_atomically
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from tests.helpers import run_cli, web_args
 
 pytestmark = pytest.mark.e2e
 runner = CliRunner()
 
 
-def local_args(web: FakeWeb) -> list[str]:
-    return ["--search", "searxng", "--searxng-url", web.base_url, "--allow-private-networks"]
-
-
-def scripted_run(web: FakeWeb, model: ScriptedChatModel, *args: str) -> Any:
-    spec = use_scripted_model(model)
-    return runner.invoke(app, ["run", *args, "--model", spec, *local_args(web)])
-
-
 def test_run_writes_the_three_outputs(web: FakeWeb, tmp_path: Path) -> None:
-    result = scripted_run(
-        web,
-        ResearchScript().model(),
-        "coral bleaching heat stress",
-        "--out",
-        "out",
-        "--single-agent",
-    )
+    result = run_cli(web, "run", "coral bleaching heat stress", "--out", "out", "--single-agent")
     assert result.exit_code == 0, result.output
     folder = tmp_path / "out"
     report = (folder / "report.md").read_text()
@@ -96,9 +80,7 @@ def test_run_writes_the_three_outputs(web: FakeWeb, tmp_path: Path) -> None:
 
 
 def test_compare_prints_both_modes(web: FakeWeb) -> None:
-    result = scripted_run(
-        web, ResearchScript().model(), "solid-state battery cost", "--compare", "--json"
-    )
+    result = run_cli(web, "run", "solid-state battery cost", "--compare", "--json")
     assert result.exit_code == 0, result.output
     metrics = json.loads(result.stdout)
     assert set(metrics) == {"single", "multi"}
@@ -109,13 +91,14 @@ def test_compare_prints_both_modes(web: FakeWeb) -> None:
 
 
 def test_compare_with_runs_two_pipelines_on_the_same_question(web: FakeWeb) -> None:
-    result = scripted_run(
+    result = run_cli(
         web,
-        ResearchScript(coverage=[0.9], ready=[True]).model(),
+        "run",
         "solid-state battery cost",
         "--compare-with",
         "advanced-optimized",
         "--json",
+        model=ResearchScript(coverage=[0.9], ready=[True]).model(),
     )
     assert result.exit_code == 0, result.output
     metrics = json.loads(result.stdout)
@@ -123,15 +106,13 @@ def test_compare_with_runs_two_pipelines_on_the_same_question(web: FakeWeb) -> N
     assert all(row["llm_calls"] and row["cited_sources"] for row in metrics.values())
     listing = json.loads(runner.invoke(app, ["runs", "--json"]).stdout)
     assert sorted(record["pipeline"] for record in listing) == ["advanced-optimized", "standard"]
-    both = scripted_run(
-        web, ResearchScript().model(), "q", "--compare", "--compare-with", "advanced"
-    )
+    both = run_cli(web, "run", "q", "--compare", "--compare-with", "advanced")
     assert both.exit_code == 2 and "not both" in both.output
 
 
 def test_without_a_terminal_an_ambiguous_run_never_waits(web: FakeWeb, tmp_path: Path) -> None:
     model = ResearchScript(ambiguous=True).model()
-    result = scripted_run(web, model, "python", "--out", "amb", "--iterations", "1")
+    result = run_cli(web, "run", "python", "--out", "amb", "--iterations", "1", model=model)
     assert result.exit_code == 0, result.output
     assert "continuing without asking" in result.output
     assert "User clarification" not in model.calls_for("ResearchPlan")[0].prompt
@@ -139,8 +120,17 @@ def test_without_a_terminal_an_ambiguous_run_never_waits(web: FakeWeb, tmp_path:
 
 def test_answer_option_supplies_the_clarification(web: FakeWeb, tmp_path: Path) -> None:
     model = ResearchScript(ambiguous=True).model()
-    result = scripted_run(
-        web, model, "python", "--out", "amb", "--iterations", "1", "--answer", "The snake"
+    result = run_cli(
+        web,
+        "run",
+        "python",
+        "--out",
+        "amb",
+        "--iterations",
+        "1",
+        "--answer",
+        "The snake",
+        model=model,
     )
     assert result.exit_code == 0, result.output
     assert "User clarification: The snake" in model.calls_for("ResearchPlan")[0].prompt
@@ -150,10 +140,10 @@ def test_answer_option_supplies_the_clarification(web: FakeWeb, tmp_path: Path) 
 
 
 def test_run_mistakes_are_one_line_errors(web: FakeWeb) -> None:
-    result = runner.invoke(app, ["run", "q", "--model", "nope:x", *local_args(web)])
+    result = runner.invoke(app, ["run", "q", "--model", "nope:x", *web_args(web)])
     assert result.exit_code == 2 and "unknown model provider 'nope'" in result.output
     # A pipeline that does not exist is not offered: the choice is refused before any work.
-    result = runner.invoke(app, ["run", "q", "--pipeline", "nonexistent", *local_args(web)])
+    result = runner.invoke(app, ["run", "q", "--pipeline", "nonexistent", *web_args(web)])
     assert result.exit_code == 2 and "'nonexistent' is not one of" in result.output
     result = runner.invoke(app, ["resume", "no-such-run"])
     assert result.exit_code == 2 and "no run found" in result.output
@@ -389,8 +379,15 @@ def test_non_utf8_bytes_from_the_shell_leave_no_run_folder(tmp_path: Path) -> No
 
 def test_advanced_pipeline_through_the_cli(web: FakeWeb, tmp_path: Path) -> None:
     model = ResearchScript(coverage=[0.9], ready=[True]).model()
-    result = scripted_run(
-        web, model, "coral bleaching heat stress", "--pipeline", "advanced", "--out", "adv"
+    result = run_cli(
+        web,
+        "run",
+        "coral bleaching heat stress",
+        "--pipeline",
+        "advanced",
+        "--out",
+        "adv",
+        model=model,
     )
     assert result.exit_code == 0, result.output
     document = json.loads((tmp_path / "adv" / "result.json").read_text())

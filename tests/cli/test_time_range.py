@@ -15,6 +15,7 @@ from research_studio.search.dated import UNDATED_MARK
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
 from research_studio.testing.scripted_model import use_scripted_model
+from tests.helpers import web_args
 
 pytestmark = pytest.mark.e2e
 runner = CliRunner()
@@ -34,8 +35,7 @@ def _result() -> dict[str, Any]:
 
 
 def test_dated_sources_outside_the_range_are_left_out(web: FakeWeb) -> None:
-    searx = ["--search", "searxng", "--searxng-url", web.base_url, "--allow-private-networks"]
-    result = _run(*searx, "--single-agent", "--since", "2024-05-01", "--until", "2024-12")
+    result = _run(*web_args(web), "--single-agent", "--since", "2024-05-01", "--until", "2024-12")
     assert result.exit_code == 0, result.output
     assert "time range: from 2024-05-01 to 2024-12-31" in result.output
     published = [source["published"][:10] for source in _result()["sources"]]
@@ -45,8 +45,7 @@ def test_dated_sources_outside_the_range_are_left_out(web: FakeWeb) -> None:
 
 
 def test_searxng_is_asked_for_its_time_range(web: FakeWeb) -> None:
-    searx = ["--search", "searxng", "--searxng-url", web.base_url, "--allow-private-networks"]
-    result = _run(*searx, "--single-agent", "--since", "last 6 months", "--no-cache")
+    result = _run(*web_args(web), "--single-agent", "--since", "last 6 months", "--no-cache")
     assert result.exit_code == 0, result.output
     searches = web.requests_to("/search")
     assert searches and all(request.query.get("time_range") == "year" for request in searches)

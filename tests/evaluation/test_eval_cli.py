@@ -12,8 +12,8 @@ from typer.testing import CliRunner, Result
 from research_studio.cli import app
 from research_studio.evaluation.cases import load_cases
 from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.research_script import ResearchScript
 from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from tests.helpers import run_cli
 
 runner = CliRunner()
 CASES = """
@@ -74,8 +74,9 @@ def test_live_then_from_snapshots_through_the_command_line(
     web: FakeWeb, tmp_path: Path, judge_model: ScriptedChatModel
 ) -> None:
     Path("cases.toml").write_text(CASES)
-    spec = use_scripted_model(ResearchScript().model())
-    live = _eval(
+    live = run_cli(
+        web,
+        "eval",
         "--live",
         "--cases-file",
         "cases.toml",
@@ -85,13 +86,6 @@ def test_live_then_from_snapshots_through_the_command_line(
         "scripted:judge",
         "--output",
         "results.json",
-        "--model",
-        spec,
-        "--search",
-        "searxng",
-        "--searxng-url",
-        web.base_url,
-        "--allow-private-networks",
     )
     assert live.exit_code == 0, live.output
     assert "[1/2] coral × standard: running" in live.output
@@ -117,8 +111,9 @@ def test_live_then_from_snapshots_through_the_command_line(
 @pytest.mark.e2e
 def test_behavioral_evaluators_run_from_the_command_line(web: FakeWeb, tmp_path: Path) -> None:
     Path("cases.toml").write_text(CASES)
-    spec = use_scripted_model(ResearchScript().model())
-    result = _eval(
+    result = run_cli(
+        web,
+        "eval",
         "--live",
         "--cases-file",
         "cases.toml",
@@ -126,13 +121,6 @@ def test_behavioral_evaluators_run_from_the_command_line(web: FakeWeb, tmp_path:
         "--behavioral",
         "--output",
         "r.json",
-        "--model",
-        spec,
-        "--search",
-        "searxng",
-        "--searxng-url",
-        web.base_url,
-        "--allow-private-networks",
     )
     assert result.exit_code == 0, result.output
     assert "behavioral evaluators × standard: running" in result.output
@@ -157,8 +145,9 @@ def test_a_failed_case_is_recorded_and_the_evaluation_goes_on(web: FakeWeb, tmp_
         CASES + '\n[[case]]\nid = "nodocs"\nquery = "q"\n[case.settings]\nsearch = "local"\n'
         'docs = ["no-such-folder"]\n'
     )
-    spec = use_scripted_model(ResearchScript().model())
-    result = _eval(
+    result = run_cli(
+        web,
+        "eval",
         "--live",
         "--cases",
         "nodocs,coral",
@@ -166,13 +155,6 @@ def test_a_failed_case_is_recorded_and_the_evaluation_goes_on(web: FakeWeb, tmp_
         "cases.toml",
         "--no-judge",
         "--json",
-        "--model",
-        spec,
-        "--searxng-url",
-        web.base_url,
-        "--search",
-        "searxng",
-        "--allow-private-networks",
     )
     assert result.exit_code == 1
     report = json.loads(result.stdout)

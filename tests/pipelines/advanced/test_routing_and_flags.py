@@ -9,9 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from research_studio.cli import app
 from research_studio.config import Configuration
 from research_studio.pipelines.advanced.prompts import STYLE_RULES
 from research_studio.pipelines.advanced.routing import NODE_TIERS, tier_of
@@ -19,6 +17,7 @@ from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
 from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
 from tests.conftest import full_state
+from tests.helpers import run_cli
 
 pytestmark = pytest.mark.e2e
 QUERY = "coral bleaching heat stress"
@@ -127,51 +126,25 @@ async def test_format_shapes_the_advanced_report(
 
 
 def test_single_agent_is_refused_where_it_cannot_apply(web: FakeWeb, tmp_path: Path) -> None:
-    spec = use_scripted_model(ResearchScript().model())
-    result = CliRunner().invoke(
-        app,
-        [
-            "run",
-            QUERY,
-            "--pipeline",
-            "supervisor",
-            "--single-agent",
-            "--model",
-            spec,
-            "--search",
-            "searxng",
-            "--searxng-url",
-            web.base_url,
-            "--allow-private-networks",
-        ],
-    )
+    result = run_cli(web, "run", QUERY, "--pipeline", "supervisor", "--single-agent")
     assert result.exit_code == 2
     assert "--single-agent does not apply to the supervisor pipeline" in result.output
     assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "runs").exists()
 
 
 def test_single_agent_runs_from_the_cli_for_a_variant(web: FakeWeb, tmp_path: Path) -> None:
-    spec = use_scripted_model(ResearchScript(coverage=[0.9], ready=[True]).model())
-    result = CliRunner().invoke(
-        app,
-        [
-            "run",
-            QUERY,
-            "--pipeline",
-            "advanced-optimized",
-            "--single-agent",
-            "--out",
-            "one",
-            "--model",
-            spec,
-            "--search",
-            "searxng",
-            "--searxng-url",
-            web.base_url,
-            "--allow-private-networks",
-            "--format",
-            "bullet_points",
-        ],
+    result = run_cli(
+        web,
+        "run",
+        QUERY,
+        "--pipeline",
+        "advanced-optimized",
+        "--single-agent",
+        "--out",
+        "one",
+        "--format",
+        "bullet_points",
+        model=ResearchScript(coverage=[0.9], ready=[True]).model(),
     )
     assert result.exit_code == 0, result.output
     document = json.loads((tmp_path / "one" / "result.json").read_text())

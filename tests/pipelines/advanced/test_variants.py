@@ -10,14 +10,12 @@ from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
-from typer.testing import CliRunner
 
-from research_studio.cli import app
 from research_studio.pipelines.advanced import variants
 from research_studio.pipelines.registry import graph_builder
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import use_scripted_model
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[3]
 BUILDERS: dict[str, tuple[Callable[..., Any], bool]] = {
@@ -82,24 +80,15 @@ def test_variants_are_registered_by_name_and_for_the_langgraph_server() -> None:
 
 @pytest.mark.e2e
 def test_a_variant_runs_from_the_cli_by_name(web: FakeWeb, tmp_path: Path) -> None:
-    spec = use_scripted_model(ResearchScript(coverage=[0.9], ready=[True]).model())
-    result = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "coral bleaching heat stress",
-            "--pipeline",
-            "advanced-full",
-            "--out",
-            "full",
-            "--model",
-            spec,
-            "--search",
-            "searxng",
-            "--searxng-url",
-            web.base_url,
-            "--allow-private-networks",
-        ],
+    result = run_cli(
+        web,
+        "run",
+        "coral bleaching heat stress",
+        "--pipeline",
+        "advanced-full",
+        "--out",
+        "full",
+        model=ResearchScript(coverage=[0.9], ready=[True]).model(),
     )
     assert result.exit_code == 0, result.output
     document = json.loads((tmp_path / "full" / "result.json").read_text())
@@ -113,26 +102,17 @@ def test_a_variant_runs_from_the_cli_by_name(web: FakeWeb, tmp_path: Path) -> No
 def test_the_optimized_variant_stops_on_a_call_budget_from_the_cli(
     web: FakeWeb, tmp_path: Path
 ) -> None:
-    spec = use_scripted_model(ResearchScript(coverage=[0.5], ready=[False]).model())
-    result = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "coral bleaching heat stress",
-            "--pipeline",
-            "advanced-optimized",
-            "--max-llm-calls",
-            "3",
-            "--out",
-            "optimized",
-            "--model",
-            spec,
-            "--search",
-            "searxng",
-            "--searxng-url",
-            web.base_url,
-            "--allow-private-networks",
-        ],
+    result = run_cli(
+        web,
+        "run",
+        "coral bleaching heat stress",
+        "--pipeline",
+        "advanced-optimized",
+        "--max-llm-calls",
+        "3",
+        "--out",
+        "optimized",
+        model=ResearchScript(coverage=[0.5], ready=[False]).model(),
     )
     assert result.exit_code == 0, result.output
     metadata = json.loads((tmp_path / "optimized" / "result.json").read_text())["metadata"]

@@ -13,6 +13,7 @@ from research_studio.cli import app
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.scripted_model import use_scripted_model
 from research_studio.testing.supervisor_script import SupervisorScript
+from tests.helpers import run_cli
 
 pytestmark = pytest.mark.e2e
 runner = CliRunner()
@@ -20,24 +21,7 @@ QUERY = "coral bleaching heat stress"
 
 
 def run(web: FakeWeb, model: str, out: str) -> Any:
-    return runner.invoke(
-        app,
-        [
-            "run",
-            QUERY,
-            "--pipeline",
-            "supervisor",
-            "--model",
-            model,
-            "--search",
-            "searxng",
-            "--searxng-url",
-            web.base_url,
-            "--allow-private-networks",
-            "--out",
-            out,
-        ],
-    )
+    return run_cli(web, "run", QUERY, "--pipeline", "supervisor", "--out", out, model=model)
 
 
 def audited(folder: Path) -> dict[str, Any]:
