@@ -7,8 +7,8 @@ planned by the model (planner.py).
 
 from __future__ import annotations
 
-from research_studio.pipelines.advanced.nodes.planner import apply_query_rules
-from research_studio.pipelines.advanced.state import PlanQuery, ResearchPlan, TreeQuestion
+from research_studio.pipelines.advanced.nodes.planner import apply_query_rules, numbered_queries
+from research_studio.pipelines.advanced.state import ResearchPlan, TreeQuestion
 
 # (bucket, question, section, queries, target sources, confidence weight)
 Template = tuple[str, str, str, tuple[str, ...], tuple[str, ...], float]
@@ -80,20 +80,7 @@ def template_plan(
             )
         )
     outline = list(dict.fromkeys(node["section"] for nodes in buckets.values() for node in nodes))
-    flat: list[PlanQuery] = []
-    for node in sorted(
-        [*buckets["primary"], *buckets["secondary"], *buckets["tertiary"]],
-        key=lambda n: -n["priority"],
-    ):
-        for query in node["queries"]:
-            flat.append(
-                PlanQuery(
-                    qid=f"Q{len(flat) + 1}",
-                    query=query,
-                    section=node["section"],
-                    priority=node["priority"],
-                )
-            )
+    flat = numbered_queries([*buckets["primary"], *buckets["secondary"], *buckets["tertiary"]])
     return ResearchPlan(
         topic=f"Research on {subject}",
         outline=outline,

@@ -6,7 +6,6 @@ import re
 from statistics import mean
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
@@ -16,7 +15,7 @@ from research_studio.pipelines.advanced.nodes.orchestrator import (
     fanout_subagents,
     single_worker_assignment,
 )
-from research_studio.pipelines.advanced.nodes.planner import planner, run_year
+from research_studio.pipelines.advanced.nodes.planner import plan_start, planner, run_year
 from research_studio.pipelines.advanced.planner_templates import template_plan
 from research_studio.pipelines.advanced.state import AgentState, TrajectoryStep
 from research_studio.pipelines.node_kit import emitter, services_of
@@ -98,14 +97,7 @@ def _template_update(state: AgentState) -> dict[str, Any] | None:
     )
     if plan is None:
         return None
-    return {
-        "plan": plan,
-        "research_iteration": 0,
-        "overall_confidence": 0.0,
-        "previous_confidence": 0.0,
-        "refinement_queries": [],
-        "messages": [AIMessage(content=f"Plan: {plan['topic']} — " + "; ".join(plan["outline"]))],
-    }
+    return plan_start(plan)
 
 
 async def family_planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:

@@ -88,18 +88,10 @@ def run_year(state: AgentState) -> int:
     return int(state["today"][:4])
 
 
-def build_plan(output: PlanOutput, anchor: str, *, recent: bool, year: int) -> ResearchPlan:
-    """The plan with rule-abiding queries and the flat list ordered by priority (qid Q1...)."""
-    outline = clip((clean_heading(item) for item in output.outline), 8) or ["Findings"]
-    primary, secondary = (
-        _tree(output.research_tree.primary, outline),
-        _tree(output.research_tree.secondary, outline),
-    )
+def numbered_queries(nodes: list[TreeQuestion]) -> list[PlanQuery]:
+    """Every node's queries in one list, highest priority first, numbered Q1, Q2..."""
     flat: list[PlanQuery] = []
-    for node in sorted(primary + secondary, key=lambda item: -item["priority"]):
-        node["queries"] = clip(
-            (apply_query_rules(q, anchor, recent=recent, year=year) for q in node["queries"]), 3
-        )
+    for node in sorted(nodes, key=lambda item: -item["priority"]):
         for query in node["queries"]:
             flat.append(
                 PlanQuery(
@@ -109,6 +101,33 @@ def build_plan(output: PlanOutput, anchor: str, *, recent: bool, year: int) -> R
                     priority=node["priority"],
                 )
             )
+    return flat
+
+
+def plan_start(plan: ResearchPlan) -> dict[str, Any]:
+    """The state update that starts research on a new plan (iteration and confidence reset)."""
+    return {
+        "plan": plan,
+        "research_iteration": 0,
+        "overall_confidence": 0.0,
+        "previous_confidence": 0.0,
+        "refinement_queries": [],
+        "messages": [AIMessage(content=f"Plan: {plan['topic']} — " + "; ".join(plan["outline"]))],
+    }
+
+
+def build_plan(output: PlanOutput, anchor: str, *, recent: bool, year: int) -> ResearchPlan:
+    """The plan with rule-abiding queries and the flat list ordered by priority (qid Q1...)."""
+    outline = clip((clean_heading(item) for item in output.outline), 8) or ["Findings"]
+    primary, secondary = (
+        _tree(output.research_tree.primary, outline),
+        _tree(output.research_tree.secondary, outline),
+    )
+    for node in primary + secondary:
+        node["queries"] = clip(
+            (apply_query_rules(q, anchor, recent=recent, year=year) for q in node["queries"]), 3
+        )
+    flat = numbered_queries(primary + secondary)
     return ResearchPlan(
         topic=output.topic.strip(),
         outline=outline,
@@ -192,12 +211,7 @@ async def planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
         errors.append(error_record("planner", exc))
         plan = fallback_plan(state)
     return {
-        "plan": plan,
-        "research_iteration": 0,
-        "overall_confidence": 0.0,
-        "previous_confidence": 0.0,
-        "refinement_queries": [],
+        **plan_start(plan),
         "llm_calls": call_records(caller),
         "errors": errors,
-        "messages": [AIMessage(content=f"Plan: {plan['topic']} — " + "; ".join(plan["outline"]))],
     }
