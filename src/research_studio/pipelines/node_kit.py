@@ -72,6 +72,17 @@ def run_start(state: Mapping[str, Any], query: str) -> dict[str, Any]:
     return update
 
 
+def clarification_update(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The clarify stop's update: the injected answer, trimmed, and as a message when given."""
+    answer = state.get("user_clarification", "").strip()
+    if not answer:
+        return {"user_clarification": ""}
+    return {
+        "user_clarification": answer,
+        "messages": [HumanMessage(content=f"Clarification: {answer}")],
+    }
+
+
 def clip(items: Iterable[str], limit: int) -> list[str]:
     """Distinct, stripped, non-empty items, at most `limit`."""
     kept: list[str] = []

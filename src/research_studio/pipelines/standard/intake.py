@@ -12,6 +12,7 @@ from research_studio.config import Configuration
 from research_studio.errors import ModelError, ProviderError, ResearchStudioError
 from research_studio.pipelines.node_kit import (
     call_records,
+    clarification_update,
     clip,
     emitter,
     error_record,
@@ -73,13 +74,7 @@ async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> d
 
 def clarify(state: ResearchState) -> dict[str, Any]:
     """The human-in-the-loop stop: the caller injects `user_clarification` before this runs."""
-    answer = state.get("user_clarification", "").strip()
-    if not answer:
-        return {"user_clarification": ""}
-    return {
-        "user_clarification": answer,
-        "messages": [HumanMessage(content=f"Clarification: {answer}")],
-    }
+    return clarification_update(state)
 
 
 async def plan(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
