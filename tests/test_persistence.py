@@ -7,9 +7,6 @@ import json
 import os
 import secrets
 import signal
-import subprocess
-import threading
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,8 +24,16 @@ from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
 from research_studio.testing.scripted_model import use_scripted_model
 from research_studio.testing.supervisor_script import SupervisorScript
-from tests.cli.test_research import cli, cli_env, schema_counts, schema_name, wait_for
-from tests.helpers import run_cli
+from tests.helpers import (
+    cli_env,
+    hold_second_extraction,
+    resume,
+    run_cli,
+    run_id,
+    schema_counts,
+    start_run,
+    wait_for,
+)
 
 # Read at import: the autouse fixture hides RESEARCH_STUDIO_* variables from the tests.
 ADMIN_URL = os.environ.get("RESEARCH_STUDIO_TEST_POSTGRES_URL", "")
@@ -73,10 +78,6 @@ def database() -> Iterator[Database]:
         yield db
     finally:
         db.drop()
-
-
-def run_id(folder: Path) -> str:
-    return str(json.loads((folder / "run.json").read_text())["run_id"])
 
 
 def listed(run: str) -> dict[str, Any]:
@@ -146,31 +147,11 @@ def test_the_supervisor_keeps_its_sources_in_the_postgresql_store(
 def test_a_killed_run_resumes_from_postgresql_without_redoing_finished_nodes(
     web: FakeWeb, database: Database, tmp_path: Path
 ) -> None:
-    script = ResearchScript(coverage=[0.9], ready=[True]).chat_responder()
-    release, held = threading.Event(), []
-    extractions = Counter[str]()
-
-    def responder(request: dict[str, Any]) -> Any:
-        # The second page extraction waits, so the process dies inside an unfinished node.
-        if schema_name(request) == "PageExtraction" and not release.is_set():
-            extractions["seen"] += 1
-            if extractions["seen"] > 1:
-                held.append(request)
-                release.wait(30)
-        return script(request)
-
-    web.chat.responder = responder
+    # The second page extraction waits, so the process dies inside an unfinished node.
+    release, held = hold_second_extraction(web)
     env = cli_env(web, tmp_path)
     folder = tmp_path / "runs" / "killed"
-    command = cli("run", QUERY, "--model", "openai:fake-model", "--single-agent")
-    process = subprocess.Popen(
-        [*command, "--out", str(folder), "--checkpoints", database.url],
-        env=env,
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = start_run(folder, env, "--checkpoints", database.url)
     try:
 
         def planned_and_held() -> bool:
@@ -193,22 +174,11 @@ def test_a_killed_run_resumes_from_postgresql_without_redoing_finished_nodes(
     before = schema_counts(web)
     assert before["Understanding"] == 1 and before["ResearchPlan"] == 1
 
-    def resume(environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            cli("resume", str(folder)),
-            env=environment,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-
     # run.json keeps the URL without its password: resume asks for it, in one line.
-    refused = resume(env)
+    refused = resume(folder, env)
     assert refused.returncode == 2 and "checkpoints without its credentials" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1 and "Traceback" not in refused.stderr
-    resumed = resume({**env, "RESEARCH_STUDIO_CHECKPOINTS": database.url})
+    resumed = resume(folder, {**env, "RESEARCH_STUDIO_CHECKPOINTS": database.url})
     assert resumed.returncode == 0, resumed.stderr
     after = schema_counts(web)
     assert after["Understanding"] == 1 and after["ResearchPlan"] == 1  # not redone

@@ -5,12 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
-import sys
-import threading
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -22,7 +18,18 @@ from research_studio.cli import app
 from research_studio.runs import write_atomically
 from research_studio.testing.fake_web import FakeWeb
 from research_studio.testing.research_script import ResearchScript
-from tests.helpers import run_cli, web_args
+from tests.helpers import (
+    cli,
+    cli_env,
+    hold_second_extraction,
+    resume,
+    run_cli,
+    run_id,
+    schema_counts,
+    start_run,
+    wait_for,
+    web_args,
+)
 
 pytestmark = pytest.mark.e2e
 runner = CliRunner()
@@ -166,57 +173,6 @@ def test_atomic_write_leaves_the_old_file_on_failure(
     assert [path.name for path in tmp_path.iterdir()] == ["report.md"]
 
 
-def schema_name(request: dict[str, Any]) -> str:
-    tools = request.get("tools") or []
-    if tools:
-        return str(tools[0]["function"]["name"])
-    return str(
-        ((request.get("response_format") or {}).get("json_schema") or {}).get("name", "text")
-    )
-
-
-def schema_counts(web: FakeWeb) -> Counter[str]:
-    return Counter(schema_name(request) for request in web.chat.requests)
-
-
-def cli(*args: str | bytes) -> list[str | bytes]:
-    executable = shutil.which("research-studio") or str(
-        Path(sys.executable).parent / "research-studio"
-    )
-    return [executable, *args]
-
-
-def cli_env(web: FakeWeb, tmp_path: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "OPENAI_BASE_URL": web.url("/v1"),
-        "SEARXNG_URL": web.base_url,
-        "RESEARCH_STUDIO_ALLOW_PRIVATE_NETWORKS": "true",
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-    }
-
-
-def start_run(folder: Path, env: dict[str, str]) -> subprocess.Popen[str]:
-    command = cli("run", "coral bleaching heat stress", "--model", "openai:fake-model")
-    return subprocess.Popen(
-        [*command, "--single-agent", "--out", str(folder)],
-        env=env,
-        cwd=folder.parent.parent,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def wait_for(process: subprocess.Popen[str], ready: Any, what: str) -> None:
-    deadline = time.monotonic() + 60
-    while not ready():
-        assert process.poll() is None, process.stderr.read() if process.stderr else ""
-        if time.monotonic() > deadline:
-            pytest.fail(f"the run never reached {what}")
-        time.sleep(0.05)
-
-
 def ledger(folder: Path) -> list[dict[str, Any]]:
     path = folder / "calls.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
@@ -228,26 +184,10 @@ def listed_status(folder: Path) -> str:
     return next(r["status"] for r in json.loads(listing.stdout) if r["run_id"] == run_id(folder))
 
 
-def run_id(folder: Path) -> str:
-    return str(json.loads((folder / "run.json").read_text())["run_id"])
-
-
 def test_a_killed_run_resumes_without_redoing_finished_nodes(web: FakeWeb, tmp_path: Path) -> None:
-    script = ResearchScript(coverage=[0.9], ready=[True]).chat_responder()
     # The second page extraction waits: the node has made calls and is still unfinished when
     # the process dies, so its state update (and the calls in it) is lost.
-    release, held = threading.Event(), []
-    extractions = Counter[str]()
-
-    def responder(request: dict[str, Any]) -> Any:
-        if schema_name(request) == "PageExtraction" and not release.is_set():
-            extractions["seen"] += 1
-            if extractions["seen"] > 1:
-                held.append(request)
-                release.wait(30)
-        return script(request)
-
-    web.chat.responder = responder
+    release, held = hold_second_extraction(web)
     env = cli_env(web, tmp_path)
     folder = tmp_path / "runs" / "killed"
     process = start_run(folder, env)
@@ -278,15 +218,7 @@ def test_a_killed_run_resumes_without_redoing_finished_nodes(web: FakeWeb, tmp_p
     first_attempt = len(web.chat.requests)
     assert before["PageExtraction"] >= 2
 
-    resumed = subprocess.run(
-        cli("resume", str(folder)),
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    resumed = resume(folder, env)
     assert resumed.returncode == 0, resumed.stderr
     after = schema_counts(web)
     assert after["Understanding"] == 1 and after["ResearchPlan"] == 1
