@@ -37,7 +37,9 @@ async def test_each_kind_parses_in_a_worker(pool: ParserPool) -> None:
     title, text, _date = await pool.run(parse_document, "pdf", pdf, None)
     assert title == "A PDF title" and "Coral cover fell by half" in " ".join(text.split())
     latin = "Température de l'eau".encode("latin-1")
-    assert (await pool.run(parse_document, "text", latin, "iso-8859-1"))[1] == latin.decode("latin-1")
+    assert (await pool.run(parse_document, "text", latin, "iso-8859-1"))[1] == latin.decode(
+        "latin-1"
+    )
     assert all(pid != os.getpid() for pid in pool.pids())
 
 

@@ -32,7 +32,7 @@ def test_citations_name_their_source_and_statement() -> None:
 
 
 def test_page_markup_in_a_report_stays_text() -> None:
-    page = report_html('A quote says <script>alert(1)</script> [S1].\n', [])
+    page = report_html("A quote says <script>alert(1)</script> [S1].\n", [])
     assert "<script>" not in page and "&lt;script&gt;" in page
 
 

@@ -122,7 +122,9 @@ class PageFetcher:
                 return await self._download(url)
         except TimeoutError as exc:
             raise FetchError(
-                url, f"no complete answer within the {self._deadline_s:g} s deadline", kind="timeout"
+                url,
+                f"no complete answer within the {self._deadline_s:g} s deadline",
+                kind="timeout",
             ) from exc
         except BlockedAddressError as exc:
             raise FetchError(url, str(exc), kind="refused") from exc

@@ -65,7 +65,13 @@ def sections_without_citations(report: str) -> list[str]:
     bare = []
     for block in re.split(r"^## ", body_of(report), flags=re.MULTILINE)[1:]:
         heading, _, text = block.partition("\n")
-        if heading in {"About this report", "Remaining gaps", "Research Quality", "Conclusion", "Limitations of this run"}:
+        if heading in {
+            "About this report",
+            "Remaining gaps",
+            "Research Quality",
+            "Conclusion",
+            "Limitations of this run",
+        }:
             continue
         if not CITATION.search(text):
             bare.append(heading)

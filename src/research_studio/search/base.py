@@ -119,7 +119,9 @@ class DeadlineSearch:
                 return await self.inner.search(query, max_results)
         except TimeoutError as exc:
             raise SearchError(
-                self.name, query, f"no answer within the {self._deadline_s:g} s deadline",
+                self.name,
+                query,
+                f"no answer within the {self._deadline_s:g} s deadline",
                 kind="timeout",
             ) from exc
 
@@ -127,9 +129,7 @@ class DeadlineSearch:
 class CachedSearch:
     """Serves repeated queries from the cache; only successful searches are stored."""
 
-    def __init__(
-        self, inner: SearchProvider, cache: Cache, ttl_s: float, *, endpoint: str
-    ) -> None:
+    def __init__(self, inner: SearchProvider, cache: Cache, ttl_s: float, *, endpoint: str) -> None:
         self.inner = inner
         self.name = inner.name
         self._cache = cache
