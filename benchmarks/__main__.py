@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from research_studio.cli import app
+from research_studio.faces.cli import app
 
 if __name__ == "__main__":
     sys.exit(

@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
-from research_studio.config import PROVIDER_ENV_VARS, Configuration
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from research_studio.core.config import PROVIDER_ENV_VARS, Configuration
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
@@ -21,6 +23,9 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         if name.startswith("RESEARCH_STUDIO_") or name in PROVIDER_ENV_VARS.values():
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    # Subprocesses (the MCP fixture server, the bench) import tests.doubles and benchmarks.
+    paths = [str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
     monkeypatch.chdir(tmp_path)
 
 
@@ -79,7 +84,7 @@ async def full_state(
     from langgraph.checkpoint.memory import InMemorySaver
 
     from research_studio.pipelines.registry import graph_builder
-    from research_studio.services import open_services
+    from research_studio.services.clients import open_services
 
     options = {"interrupt_on_clarify": False, **compile_options}
     graph = graph_builder(pipeline)(checkpointer=InMemorySaver(), **options)
@@ -92,7 +97,7 @@ async def full_state(
 @pytest.fixture
 def run_pipeline(make_config: Callable[..., Configuration]) -> Callable[..., Any]:
     """Run a pipeline to the end (no clarification pause) with a research script; whole state."""
-    from research_studio.testing.research_script import ResearchScript
+    from tests.doubles.research_script import ResearchScript
 
     async def run(
         query: str,

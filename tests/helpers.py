@@ -18,10 +18,10 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from research_studio.cli import app
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from research_studio.faces.cli import app
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
 
 
 def web_args(web: FakeWeb) -> list[str]:

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from research_studio.testing.fake_chat import ChatFaults
-from research_studio.testing.fake_web import FakeWeb, Fault
-from research_studio.testing.research_script import ResearchScript
+from tests.doubles.fake_chat import ChatFaults
+from tests.doubles.fake_web import FakeWeb, Fault
+from tests.doubles.research_script import ResearchScript
 from tests.helpers import run_cli
 
 pytestmark = pytest.mark.e2e

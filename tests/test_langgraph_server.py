@@ -22,9 +22,9 @@ from typing import Any
 import httpx
 import pytest
 
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.supervisor_script import SupervisorScript
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.supervisor_script import SupervisorScript
 
 pytestmark = pytest.mark.e2e
 
@@ -203,7 +203,7 @@ def test_the_cli_researches_on_the_server_and_answers_its_question(
 ) -> None:
     from typer.testing import CliRunner
 
-    from research_studio.cli import app
+    from research_studio.faces.cli import app
 
     url, log = server
     web.chat.responder = ResearchScript(ambiguous=True).chat_responder()
@@ -232,7 +232,7 @@ def test_the_cli_researches_on_the_server_and_answers_its_question(
 def test_the_cli_names_a_server_it_cannot_reach() -> None:
     from typer.testing import CliRunner
 
-    from research_studio.cli import app
+    from research_studio.faces.cli import app
 
     result = CliRunner().invoke(
         app, ["remote", "coral reefs", "--server", f"http://127.0.0.1:{_free_port()}"]
@@ -246,7 +246,7 @@ def test_the_cli_names_a_server_it_cannot_reach() -> None:
 def test_the_cli_refuses_a_server_that_is_no_web_url(server: str) -> None:
     from typer.testing import CliRunner
 
-    from research_studio.cli import app
+    from research_studio.faces.cli import app
 
     result = CliRunner().invoke(app, ["remote", "coral reefs", "--server", server])
     assert result.exit_code == 2 and "must be an http(s) URL" in result.output

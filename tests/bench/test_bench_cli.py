@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from research_studio.cli import app
+from research_studio.faces.cli import app
 
 pytestmark = pytest.mark.e2e
 

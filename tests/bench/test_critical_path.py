@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from research_studio.bench.critical_path import Interval, critical_path
+from benchmarks.critical_path import Interval, critical_path
 
 
 def test_sequential_calls_add_up() -> None:

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect, sync_playwright
 
-from research_studio.testing.fake_web import FakeWeb
+from tests.doubles.fake_web import FakeWeb
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Without the background-networking flags Chromium dials out, and this closed network refuses it.

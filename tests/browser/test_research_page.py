@@ -8,8 +8,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.research_script import ResearchScript
 from tests.browser.conftest import ServeProcess, Shoot
 from tests.browser.pages import (
     docx_text,
@@ -19,6 +17,8 @@ from tests.browser.pages import (
     wait_for_form,
     words,
 )
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.research_script import ResearchScript
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 

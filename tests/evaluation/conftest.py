@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
 
 # Read at collection, before the autouse fixture hides the developer's keys from each test.
 LIVE_VARIABLES = (

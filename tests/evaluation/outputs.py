@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from research_studio.core.records import StatementRecord
 from research_studio.evaluation.snapshots import RunOutput, SnapshotInfo, load_output, save_info
-from research_studio.records import StatementRecord
-from research_studio.statements import rendered
+from research_studio.grounding.statements import rendered
 
 QUERY = "How do cool roofs and trees reduce urban heat?"
 PAGES = {

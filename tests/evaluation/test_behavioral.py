@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.evaluation.behavioral import (
     RunFn,
     ambiguity_detection,
@@ -22,8 +22,8 @@ from research_studio.evaluation.behavioral import (
 from research_studio.evaluation.cases import PipelineChoice
 from research_studio.evaluation.execution import Executor
 from research_studio.evaluation.snapshots import RunOutput
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import use_scripted_model
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import use_scripted_model
 from tests.evaluation.outputs import bad, good_document
 
 QUERY = "coral bleaching heat stress"

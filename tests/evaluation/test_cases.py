@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from research_studio.config import Configuration
-from research_studio.errors import ConfigError
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ConfigError
 from research_studio.evaluation.cases import (
     EvalCase,
     Expectations,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.evaluation.citations import (
     citation_accuracy,
     citation_checks,
@@ -13,8 +13,8 @@ from research_studio.evaluation.citations import (
     page_excerpt,
 )
 from research_studio.evaluation.judging import Judge
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
 from tests.evaluation.conftest import chat_verdict
 from tests.evaluation.outputs import good_document, write_run
 

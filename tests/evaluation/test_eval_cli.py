@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from research_studio.cli import app
 from research_studio.evaluation.cases import load_cases
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from research_studio.faces.cli import app
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
 from tests.helpers import run_cli
 
 runner = CliRunner()

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from research_studio.config import Configuration
-from research_studio.errors import ConfigError
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ConfigError
 from research_studio.evaluation.judges import judge_checks, judge_groundedness, judge_relevance
 from research_studio.evaluation.judging import Judge, default_judge
 from research_studio.evaluation.snapshots import VerdictStore
-from research_studio.testing.fake_chat import ChatFaults
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from tests.doubles.fake_chat import ChatFaults
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
 from tests.evaluation.conftest import chat_verdict
 from tests.evaluation.outputs import write_run
 

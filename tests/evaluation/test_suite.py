@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.evaluation.cases import EvalCase, Expectations, PipelineChoice
 from research_studio.evaluation.suite import CaseResult, EvalPlan, run_eval
 from research_studio.evaluation.summary import markdown, summary_table
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
 
 pytestmark = pytest.mark.e2e
 

@@ -11,7 +11,7 @@ import docx
 import pypdf
 import pytest
 
-from research_studio.errors import ResearchStudioError
+from research_studio.core.errors import ResearchStudioError
 from research_studio.export import FORMATS, export_run
 
 pytestmark = pytest.mark.e2e

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from research_studio.config import Configuration
-from research_studio.testing.fake_chat import ChatFaults
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.research_script import ResearchScript
+from research_studio.core.config import Configuration
 from tests.conftest import full_state
+from tests.doubles.fake_chat import ChatFaults
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.research_script import ResearchScript
 
 pytestmark = pytest.mark.e2e
 QUERY = "coral bleaching heat stress"

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from research_studio.config import Configuration
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import use_scripted_model
+from research_studio.core.config import Configuration
 from tests.conftest import full_state
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import use_scripted_model
 
 pytestmark = pytest.mark.e2e
 CITATION = re.compile(r"\[(S\d+)\]")
@@ -121,7 +121,7 @@ async def test_invented_uncited_prose_and_wordless_headings_never_print(
 async def test_when_no_quote_is_verified_the_report_says_so_and_quotes_pages(
     make_config: Callable[..., Configuration],
 ) -> None:
-    from research_studio.testing.scripted_model import ScriptedChatModel
+    from tests.doubles.scripted_model import ScriptedChatModel
 
     script = ResearchScript()
     model = script.model()

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.pipelines.registry import graph_builder
-from research_studio.services import open_services
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import use_scripted_model
+from research_studio.services.clients import open_services
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import use_scripted_model
 
 EDITED = ["How hot must water get for corals to bleach?", "Do bleached reefs recover?"]
 

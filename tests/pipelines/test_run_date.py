@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from research_studio.pipelines.node_kit import run_start
+from research_studio.pipelines.kit.node_kit import run_start
 
 
 def test_the_first_node_records_the_date_only_when_absent() -> None:

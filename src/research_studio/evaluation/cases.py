@@ -11,8 +11,8 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from research_studio.config import Configuration
-from research_studio.errors import ConfigError
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ConfigError
 from research_studio.evaluation.structural import MIN_WORDS, report_body
 from research_studio.evaluation.verdicts import Check, verdict
 from research_studio.pipelines.registry import PipelineName

@@ -14,13 +14,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from research_studio.audit import audit_run
-from research_studio.errors import ResearchStudioError
+from research_studio.core.errors import ResearchStudioError
 from research_studio.evaluation import prompts
 from research_studio.evaluation.judging import Judge, JudgeFailure
 from research_studio.evaluation.snapshots import RunOutput, VerdictStore
 from research_studio.evaluation.verdicts import PASS_MARK, Check, not_measured, verdict
-from research_studio.statements import statement_key
+from research_studio.grounding.statements import statement_key
+from research_studio.run.audit import audit_run
 
 PAIRS_PER_CALL = 6  # small judges (the embedded model) list at most six items
 MAX_PAGE_CHARS = 12_000

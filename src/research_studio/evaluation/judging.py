@@ -11,14 +11,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ValidationError
 
-from research_studio.config import Configuration
-from research_studio.errors import ModelError, ProviderError, StructuredOutputError
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ModelError, ProviderError, StructuredOutputError
+from research_studio.core.records import ModelCallRecord
 from research_studio.evaluation.snapshots import VerdictStore
 from research_studio.evaluation.verdicts import Check, Costs, Group, not_measured
-from research_studio.messages import message_text
-from research_studio.models import create_chat_model, split_spec
-from research_studio.records import ModelCallRecord
-from research_studio.structured import MethodMemory, ModelCaller, call_records
+from research_studio.llm.messages import message_text
+from research_studio.llm.models import create_chat_model, split_spec
+from research_studio.llm.structured import MethodMemory, ModelCaller, call_records
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 FAILED = "__judge_failed__"
@@ -39,7 +39,7 @@ def default_judge(config: Configuration) -> str:
     """The configured smart model, or the one a run would choose without one."""
     if config.model:
         return config.model
-    from research_studio.resolution import choose_model
+    from research_studio.services.resolution import choose_model
 
     return choose_model(config).model
 

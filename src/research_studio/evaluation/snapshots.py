@@ -17,16 +17,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from research_studio.archive import kept_page_path
-from research_studio.errors import ResearchStudioError
+from research_studio.core.errors import ResearchStudioError
 from research_studio.evaluation.verdicts import Costs
-from research_studio.runs import (
+from research_studio.run.runs import (
     CHECKPOINTS_FILE,
     PAGES_FILE,
     RECORD_FILE,
     RESULT_FILE,
     write_atomically,
 )
+from research_studio.sources.archive import kept_page_path
 
 EVAL_FILE = "eval.json"
 JUDGEMENTS_FILE = "judgements.json"

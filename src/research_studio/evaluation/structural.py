@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from research_studio.evaluation.verdicts import Check, verdict
-from research_studio.grounding import strip_sources_section
+from research_studio.grounding.quotes import strip_sources_section
 
 Document = Mapping[str, Any]
 StructuralCheck = Callable[[Document], Check]

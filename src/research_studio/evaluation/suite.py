@@ -10,8 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
 from research_studio.evaluation.behavioral import (
     behavioral_checks,
     check_iteration_convergence,

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from research_studio.errors import ResearchStudioError
-from research_studio.runs import REPORT_FILE, RESULT_FILE, RunFolder
+from research_studio.core.errors import ResearchStudioError
+from research_studio.run.runs import REPORT_FILE, RESULT_FILE, RunFolder
 
 # A Sources-list line as grounding.render_sources_section writes it: "- [S1] Title — URL".
 SOURCE_LINE = re.compile(r"^\s*[-*]\s+\[(S\d+)\]\s+(.*?)\s+—\s+(\S+)\s*$")

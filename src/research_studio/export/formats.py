@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
-from research_studio.errors import ResearchStudioError
+from research_studio.core.errors import ResearchStudioError
 from research_studio.export.citations import bibtex, ris
 from research_studio.export.document import load_run
 from research_studio.export.docx_export import docx_bytes

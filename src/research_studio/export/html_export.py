@@ -6,7 +6,7 @@ import html
 import re
 
 from research_studio.export.document import RunDocument
-from research_studio.report_html import report_html
+from research_studio.export.report_html import report_html
 
 # A Sources-list entry as report_html renders it: the list item opens with the entry's own [Sn].
 _ENTRY = re.compile(

@@ -10,8 +10,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
-from research_studio.errors import ConfigError
-from research_studio.pipelines.contract import research_input
+from research_studio.core.errors import ConfigError
+from research_studio.pipelines.kit.contract import research_input
 
 PipelineName = Literal["standard", "advanced", "advanced-full", "advanced-optimized", "supervisor"]
 GraphBuilder = Callable[..., CompiledStateGraph[Any, Any, Any, Any]]

@@ -6,13 +6,13 @@ from collections.abc import Callable
 
 import pytest
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
+from research_studio.core.records import DeadEnd
 from research_studio.pipelines.advanced.nodes.backtrack import alternatives
-from research_studio.records import DeadEnd
-from research_studio.testing.fake_web import FakeWeb, Fault
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import use_scripted_model
 from tests.conftest import full_state
+from tests.doubles.fake_web import FakeWeb, Fault
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import use_scripted_model
 
 
 def dead_end(reason: str, query: str = "", url: str = "") -> DeadEnd:

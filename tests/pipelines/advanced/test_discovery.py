@@ -11,8 +11,8 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from typer.testing import CliRunner
 
-from research_studio.cli import app
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
+from research_studio.faces.cli import app
 from research_studio.pipelines.advanced.nodes.discovery import confidence_route, parse_answer
 from research_studio.pipelines.advanced.nodes.family_analyzer import fast_pattern
 from research_studio.pipelines.advanced.planner_templates import template_plan
@@ -20,10 +20,10 @@ from research_studio.pipelines.advanced.variants import (
     build_trust_engine_graph,
     build_trust_engine_graph_with_memory,
 )
-from research_studio.services import open_services
-from research_studio.testing.advanced_script import FamilyKnobs
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from research_studio.services.clients import open_services
+from tests.doubles.advanced_script import FamilyKnobs
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
 
 QUERY = "Research Jane Roe at Amherst College"
 ECONOMIST = {

@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
+from research_studio.grounding.statements import statement_key
 from research_studio.pipelines.advanced.graph import build_graph, route_after_gap_detection
-from research_studio.services import open_services
-from research_studio.statements import statement_key
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from research_studio.services.clients import open_services
 from tests.conftest import full_state
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
 
 pytestmark = pytest.mark.e2e
 CLAIM_LINE = re.compile(r"^- (✓✓|✓|⚠) (.*?) ((?:\[S\d+\])+)[.!?]$", re.MULTILINE)
@@ -254,7 +254,7 @@ async def test_single_source_claims_are_not_cross_validated(
 async def test_a_paywalled_page_is_a_dead_end(
     make_config: Callable[..., Configuration], web: FakeWeb
 ) -> None:
-    from research_studio.testing.fake_web import Fault
+    from tests.doubles.fake_web import Fault
 
     web.set_fault(web.page("coral-bleaching-causes").path, Fault("status", status=402))
     state, _ = await run_advanced(
@@ -270,7 +270,7 @@ async def test_a_paywalled_page_is_a_dead_end(
 
 
 def test_dead_end_reasons() -> None:
-    from research_studio.gathering import Gathered
+    from research_studio.evidence.gathering import Gathered
     from research_studio.pipelines.advanced.nodes.subagent import _dead_ends
 
     gathered = Gathered(empty_queries=["nothing matches this"])

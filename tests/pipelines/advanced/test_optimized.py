@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.pipelines.advanced.nodes.control import classify_complexity
 from research_studio.pipelines.advanced.variants import build_optimized_graph
-from research_studio.pipelines.stopping import early_stop_reason
-from research_studio.services import open_services
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
+from research_studio.pipelines.kit.stopping import early_stop_reason
+from research_studio.services.clients import open_services
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
 
 
 async def run_optimized(config: Configuration, query: str) -> tuple[dict[str, Any], list[str]]:

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.pipelines.advanced.prompts import STYLE_RULES
 from research_studio.pipelines.advanced.routing import NODE_TIERS, tier_of
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
 from tests.conftest import full_state
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
 from tests.helpers import run_cli
 
 pytestmark = pytest.mark.e2e

@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.pipelines.advanced.nodes.ranker import follow_evidence, rank_sources
 from research_studio.pipelines.advanced.variants import (
     build_trust_engine_graph,
     build_trust_engine_subgraph,
 )
-from research_studio.services import open_services
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import use_scripted_model
+from research_studio.services.clients import open_services
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import use_scripted_model
 
 pytestmark = pytest.mark.e2e
 TRUST_NODES = ("credibility_scorer", "claim_extractor", "cite", "span_verify", "cross_validate")

@@ -13,8 +13,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from research_studio.pipelines.advanced import variants
 from research_studio.pipelines.registry import graph_builder
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.research_script import ResearchScript
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.research_script import ResearchScript
 from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[3]

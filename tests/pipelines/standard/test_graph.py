@@ -9,18 +9,18 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from research_studio.config import Configuration
-from research_studio.pipelines.contract import ResearchOutput
+from research_studio.core.config import Configuration
+from research_studio.pipelines.kit.contract import ResearchOutput
 from research_studio.pipelines.standard.graph import (
     build_graph,
     route_after_gaps,
     route_after_synthesis,
 )
-from research_studio.services import open_services
-from research_studio.testing.fake_web import FakeWeb, Fault
-from research_studio.testing.research_script import ResearchScript
-from research_studio.testing.scripted_model import use_scripted_model
+from research_studio.services.clients import open_services
 from tests.conftest import full_state
+from tests.doubles.fake_web import FakeWeb, Fault
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import use_scripted_model
 
 pytestmark = pytest.mark.e2e
 RunPipeline = Callable[..., Any]
@@ -93,7 +93,7 @@ async def test_gap_loop_stops_on_each_exit_condition(
 
 
 def test_stop_rules_are_pure_and_routers_only_read_the_reason() -> None:
-    from research_studio.pipelines.stopping import standard_stop_reason
+    from research_studio.pipelines.kit.stopping import standard_stop_reason
 
     base = {
         "ready": False,
@@ -144,7 +144,7 @@ async def test_parallel_workers_all_contribute_and_urls_are_read_once(
 
 
 def test_collect_dedupes_the_same_url_from_two_workers() -> None:
-    from research_studio.pipelines.consolidate import consolidate
+    from research_studio.pipelines.kit.consolidate import consolidate
 
     page = {
         "url": "https://Reef.org/a#x",

@@ -9,10 +9,10 @@ import pytest
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from research_studio.config import Configuration
-from research_studio.testing.scripted_model import use_scripted_model
-from research_studio.testing.supervisor_script import SupervisorChatModel, SupervisorScript
+from research_studio.core.config import Configuration
 from tests.conftest import full_state
+from tests.doubles.scripted_model import use_scripted_model
+from tests.doubles.supervisor_script import SupervisorChatModel, SupervisorScript
 
 QUERY = "coral bleaching heat stress"
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from research_studio.cli import app
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.scripted_model import use_scripted_model
-from research_studio.testing.supervisor_script import SupervisorScript
+from research_studio.faces.cli import app
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.scripted_model import use_scripted_model
+from tests.doubles.supervisor_script import SupervisorScript
 from tests.helpers import run_cli
 
 pytestmark = pytest.mark.e2e

@@ -10,12 +10,12 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.pipelines.registry import graph_builder
 from research_studio.pipelines.supervisor.render import VERIFIED_HEADING
-from research_studio.services import open_services
-from research_studio.testing.scripted_model import use_scripted_model
-from research_studio.testing.supervisor_script import TOOLS_KEY, SupervisorScript
+from research_studio.services.clients import open_services
+from tests.doubles.scripted_model import use_scripted_model
+from tests.doubles.supervisor_script import TOOLS_KEY, SupervisorScript
 
 pytestmark = pytest.mark.e2e
 

@@ -13,7 +13,7 @@ from research_studio.pipelines.supervisor.render import (
     verified_records,
     verified_section,
 )
-from research_studio.testing.supervisor_script import SupervisorScript
+from tests.doubles.supervisor_script import SupervisorScript
 
 BLOCK = section_text(
     verified_section(verified_records([("S1", "Corals bleach when the water stays warm.")])),

@@ -9,8 +9,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from research_studio.pipelines.supervisor.tool_calls import plain_history
-from research_studio.testing.fake_web import FakeWeb
-from research_studio.testing.supervisor_script import TOOLS_KEY, SupervisorScript
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.supervisor_script import TOOLS_KEY, SupervisorScript
 
 
 def test_plain_history_spells_out_tool_calls_and_results() -> None:

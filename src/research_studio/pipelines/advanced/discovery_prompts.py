@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research_studio.pipelines.advanced.prompts import ANALYZER_SYSTEM
-from research_studio.search import SearchResult
+from research_studio.sources.search import SearchResult
 
 ERA_COT_STEPS = """
 Think in five steps (ERA-CoT) and report each:

@@ -8,7 +8,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.pipelines.advanced.nodes.analyzer import clarify, query_analyzer
 from research_studio.pipelines.advanced.nodes.loop import (
     collect_findings,
@@ -23,8 +23,8 @@ from research_studio.pipelines.advanced.nodes.subagent import subagent
 from research_studio.pipelines.advanced.nodes.trust_engine import trust_engine
 from research_studio.pipelines.advanced.nodes.writer import writer
 from research_studio.pipelines.advanced.state import AgentState
-from research_studio.pipelines.contract import ResearchInput, ResearchOutput
-from research_studio.pipelines.plan_review import review_requested
+from research_studio.pipelines.kit.contract import ResearchInput, ResearchOutput
+from research_studio.pipelines.kit.plan_review import review_requested
 
 
 def route_after_analysis(state: AgentState) -> Literal["clarify", "planner"]:

@@ -6,10 +6,10 @@ and the templates are composed from them.
 
 from __future__ import annotations
 
+from research_studio.core.prompt_blocks import NONE, PAGE_TEXT_CLOSE, PAGE_TEXT_OPEN
+from research_studio.core.records import ClaimRecord, DeadEnd, EvidenceRecord, SourceRecord
 from research_studio.pipelines.advanced.schemas import ClaimDraft
 from research_studio.pipelines.advanced.state import KnowledgeGap
-from research_studio.prompt_blocks import NONE, PAGE_TEXT_CLOSE, PAGE_TEXT_OPEN
-from research_studio.records import ClaimRecord, DeadEnd, EvidenceRecord, SourceRecord
 
 ID_SEPARATOR = ", "
 

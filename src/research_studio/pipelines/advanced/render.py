@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from research_studio.languages import heading as localized
-from research_studio.pipelines.advanced.state import KnowledgeGap
-from research_studio.records import ClaimRecord, EvidenceRecord, QuoteRef
-from research_studio.statements import (
+from research_studio.core.languages import heading as localized
+from research_studio.core.records import ClaimRecord, EvidenceRecord, QuoteRef
+from research_studio.grounding.statements import (
     GroundedReport,
     GroundedSection,
     Statement,
     Support,
     ground_statement,
 )
+from research_studio.pipelines.advanced.state import KnowledgeGap
 
 LEGEND = "Indicators: ✓✓ cross-validated by two or more sources and confidence ≥ 0.8 · ✓ confidence ≥ 0.6 · ⚠ lower confidence."
 

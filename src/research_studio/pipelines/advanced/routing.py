@@ -11,12 +11,12 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
-from research_studio.models import ModelTier
-from research_studio.pipelines.node_kit import call_records, error_record, services_of
-from research_studio.records import ErrorRecord, ModelCallRecord
-from research_studio.structured import ModelCaller
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.records import ErrorRecord, ModelCallRecord
+from research_studio.llm.models import ModelTier
+from research_studio.llm.structured import ModelCaller
+from research_studio.pipelines.kit.node_kit import call_records, error_record, services_of
 
 T = TypeVar("T", bound=BaseModel)
 

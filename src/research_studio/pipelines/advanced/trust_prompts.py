@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from research_studio.core.prompt_blocks import NONE
+from research_studio.core.records import ClaimRecord
 from research_studio.pipelines.advanced.prompts import (
     ID_SEPARATOR,
     SECTIONS_LABEL,
     TRUST_CLAIM_ITEM,
 )
-from research_studio.prompt_blocks import NONE
-from research_studio.records import ClaimRecord
 
 CREDIBILITY_SYSTEM = """You assess the sources of a research report.
 For each source, rate authority (0-1: official, expert, well-sourced?) and content quality (0-1: specific, detailed, well-structured?). Judge from the title, address and snippet; do not guess beyond them."""

@@ -17,7 +17,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.pipelines.advanced.nodes.backtrack import (
     backtrack_handler,
     route_after_backtrack,
@@ -61,7 +61,7 @@ from research_studio.pipelines.advanced.nodes.trust_full import (
 )
 from research_studio.pipelines.advanced.nodes.writer import writer
 from research_studio.pipelines.advanced.state import AgentState
-from research_studio.pipelines.contract import ResearchInput, ResearchOutput
+from research_studio.pipelines.kit.contract import ResearchInput, ResearchOutput
 
 Variant = Literal["trust_engine", "optimized"]
 Engine = Literal["full", "batched", "single"]

@@ -7,9 +7,12 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.prompt_blocks import numbered, request_block
+from research_studio.core.queries import dedupe_queries
+from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.kit.stopping import budget_stop, standard_stop_reason
 from research_studio.pipelines.standard.prompts import (
     GAPS_SYSTEM,
     GAPS_USER,
@@ -20,9 +23,6 @@ from research_studio.pipelines.standard.prompts import (
 )
 from research_studio.pipelines.standard.schemas import GapAssessment, SynthesisOutput
 from research_studio.pipelines.standard.state import ResearchState, Synthesis
-from research_studio.pipelines.stopping import budget_stop, standard_stop_reason
-from research_studio.prompt_blocks import numbered, request_block
-from research_studio.queries import dedupe_queries
 
 STATUS_SCORE = {"well_covered": 1.0, "partial": 0.5, "missing": 0.0}
 MAX_FOLLOW_UP_SEARCHES = 4

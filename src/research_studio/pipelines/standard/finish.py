@@ -7,14 +7,31 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from research_studio.brief import verbatim_brief
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
-from research_studio.grounding import normalize_for_match
-from research_studio.languages import report_language, writing_rule
-from research_studio.limitations import Losses, limitations_section
-from research_studio.passages import fallback_report, passage_note, usable_evidence
-from research_studio.pipelines.node_kit import (
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.languages import report_language, writing_rule
+from research_studio.core.prompt_blocks import additional_instructions, numbered, request_block
+from research_studio.core.records import (
+    ClaimRecord,
+    ErrorRecord,
+    EvidenceRecord,
+    QuoteRef,
+    RunSummary,
+)
+from research_studio.evidence.brief import verbatim_brief
+from research_studio.evidence.passages import fallback_report, passage_note, usable_evidence
+from research_studio.grounding.limitations import Losses, limitations_section
+from research_studio.grounding.quotes import normalize_for_match
+from research_studio.grounding.statements import (
+    GroundedReport,
+    ReportDraft,
+    Support,
+    cited_sources,
+    ground_draft,
+    grounding_figures,
+)
+from research_studio.llm.structured import ModelCaller
+from research_studio.pipelines.kit.node_kit import (
     call_records,
     emitter,
     error_record,
@@ -33,23 +50,6 @@ from research_studio.pipelines.standard.prompts import (
 )
 from research_studio.pipelines.standard.schemas import Verification
 from research_studio.pipelines.standard.state import ResearchState
-from research_studio.prompt_blocks import additional_instructions, numbered, request_block
-from research_studio.records import (
-    ClaimRecord,
-    ErrorRecord,
-    EvidenceRecord,
-    QuoteRef,
-    RunSummary,
-)
-from research_studio.statements import (
-    GroundedReport,
-    ReportDraft,
-    Support,
-    cited_sources,
-    ground_draft,
-    grounding_figures,
-)
-from research_studio.structured import ModelCaller
 
 MAX_CLAIMS = 20
 

@@ -8,9 +8,9 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from research_studio.config import Configuration
-from research_studio.pipelines.contract import ResearchInput, ResearchOutput
-from research_studio.pipelines.plan_review import review_requested
+from research_studio.core.config import Configuration
+from research_studio.pipelines.kit.contract import ResearchInput, ResearchOutput
+from research_studio.pipelines.kit.plan_review import review_requested
 from research_studio.pipelines.standard.assess import detect_gaps, synthesize
 from research_studio.pipelines.standard.finish import verify, write_report
 from research_studio.pipelines.standard.intake import clarify, plan, understand

@@ -8,9 +8,11 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
-from research_studio.config import Configuration
-from research_studio.errors import ModelError, ProviderError, ResearchStudioError
-from research_studio.pipelines.node_kit import (
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ModelError, ProviderError, ResearchStudioError
+from research_studio.core.prompt_blocks import request_block
+from research_studio.core.queries import dedupe_queries
+from research_studio.pipelines.kit.node_kit import (
     call_records,
     clarification_update,
     clip,
@@ -28,8 +30,6 @@ from research_studio.pipelines.standard.prompts import (
 )
 from research_studio.pipelines.standard.schemas import ResearchPlan, Understanding
 from research_studio.pipelines.standard.state import ResearchState
-from research_studio.prompt_blocks import request_block
-from research_studio.queries import dedupe_queries
 
 MAX_QUESTIONS = 5
 MAX_INITIAL_SEARCHES = 6

@@ -6,9 +6,9 @@ and the templates are composed from them.
 
 from __future__ import annotations
 
+from research_studio.core.prompt_blocks import NONE, QUESTIONS_LABEL
+from research_studio.core.records import EvidenceRecord
 from research_studio.pipelines.standard.state import WorkerResult
-from research_studio.prompt_blocks import NONE, QUESTIONS_LABEL
-from research_studio.records import EvidenceRecord
 
 # --- understand: is the request clear enough to research? -------------------------------------
 

@@ -8,12 +8,15 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
-from research_studio.gathering import GatherRequest, gather
-from research_studio.grounding import tokens
-from research_studio.pipelines.consolidate import consolidate
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.prompt_blocks import numbered, request_block
+from research_studio.core.queries import STOP_WORDS, dedupe_queries
+from research_studio.core.records import FindingRecord, PageRecord
+from research_studio.evidence.gathering import GatherRequest, gather
+from research_studio.grounding.quotes import tokens
+from research_studio.pipelines.kit.consolidate import consolidate
+from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
 from research_studio.pipelines.standard.prompts import (
     ORCHESTRATE_LOOP_HINT,
     ORCHESTRATE_SYSTEM,
@@ -26,9 +29,6 @@ from research_studio.pipelines.standard.state import (
     WorkerResult,
     WorkerState,
 )
-from research_studio.prompt_blocks import numbered, request_block
-from research_studio.queries import STOP_WORDS, dedupe_queries
-from research_studio.records import FindingRecord, PageRecord
 
 
 def _request(state: ResearchState | WorkerState) -> str:

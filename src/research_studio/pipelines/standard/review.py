@@ -8,11 +8,11 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.pipelines.plan_review import parse_reply, plan_text, short_note, with_note
+from research_studio.core.config import Configuration
+from research_studio.core.queries import dedupe_queries
+from research_studio.pipelines.kit.plan_review import parse_reply, plan_text, short_note, with_note
 from research_studio.pipelines.standard.intake import MAX_INITIAL_SEARCHES, MAX_QUESTIONS
 from research_studio.pipelines.standard.state import ResearchState
-from research_studio.queries import dedupe_queries
 
 
 def standard_plan_text(state: Mapping[str, Any]) -> str:

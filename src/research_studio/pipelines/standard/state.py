@@ -8,9 +8,7 @@ from typing import Annotated
 from langgraph.graph import MessagesState
 from typing_extensions import TypedDict
 
-from research_studio.pipelines.contract import Mode
-from research_studio.pipelines.stopping import StopReason
-from research_studio.records import (
+from research_studio.core.records import (
     Accounting,
     ClaimRecord,
     EvidenceRecord,
@@ -19,6 +17,8 @@ from research_studio.records import (
     SourceRecord,
     StatementRecord,
 )
+from research_studio.pipelines.kit.contract import Mode
+from research_studio.pipelines.kit.stopping import StopReason
 
 
 class SubQuestion(TypedDict):

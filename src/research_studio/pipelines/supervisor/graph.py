@@ -9,8 +9,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
-from research_studio.config import Configuration
-from research_studio.pipelines.contract import ResearchInput, ResearchOutput
+from research_studio.core.config import Configuration
+from research_studio.pipelines.kit.contract import ResearchInput, ResearchOutput
 from research_studio.pipelines.supervisor.nodes.claims import verify_claims
 from research_studio.pipelines.supervisor.nodes.council import (
     make_review_brief,

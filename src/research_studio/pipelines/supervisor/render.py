@@ -5,10 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from research_studio.config import ReportStructure
+from research_studio.core.config import ReportStructure
+from research_studio.core.records import StatementRecord
+from research_studio.grounding.statements import (
+    GroundedReport,
+    GroundedSection,
+    passage,
+    render_body,
+)
 from research_studio.pipelines.supervisor.prompts import VERIFIED_DISABLED, VERIFIED_INTRO
-from research_studio.records import StatementRecord
-from research_studio.statements import GroundedReport, GroundedSection, passage, render_body
 
 VERIFIED_HEADING = "Verified Findings"
 ABOUT_HEADING = "About this report"

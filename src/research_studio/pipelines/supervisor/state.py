@@ -9,15 +9,15 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph import MessagesState
 from typing_extensions import TypedDict
 
-from research_studio.pipelines.contract import Mode
-from research_studio.pipelines.stopping import StopReason
-from research_studio.records import (
+from research_studio.core.records import (
     Accounting,
     ClaimRecord,
     EvidenceRecord,
     SourceRecord,
     StatementRecord,
 )
+from research_studio.pipelines.kit.contract import Mode
+from research_studio.pipelines.kit.stopping import StopReason
 
 OVERRIDE = "override"
 

@@ -25,12 +25,12 @@ from langchain_core.messages import (
 )
 from pydantic import BaseModel, ValidationError
 
-from research_studio.errors import ModelError
-from research_studio.messages import message_text
+from research_studio.core.errors import ModelError
+from research_studio.core.records import ErrorRecord
+from research_studio.llm.messages import message_text
+from research_studio.llm.structured import ModelCaller
 from research_studio.pipelines.supervisor.prompts import TOOL_FALLBACK, TOOL_LINE
 from research_studio.pipelines.supervisor.schemas import ToolChoice
-from research_studio.records import ErrorRecord
-from research_studio.structured import ModelCaller
 
 # Models (this run's instances) whose server refused native tool calls: later calls go
 # straight to the JSON fallback. Keyed by identity, so a test's next server starts afresh.

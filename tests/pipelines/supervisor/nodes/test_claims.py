@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from research_studio.embeddings import minilm_folder
-from research_studio.testing.supervisor_script import SupervisorScript
+from research_studio.llm.embeddings import minilm_folder
+from tests.doubles.supervisor_script import SupervisorScript
 
 UNSUPPORTED = "The first moon landing was filmed in a studio in the Nevada desert."
 

@@ -9,7 +9,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.pipelines.registry import graph_builder
 from research_studio.pipelines.supervisor.nodes.council import (
     consensus,
@@ -18,9 +18,9 @@ from research_studio.pipelines.supervisor.nodes.council import (
 )
 from research_studio.pipelines.supervisor.prompts import FEEDBACK_LABEL
 from research_studio.pipelines.supervisor.state import CouncilVote
-from research_studio.services import open_services
-from research_studio.testing.scripted_model import ScriptedChatModel, use_scripted_model
-from research_studio.testing.supervisor_script import TOOLS_KEY, SupervisorScript
+from research_studio.services.clients import open_services
+from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
+from tests.doubles.supervisor_script import TOOLS_KEY, SupervisorScript
 from tests.pipelines.supervisor.conftest import QUERY
 
 

@@ -15,7 +15,7 @@ from research_studio.pipelines.supervisor.nodes.evidence import (
 )
 from research_studio.pipelines.supervisor.render import VERIFIED_HEADING
 from research_studio.pipelines.supervisor.state import EvidenceSnippet
-from research_studio.testing.supervisor_script import SupervisorScript
+from tests.doubles.supervisor_script import SupervisorScript
 
 PAGE = """# Reef heat
 

@@ -7,8 +7,8 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.errors import ModelError, ProviderError, ResearchStudioError
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ModelError, ProviderError, ResearchStudioError
 from research_studio.pipelines.advanced.prompts import (
     ANALYZER_SYSTEM,
     ANALYZER_USER,
@@ -22,7 +22,7 @@ from research_studio.pipelines.advanced.schemas import (
     QueryAnalysisOutput,
 )
 from research_studio.pipelines.advanced.state import AgentState, QueryAnalysis
-from research_studio.pipelines.node_kit import (
+from research_studio.pipelines.kit.node_kit import (
     call_records,
     clip,
     emitter,

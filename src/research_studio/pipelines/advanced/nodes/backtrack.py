@@ -13,12 +13,12 @@ from urllib.parse import urlsplit
 
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
+from research_studio.core.queries import content_words, dedupe_queries
+from research_studio.core.records import DeadEnd
 from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.state import AgentState, PlanQuery, TrajectoryStep
-from research_studio.pipelines.node_kit import emitter
-from research_studio.queries import content_words, dedupe_queries
-from research_studio.records import DeadEnd
+from research_studio.pipelines.kit.node_kit import emitter
 
 BACKTRACK_PRIORITY = 0.7
 MAX_ALTERNATIVES = 6

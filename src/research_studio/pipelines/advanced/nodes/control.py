@@ -9,7 +9,7 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.nodes.orchestrator import (
     fanout_subagents,
@@ -18,8 +18,8 @@ from research_studio.pipelines.advanced.nodes.orchestrator import (
 from research_studio.pipelines.advanced.nodes.planner import plan_start, planner, run_year
 from research_studio.pipelines.advanced.planner_templates import template_plan
 from research_studio.pipelines.advanced.state import AgentState, TrajectoryStep
-from research_studio.pipelines.node_kit import emitter, services_of
-from research_studio.pipelines.stopping import early_stop_reason
+from research_studio.pipelines.kit.node_kit import emitter, services_of
+from research_studio.pipelines.kit.stopping import early_stop_reason
 
 Complexity = Literal["simple", "medium", "complex"]
 SIMPLE_MAX_WORDS = 6

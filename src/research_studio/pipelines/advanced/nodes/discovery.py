@@ -15,8 +15,10 @@ from typing import Any, Literal
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.errors import ProviderError
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ProviderError
+from research_studio.core.prompt_blocks import NONE
+from research_studio.core.records import ModelCallRecord
 from research_studio.pipelines.advanced.discovery_prompts import (
     CONFIRM_SYSTEM,
     CONFIRM_USER,
@@ -34,15 +36,13 @@ from research_studio.pipelines.advanced.state import (
     DiscoveryResult,
     EntityCandidate,
 )
-from research_studio.pipelines.node_kit import (
+from research_studio.pipelines.kit.node_kit import (
     clip,
     emitter,
     error_record,
     services_of,
 )
-from research_studio.prompt_blocks import NONE
-from research_studio.records import ModelCallRecord
-from research_studio.search import SearchResult
+from research_studio.sources.search import SearchResult
 
 DISCOVERY_RESULTS = 10
 AUTO_SELECT = 0.8  # a single clear candidate at this confidence is selected

@@ -14,8 +14,8 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.errors import ModelError, ProviderError
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ModelError, ProviderError
 from research_studio.pipelines.advanced.discovery_prompts import ERA_COT_SYSTEM
 from research_studio.pipelines.advanced.discovery_schemas import EraCotAnalysis
 from research_studio.pipelines.advanced.nodes.analyzer import _analysis
@@ -23,7 +23,7 @@ from research_studio.pipelines.advanced.prompts import ANALYZER_USER
 from research_studio.pipelines.advanced.routing import caller_for
 from research_studio.pipelines.advanced.schemas import QUERY_CLASSES
 from research_studio.pipelines.advanced.state import DiscoveryResult
-from research_studio.pipelines.node_kit import (
+from research_studio.pipelines.kit.node_kit import (
     call_records,
     clip,
     emitter,

@@ -7,8 +7,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.prompt_blocks import inline
 from research_studio.pipelines.advanced.prompts import (
     GAP_SYSTEM,
     GAP_USER,
@@ -23,10 +24,9 @@ from research_studio.pipelines.advanced.state import (
     PlanQuery,
     TrajectoryStep,
 )
-from research_studio.pipelines.consolidate import consolidate
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
-from research_studio.pipelines.stopping import advanced_stop_reason, budget_stop
-from research_studio.prompt_blocks import inline
+from research_studio.pipelines.kit.consolidate import consolidate
+from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.kit.stopping import advanced_stop_reason, budget_stop
 
 
 def collect_findings(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:

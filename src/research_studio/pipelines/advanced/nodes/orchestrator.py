@@ -7,7 +7,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
+from research_studio.core.queries import is_near_duplicate
+from research_studio.core.urls import normalize_url
 from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.nodes.planner import name_anchor
 from research_studio.pipelines.advanced.state import (
@@ -17,9 +19,7 @@ from research_studio.pipelines.advanced.state import (
     SubagentAssignment,
     SubagentState,
 )
-from research_studio.pipelines.node_kit import emitter
-from research_studio.queries import is_near_duplicate
-from research_studio.urls import normalize_url
+from research_studio.pipelines.kit.node_kit import emitter
 
 
 def _from_tree(state: AgentState) -> list[tuple[str, str, list[str], list[str]]]:

@@ -8,8 +8,10 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.prompt_blocks import inline
+from research_studio.core.queries import content_words
 from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.prompts import CLASS_GUIDANCE, PLANNER_SYSTEM, PLANNER_USER
 from research_studio.pipelines.advanced.routing import tier_of
@@ -20,15 +22,13 @@ from research_studio.pipelines.advanced.state import (
     ResearchPlan,
     TreeQuestion,
 )
-from research_studio.pipelines.node_kit import (
+from research_studio.pipelines.kit.node_kit import (
     call_records,
     clip,
     emitter,
     error_record,
     services_of,
 )
-from research_studio.prompt_blocks import inline
-from research_studio.queries import content_words
 
 MIN_WORDS, MAX_WORDS = 3, 7
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")

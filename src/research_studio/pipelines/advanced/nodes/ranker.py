@@ -7,18 +7,18 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.prompt_blocks import NONE
+from research_studio.core.records import ClaimRecord, ErrorRecord, ModelCallRecord, SourceRecord
+from research_studio.grounding.credibility import domain_trust
+from research_studio.grounding.ranking import quality_score
 from research_studio.pipelines.advanced.prompts import source_listing
 from research_studio.pipelines.advanced.routing import caller_for
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.advanced.trust_prompts import RANKER_SYSTEM, RANKER_USER
 from research_studio.pipelines.advanced.trust_schemas import SourceRelevance
-from research_studio.pipelines.node_kit import call_records, emitter, error_record
-from research_studio.prompt_blocks import NONE
-from research_studio.records import ClaimRecord, ErrorRecord, ModelCallRecord, SourceRecord
-from research_studio.trust.credibility import domain_trust
-from research_studio.trust.ranking import quality_score
+from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record
 
 PERSON_CLASSES = ("person_profile",)
 

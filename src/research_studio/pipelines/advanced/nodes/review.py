@@ -7,14 +7,14 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
 from research_studio.pipelines.advanced.state import (
     AgentState,
     PlanQuery,
     ResearchPlan,
     TreeQuestion,
 )
-from research_studio.pipelines.plan_review import (
+from research_studio.pipelines.kit.plan_review import (
     best_section,
     parse_reply,
     plan_text,

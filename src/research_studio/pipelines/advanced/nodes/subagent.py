@@ -7,11 +7,15 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
-from research_studio.extraction import extract_sentences, query_terms, select_chunks
-from research_studio.gathering import Gathered, GatherRequest, PageText, read_pages
-from research_studio.grounding import quote_in_text
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.queries import dedupe_queries
+from research_studio.core.records import DeadEnd, FindingRecord, PageRecord
+from research_studio.core.urls import normalize_url
+from research_studio.evidence.gathering import Gathered, GatherRequest, PageText, read_pages
+from research_studio.grounding.credibility import domain_trust
+from research_studio.grounding.quotes import quote_in_text
+from research_studio.llm.structured import ModelCaller
 from research_studio.pipelines.advanced.nodes.planner import name_anchor
 from research_studio.pipelines.advanced.prompts import (
     SUBAGENT_SYSTEM,
@@ -22,13 +26,9 @@ from research_studio.pipelines.advanced.prompts import (
 from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.schemas import SubagentExtraction
 from research_studio.pipelines.advanced.state import SubagentFindings, SubagentState
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
-from research_studio.queries import dedupe_queries
-from research_studio.records import DeadEnd, FindingRecord, PageRecord
-from research_studio.services import Services
-from research_studio.structured import ModelCaller
-from research_studio.trust.credibility import domain_trust
-from research_studio.urls import normalize_url
+from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
+from research_studio.services.clients import Services
+from research_studio.services.extraction import extract_sentences, query_terms, select_chunks
 
 CONFIDENT = 0.7
 LOW_TRUST = 0.4

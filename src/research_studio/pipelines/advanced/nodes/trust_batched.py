@@ -10,7 +10,17 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
+from research_studio.core.prompt_blocks import inline
+from research_studio.core.records import ClaimRecord, ErrorRecord, ModelCallRecord
+from research_studio.grounding.verification import (
+    hallucination_score,
+    judge_claim,
+    judged_claim,
+    overall_confidence,
+    score_claim,
+    section_confidence,
+)
 from research_studio.pipelines.advanced.nodes.trust_engine import (
     MAX_CLAIMS,
     draft_claim,
@@ -34,17 +44,7 @@ from research_studio.pipelines.advanced.schemas import (
 )
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.advanced.trust_prompts import cited_claim_listing
-from research_studio.pipelines.node_kit import emitter, services_of
-from research_studio.prompt_blocks import inline
-from research_studio.records import ClaimRecord, ErrorRecord, ModelCallRecord
-from research_studio.trust.verification import (
-    hallucination_score,
-    judge_claim,
-    judged_claim,
-    overall_confidence,
-    score_claim,
-    section_confidence,
-)
+from research_studio.pipelines.kit.node_kit import emitter, services_of
 
 
 async def batched_cred_claims(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:

@@ -7,9 +7,24 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
-from research_studio.passages import usable_evidence
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.prompt_blocks import inline
+from research_studio.core.records import (
+    ClaimRecord,
+    EvidenceRecord,
+    SourceCredibility,
+    SourceRecord,
+)
+from research_studio.evidence.passages import usable_evidence
+from research_studio.grounding.credibility import credibility, domain_trust, freshness
+from research_studio.grounding.verification import (
+    hallucination_score,
+    judge_claim,
+    judged_claim,
+    overall_confidence,
+    score_claim,
+)
 from research_studio.pipelines.advanced.prompts import (
     TRUST_CLAIMS_SYSTEM,
     TRUST_CLAIMS_USER,
@@ -28,17 +43,7 @@ from research_studio.pipelines.advanced.schemas import (
     SourceAssessment,
 )
 from research_studio.pipelines.advanced.state import AgentState
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
-from research_studio.prompt_blocks import inline
-from research_studio.records import ClaimRecord, EvidenceRecord, SourceCredibility, SourceRecord
-from research_studio.trust.credibility import credibility, domain_trust, freshness
-from research_studio.trust.verification import (
-    hallucination_score,
-    judge_claim,
-    judged_claim,
-    overall_confidence,
-    score_claim,
-)
+from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
 
 DEFAULT_JUDGEMENT = 0.6
 MAX_CLAIMS = 15

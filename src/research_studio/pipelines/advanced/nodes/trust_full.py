@@ -11,7 +11,18 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
+from research_studio.core.config import Configuration
+from research_studio.core.prompt_blocks import inline
+from research_studio.core.records import ClaimRecord, ErrorRecord, EvidenceRecord, ModelCallRecord
+from research_studio.grounding.verification import (
+    hallucination_score,
+    judge_claim,
+    judged_claim,
+    overall_confidence,
+    score_claim,
+    section_confidence,
+    span_match,
+)
 from research_studio.pipelines.advanced.nodes.trust_engine import (
     MAX_CLAIMS,
     draft_claim,
@@ -44,18 +55,7 @@ from research_studio.pipelines.advanced.trust_schemas import (
     SourceAssessments,
     SpanChecks,
 )
-from research_studio.pipelines.node_kit import emitter, services_of
-from research_studio.prompt_blocks import inline
-from research_studio.records import ClaimRecord, ErrorRecord, EvidenceRecord, ModelCallRecord
-from research_studio.trust.verification import (
-    hallucination_score,
-    judge_claim,
-    judged_claim,
-    overall_confidence,
-    score_claim,
-    section_confidence,
-    span_match,
-)
+from research_studio.pipelines.kit.node_kit import emitter, services_of
 
 
 def _verbatim(runtime: Runtime[Configuration]) -> bool:

@@ -7,11 +7,21 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
-from research_studio.languages import report_language, writing_rule
-from research_studio.limitations import Losses, limitations_section
-from research_studio.passages import fallback_report, passage_note
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.languages import report_language, writing_rule
+from research_studio.core.prompt_blocks import additional_instructions, inline
+from research_studio.core.records import ClaimRecord, ErrorRecord, ModelCallRecord, RunSummary
+from research_studio.evidence.passages import fallback_report, passage_note
+from research_studio.grounding.limitations import Losses, limitations_section
+from research_studio.grounding.statements import (
+    GroundedReport,
+    GroundedSection,
+    ReportDraft,
+    cited_sources,
+    ground_draft,
+    grounding_figures,
+)
 from research_studio.pipelines.advanced.prompts import (
     STYLE_RULES,
     WRITER_SYSTEM,
@@ -22,24 +32,14 @@ from research_studio.pipelines.advanced.prompts import (
 from research_studio.pipelines.advanced.render import add_claim_lists, appendix, claim_support
 from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.state import AgentState
-from research_studio.pipelines.node_kit import (
+from research_studio.pipelines.kit.node_kit import (
     call_records,
     emitter,
     error_record,
     report_update,
     services_of,
 )
-from research_studio.prompt_blocks import additional_instructions, inline
-from research_studio.records import ClaimRecord, ErrorRecord, ModelCallRecord, RunSummary
-from research_studio.services import Services
-from research_studio.statements import (
-    GroundedReport,
-    GroundedSection,
-    ReportDraft,
-    cited_sources,
-    ground_draft,
-    grounding_figures,
-)
+from research_studio.services.clients import Services
 
 
 async def _draft(

@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.model_faults import failure_kind
-from research_studio.pipelines.node_kit import emitter
+from research_studio.core.config import Configuration
+from research_studio.core.records import ClaimRecord, ErrorRecord, StatementRecord
+from research_studio.llm.model_faults import failure_kind
+from research_studio.pipelines.kit.node_kit import emitter
 from research_studio.pipelines.supervisor.nodes.evidence import split_passages, stored_sources
 from research_studio.pipelines.supervisor.state import AgentState
-from research_studio.records import ClaimRecord, ErrorRecord, StatementRecord
 
 if TYPE_CHECKING:
-    from research_studio.embeddings import Embedder
+    from research_studio.llm.embeddings import Embedder
 
 MAX_PASSAGES_PER_SOURCE = 25  # embedding runs on the CPU: the first passages of each source
 NO_EMBEDDINGS = (
@@ -63,7 +63,7 @@ async def _scores(
     embedder: Embedder, claims: list[str], passages: list[str]
 ) -> tuple[list[float], list[int]]:
     """For each claim, its best similarity and the index of that passage."""
-    from research_studio.embeddings import cosine_matrix
+    from research_studio.llm.embeddings import cosine_matrix
 
     vectors = await embedder.embed([*claims, *passages])
     similarity = cosine_matrix(vectors[: len(claims)], vectors[len(claims) :])
@@ -85,7 +85,7 @@ async def verify_claims(state: AgentState, runtime: Runtime[Configuration]) -> d
         for passage in split_passages(source["content"])[:MAX_PASSAGES_PER_SOURCE]
     ]
     try:  # numpy comes with the embeddings extra
-        from research_studio.embeddings import choose_embedder
+        from research_studio.llm.embeddings import choose_embedder
     except ImportError:
         metadata["claim_verification"] = {"method": "none", "checked": 0, "reason": NO_EMBEDDINGS}
         return {"metadata": metadata}

@@ -6,10 +6,10 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal
 
-from research_studio.config import Configuration
-from research_studio.models import ModelTier
-from research_studio.services import Services
-from research_studio.structured import ModelCaller
+from research_studio.core.config import Configuration
+from research_studio.llm.models import ModelTier
+from research_studio.llm.structured import ModelCaller
+from research_studio.services.clients import Services
 
 Role = Literal["research", "summarization", "compression", "final_report"]
 _TIER: dict[Role, ModelTier] = {

@@ -12,9 +12,12 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import BaseModel
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.prompt_blocks import request_block
+from research_studio.core.records import ErrorRecord, ModelCallRecord
+from research_studio.llm.structured import ModelCaller
+from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
 from research_studio.pipelines.supervisor.nodes.common import today
 from research_studio.pipelines.supervisor.prompts import (
     COUNCIL_SYSTEM,
@@ -24,10 +27,7 @@ from research_studio.pipelines.supervisor.prompts import (
 )
 from research_studio.pipelines.supervisor.schemas import CouncilReview, FindingsReview
 from research_studio.pipelines.supervisor.state import AgentState, CouncilVote
-from research_studio.prompt_blocks import request_block
-from research_studio.records import ErrorRecord, ModelCallRecord
-from research_studio.services import Services
-from research_studio.structured import ModelCaller
+from research_studio.services.clients import Services
 
 ReviewT = TypeVar("ReviewT", bound=BaseModel)
 APPROVALS = frozenset({"", "approve", "approved", "yes", "y", "ok", "accept"})

@@ -13,11 +13,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from research_studio.chunking import split_paragraphs, split_sentences
-from research_studio.config import Configuration
-from research_studio.extraction import query_terms
-from research_studio.grounding import best_window_jaccard, normalize_for_match, tokens
-from research_studio.pipelines.node_kit import emitter
+from research_studio.core.chunking import split_paragraphs, split_sentences
+from research_studio.core.config import Configuration
+from research_studio.core.urls import normalize_url
+from research_studio.grounding.quotes import best_window_jaccard, normalize_for_match, tokens
+from research_studio.pipelines.kit.node_kit import emitter
 from research_studio.pipelines.supervisor.nodes.intake import store_scope
 from research_studio.pipelines.supervisor.state import (
     AgentState,
@@ -25,7 +25,7 @@ from research_studio.pipelines.supervisor.state import (
     QuoteCandidate,
     StoredSource,
 )
-from research_studio.urls import normalize_url
+from research_studio.services.extraction import query_terms
 
 MIN_WORDS, MAX_WORDS = 15, 60
 MAX_PASSAGES_PER_SOURCE = 40

@@ -7,9 +7,11 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.errors import ModelError, ProviderError, ResearchStudioError
-from research_studio.pipelines.node_kit import (
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ModelError, ProviderError, ResearchStudioError
+from research_studio.core.prompt_blocks import request_block
+from research_studio.core.records import ErrorRecord, ModelCallRecord
+from research_studio.pipelines.kit.node_kit import (
     call_records,
     clarification_update,
     clip,
@@ -37,9 +39,7 @@ from research_studio.pipelines.supervisor.schemas import (
     ResearchQuestion,
 )
 from research_studio.pipelines.supervisor.state import AgentState, override
-from research_studio.prompt_blocks import request_block
-from research_studio.records import ErrorRecord, ModelCallRecord
-from research_studio.services import Services
+from research_studio.services.clients import Services
 
 NO_STORE = "no LangGraph store was available to keep the sources it is checked against"
 NO_THREAD = "the run has no thread id to keep its sources under"

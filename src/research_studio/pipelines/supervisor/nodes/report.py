@@ -9,12 +9,29 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
-from research_studio.languages import report_language, writing_rule
-from research_studio.limitations import Losses, limitations_section
-from research_studio.passages import fallback_report, is_safe_passage
-from research_studio.pipelines.node_kit import (
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.languages import report_language, writing_rule
+from research_studio.core.prompt_blocks import request_block
+from research_studio.core.records import (
+    ErrorRecord,
+    EvidenceRecord,
+    ModelCallRecord,
+    QuoteRef,
+    RunSummary,
+    SourceRecord,
+)
+from research_studio.evidence.passages import fallback_report, is_safe_passage
+from research_studio.grounding.limitations import Losses, limitations_section
+from research_studio.grounding.statements import (
+    GroundedReport,
+    ReportDraft,
+    Support,
+    cited_sources,
+    ground_draft,
+    grounding_figures,
+)
+from research_studio.pipelines.kit.node_kit import (
     call_records,
     emitter,
     error_record,
@@ -43,24 +60,7 @@ from research_studio.pipelines.supervisor.render import (
 )
 from research_studio.pipelines.supervisor.schemas import FindingsSelection
 from research_studio.pipelines.supervisor.state import AgentState, StoredSource
-from research_studio.prompt_blocks import request_block
-from research_studio.records import (
-    ErrorRecord,
-    EvidenceRecord,
-    ModelCallRecord,
-    QuoteRef,
-    RunSummary,
-    SourceRecord,
-)
-from research_studio.services import Services
-from research_studio.statements import (
-    GroundedReport,
-    ReportDraft,
-    Support,
-    cited_sources,
-    ground_draft,
-    grounding_figures,
-)
+from research_studio.services.clients import Services
 
 MIN_VERIFIED, MAX_VERIFIED = 3, 5
 SELECTOR_CANDIDATES = 15

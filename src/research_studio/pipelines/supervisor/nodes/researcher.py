@@ -11,11 +11,13 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
-from research_studio.extraction import extract_sentences, query_terms, select_chunks
-from research_studio.gathering import GatherRequest, PageText, read_pages
-from research_studio.pipelines.node_kit import (
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.prompt_blocks import request_block
+from research_studio.core.records import ErrorRecord, ModelCallRecord
+from research_studio.core.urls import normalize_url
+from research_studio.evidence.gathering import GatherRequest, PageText, read_pages
+from research_studio.pipelines.kit.node_kit import (
     call_records,
     clip,
     emitter,
@@ -61,10 +63,8 @@ from research_studio.pipelines.supervisor.state import (
     StoredSource,
 )
 from research_studio.pipelines.supervisor.tool_calls import Tool, call_tools, tool_result
-from research_studio.prompt_blocks import request_block
-from research_studio.records import ErrorRecord, ModelCallRecord
-from research_studio.services import Services
-from research_studio.urls import normalize_url
+from research_studio.services.clients import Services
+from research_studio.services.extraction import extract_sentences, query_terms, select_chunks
 
 SEARCH = Tool("search", SEARCH_DESCRIPTION, SearchArgs)
 THINK = Tool("think_tool", THINK_DESCRIPTION, ThinkArgs)

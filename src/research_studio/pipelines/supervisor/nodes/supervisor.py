@@ -13,10 +13,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Durability
 
-from research_studio.config import Configuration
-from research_studio.errors import ResearchStudioError
-from research_studio.pipelines.node_kit import call_records, emitter, error_record, services_of
-from research_studio.pipelines.stopping import supervisor_stop_reason
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.core.records import ErrorRecord
+from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.kit.stopping import supervisor_stop_reason
 from research_studio.pipelines.supervisor.nodes.common import limits, role_caller, today
 from research_studio.pipelines.supervisor.nodes.intake import store_scope
 from research_studio.pipelines.supervisor.nodes.researcher import researcher_graph, researcher_input
@@ -43,7 +44,6 @@ from research_studio.pipelines.supervisor.state import (
     override,
 )
 from research_studio.pipelines.supervisor.tool_calls import Tool, call_tools, tool_result
-from research_studio.records import ErrorRecord
 
 CONDUCT = Tool("ConductResearch", CONDUCT_RESEARCH_DESCRIPTION, ConductResearchArgs)
 COMPLETE = Tool("ResearchComplete", RESEARCH_COMPLETE_DESCRIPTION, ResearchCompleteArgs)

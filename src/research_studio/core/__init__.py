@@ -1,0 +1,1 @@
+"""Foundation: configuration, records, typed errors, URLs, languages, time ranges, queries, chunking."""

@@ -1,0 +1,1 @@
+"""A worker's cycle: search, read, extract evidence; verbatim passages; briefs."""

@@ -1,0 +1,239 @@
+"""One research cycle for a worker: search, read the best new pages, extract evidence."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from research_studio.core.errors import ProviderError, ResearchStudioError
+from research_studio.core.records import ErrorRecord, FindingRecord, ModelCallRecord, PageRecord
+from research_studio.core.urls import normalize_url
+from research_studio.llm.structured import call_records
+from research_studio.services.clients import Services
+from research_studio.services.extraction import Extracted, PageInput
+from research_studio.sources.search import SearchResult
+from research_studio.sources.search.dated import dated_title
+
+Emit = Callable[[str], None]
+
+
+@dataclass
+class Gathered:
+    """Everything one cycle produced, failures included."""
+
+    searches: list[str] = field(default_factory=list)
+    pages: list[PageRecord] = field(default_factory=list)
+    findings: list[FindingRecord] = field(default_factory=list)
+    errors: list[ErrorRecord] = field(default_factory=list)
+    calls: list[ModelCallRecord] = field(default_factory=list)
+    fetches: int = 0
+    empty_queries: list[str] = field(default_factory=list)
+    # What the last extraction made of its pages (a worker's answer to its question).
+    answer: str = ""
+    confidence: float = 0.0
+    gaps: list[str] = field(default_factory=list)
+
+    def error(self, node: str, exc: Exception, target: str) -> None:
+        kind = exc.kind if isinstance(exc, ProviderError) else type(exc).__name__
+        self.errors.append(ErrorRecord(node=node, kind=kind, message=str(exc), target=target))
+
+
+@dataclass
+class GatherRequest:
+    """What to research and in which context."""
+
+    node: str
+    queries: list[str]
+    request: str
+    questions: list[str]
+    known_urls: set[str]  # read in earlier steps of this run (from state: survives a resume)
+
+
+@dataclass
+class PageText:
+    """A page read for a query: the search result and the text (fetched or sent by the provider)."""
+
+    result: SearchResult
+    query: str
+    title: str
+    text: str
+    published: str | None
+
+
+async def _load(
+    services: Services, task: GatherRequest, result: SearchResult, query: str, gathered: Gathered
+) -> PageText | None:
+    """The page's text: the provider's when it sent it, else fetched; None (recorded) on failure."""
+    if result.content:
+        await services.archive.keep(result.url, result.content)
+        return PageText(result, query, result.title, result.content, result.published)
+    gathered.fetches += 1
+    try:
+        page = await services.fetcher.fetch(result.url)
+    except ProviderError as exc:
+        gathered.error(task.node, exc, result.url)
+        return None
+    published = page.published or result.published
+    # The page may date itself where the search result did not: the time range applies again.
+    title = dated_title(page.title or result.title, published, services.time_range)
+    if title is None:
+        return None
+    await services.archive.keep(result.url, page.text)
+    return PageText(result, query, title, page.text, published)
+
+
+async def _extract(
+    services: Services, task: GatherRequest, pages: list[PageText], gathered: Gathered
+) -> None:
+    """Evidence from a batch of pages in one model call (or verbatim); failures become records."""
+    if not pages:
+        return
+    caller = None if services.extraction.verbatim else services.caller(task.node, "fast")
+    try:
+        extracted = await services.extraction.findings(
+            caller,
+            services.config,
+            request=task.request,
+            questions=task.questions,
+            pages=[
+                PageInput(url=page.result.url, title=page.title, text=page.text) for page in pages
+            ],
+        )
+    except ResearchStudioError as exc:
+        for page in pages:
+            gathered.error(task.node, exc, page.result.url)
+        extracted = Extracted([])
+    finally:
+        if caller is not None:
+            gathered.calls.extend(call_records(caller))
+    for page in pages:
+        keep_page(page, [], gathered)
+    keep_findings(extracted.findings, gathered)
+    gathered.answer, gathered.confidence, gathered.gaps = (
+        extracted.answer,
+        extracted.confidence,
+        extracted.gaps,
+    )
+
+
+def keep_page(page: PageText, findings: list[FindingRecord], gathered: Gathered) -> None:
+    """Record a page read and its findings, under normalized URLs."""
+    result = page.result
+    gathered.pages.append(
+        PageRecord(
+            url=normalize_url(result.url),
+            title=page.title or result.url,
+            snippet=result.snippet[:300],
+            provider=result.provider,
+            published=page.published,
+        )
+    )
+    keep_findings(findings, gathered)
+
+
+def keep_findings(findings: list[FindingRecord], gathered: Gathered) -> None:
+    """Record findings under normalized URLs."""
+    for finding in findings:
+        finding["url"] = normalize_url(finding["url"])
+    gathered.findings.extend(findings)
+
+
+async def _search(
+    services: Services, task: GatherRequest, query: str, gathered: Gathered
+) -> list[SearchResult]:
+    gathered.searches.append(query)
+    try:
+        async with services.search_limiter:
+            results = await services.search.search(query, services.config.search_results)
+    except ProviderError as exc:
+        gathered.error(task.node, exc, query)
+        return []
+    if not results:
+        gathered.empty_queries.append(query)
+    return results
+
+
+def _new_results(
+    services: Services, task: GatherRequest, results: list[SearchResult]
+) -> list[SearchResult]:
+    """Up to pages_per_search results whose URL no one in this run has read or claimed.
+
+    Local documents cost nothing to read, so every result of a local search is read.
+    """
+    config = services.config
+    limit = (
+        config.search_results if services.search_choice.name == "local" else config.pages_per_search
+    )
+    chosen: list[SearchResult] = []
+    for result in results:
+        url = normalize_url(result.url)
+        if not services.claim_url(url):
+            continue
+        chosen.append(result)
+        if len(chosen) == limit:
+            break
+    return chosen
+
+
+async def read_pages(
+    services: Services,
+    task: GatherRequest,
+    *,
+    emit: Emit,
+    parallel_searches: bool,
+    into: Gathered | None = None,
+) -> tuple[list[PageText], Gathered]:
+    """Run the task's searches (in parallel or in order) and read the new pages they find."""
+    gathered = into if into is not None else Gathered()
+    pages: list[PageText] = []
+    services.remember_urls(task.known_urls)
+
+    async def read(result: SearchResult, query: str) -> None:
+        page = await _load(services, task, result, query, gathered)
+        if page is not None:
+            pages.append(page)
+
+    async def one(query: str) -> None:
+        emit(f"searching: {query}")
+        chosen = _new_results(services, task, await _search(services, task, query, gathered))
+        if chosen:
+            emit(f"reading {len(chosen)} page(s) for: {query}")
+        await asyncio.gather(*(read(result, query) for result in chosen))
+
+    if parallel_searches:
+        await asyncio.gather(*(one(query) for query in task.queries))
+    else:
+        for query in task.queries:
+            await one(query)
+    return pages, gathered
+
+
+async def gather(
+    services: Services, task: GatherRequest, *, emit: Emit, parallel_searches: bool
+) -> Gathered:
+    """Search, read and extract: one extraction call per batch of pages read together.
+
+    With parallel searches (a worker) every page of the task is one batch; otherwise (one agent
+    searching in turn) each search's pages are a batch, extracted before the next search.
+    """
+    gathered = Gathered()
+    if parallel_searches:
+        pages, _ = await read_pages(
+            services, task, emit=emit, parallel_searches=True, into=gathered
+        )
+        await _extract(services, task, pages, gathered)
+        return gathered
+    for query in task.queries:
+        one = GatherRequest(
+            node=task.node,
+            queries=[query],
+            request=task.request,
+            questions=task.questions,
+            known_urls=task.known_urls,
+        )
+        pages, _ = await read_pages(
+            services, one, emit=emit, parallel_searches=False, into=gathered
+        )
+        await _extract(services, task, pages, gathered)
+    return gathered

@@ -1,0 +1,1 @@
+"""The faces: the CLI, the web page, the MCP server and the remote client."""

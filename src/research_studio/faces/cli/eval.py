@@ -1,0 +1,214 @@
+"""`research-studio eval`: run the eval cases through pipelines and score them, or re-score snapshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ConfigError
+from research_studio.evaluation.cases import (
+    EvalCase,
+    bundled_cases_text,
+    load_cases,
+    parse_pipelines,
+    select_cases,
+)
+from research_studio.evaluation.judging import default_judge
+from research_studio.evaluation.suite import EvalPlan, EvalReport, pipeline_means, run_eval
+from research_studio.evaluation.summary import costs_lines, markdown, summary_table
+from research_studio.faces.cli.common import (
+    ConfigFileOption,
+    FastModelOption,
+    JsonFlag,
+    ModelOption,
+    NoCacheFlag,
+    PrivateOption,
+    SearchOption,
+    SearxngOption,
+    TavilyUrlOption,
+    err,
+    print_json,
+    run_async,
+    settings,
+    user_errors,
+)
+from research_studio.llm.models import split_spec
+from research_studio.run.runs import write_atomically
+
+DEFAULT_SNAPSHOTS = Path("eval-snapshots")
+
+
+def _ids(text: str | None) -> list[str]:
+    return [item.strip() for item in (text or "").split(",") if item.strip()]
+
+
+def _judge(
+    judge: str | None, no_judge: bool, live: bool, config: Configuration
+) -> tuple[str | None, bool]:
+    """(judge spec, use each snapshot's recorded judge)."""
+    if no_judge and judge:
+        raise ConfigError("--judge and --no-judge cannot be used together")
+    if no_judge:
+        return None, False
+    if judge:
+        split_spec(judge)
+        return judge, False
+    if not live:
+        return None, True
+    try:
+        return default_judge(config), False
+    except ConfigError as exc:
+        err.print(f"[yellow]no judge model ({exc}); judge evaluators skipped[/]", highlight=False)
+        return None, False
+
+
+def _list(cases: list[EvalCase]) -> None:
+    for case in cases:
+        pinned = (
+            f" [{', '.join(f'{k}={v}' for k, v in case.settings.items())}]" if case.settings else ""
+        )
+        typer.echo(f"{case.id:<22} {case.kind:<20} {case.query}{pinned}")
+
+
+def _print(report: EvalReport, details: Path) -> None:
+    typer.echo(summary_table(report))
+    typer.echo("")
+    for label, figures in pipeline_means(report).items():
+        score = "–" if figures["score"] is None else f"{figures['score']:.2f}"
+        typer.echo(
+            f"{label}: mean score {score} over {figures['cases']} case(s), {figures['failed']} failed"
+        )
+    for label, checks in report.behavioral.items():
+        passed = sum(1 for check in checks if check.passed)
+        typer.echo(f"{label}: behavioral evaluators {passed}/{len(checks)} passed")
+    for line in costs_lines(report):
+        typer.echo(line)
+    typer.echo(f"Details: {details}")
+
+
+def eval_command(
+    live: Annotated[
+        bool, typer.Option("--live", help="Run the cases through the pipelines, then score them.")
+    ] = False,
+    from_snapshots: Annotated[
+        bool, typer.Option("--from-snapshots", help="Re-score saved runs without running anything.")
+    ] = False,
+    cases: Annotated[
+        str | None, typer.Option("--cases", help="Comma-separated case ids (default: all).")
+    ] = None,
+    pipelines: Annotated[
+        str | None,
+        typer.Option(
+            "--pipelines",
+            help="Comma-separated: standard, advanced, standard:single (default: standard; "
+            "from snapshots: every one kept).",
+        ),
+    ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option("--judge", help="Judge model, provider:name (default: the smart model)."),
+    ] = None,
+    no_judge: Annotated[
+        bool, typer.Option("--no-judge", help="Skip the judge evaluators and citation accuracy.")
+    ] = False,
+    rejudge: Annotated[
+        bool,
+        typer.Option("--rejudge", help="Ask the judge again instead of reusing kept verdicts."),
+    ] = False,
+    behavioral: Annotated[
+        bool,
+        typer.Option("--behavioral", help="Also run the seven behavioral evaluators (more runs)."),
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", help="Write results.json here (and the details beside it, .md)."),
+    ] = None,
+    snapshots: Annotated[
+        Path, typer.Option("--snapshots", help="Folder of saved runs, one per case and pipeline.")
+    ] = DEFAULT_SNAPSHOTS,
+    cases_file: Annotated[
+        Path | None, typer.Option("--cases-file", help="Your own cases (TOML; see --export-cases).")
+    ] = None,
+    export_cases: Annotated[
+        Path | None,
+        typer.Option("--export-cases", help="Write the bundled cases to this file and stop."),
+    ] = None,
+    list_cases: Annotated[
+        bool, typer.Option("--list-cases", help="List the cases and stop.")
+    ] = False,
+    model: ModelOption = None,
+    fast_model: FastModelOption = None,
+    search_provider: SearchOption = None,
+    searxng_url: SearxngOption = None,
+    tavily_base_url: TavilyUrlOption = None,
+    allow_private_networks: PrivateOption = None,
+    no_cache: NoCacheFlag = False,
+    as_json: JsonFlag = False,
+    config_file: ConfigFileOption = None,
+) -> None:
+    """Evaluate pipelines on eval cases: structural, case, judge and citation-accuracy scores."""
+    with user_errors():
+        if export_cases is not None:
+            write_atomically(export_cases, bundled_cases_text())
+            typer.echo(
+                f"Cases written to {export_cases}; run them with --cases-file {export_cases}"
+            )
+            return
+        catalog = load_cases(cases_file)
+        if list_cases:
+            _list(catalog)
+            return
+        if live == from_snapshots:
+            raise ConfigError(
+                "choose --live (run the cases, then score them) or --from-snapshots "
+                "(re-score saved runs)"
+            )
+        if behavioral and not live:
+            raise ConfigError("--behavioral runs pipelines: use it with --live")
+        wanted = select_cases(catalog, _ids(cases)) if (live or cases) else []
+        chosen = parse_pipelines(pipelines) if pipelines else None
+        config = settings(
+            config_file,
+            model=model,
+            fast_model=fast_model,
+            search=search_provider,
+            searxng_url=searxng_url,
+            tavily_base_url=tavily_base_url,
+            allow_private_networks=allow_private_networks,
+            no_cache=no_cache,
+        ).config
+        spec, recorded = _judge(judge, no_judge, live, config)
+        plan = EvalPlan(
+            cases=wanted,
+            snapshots=snapshots,
+            pipelines=chosen,
+            live=live,
+            judge=spec,
+            use_recorded_judges=recorded,
+            rejudge=rejudge,
+            behavioral=behavioral,
+            ambiguous_queries=[case.query for case in catalog if case.expect.ambiguous],
+            catalog=catalog,
+        )
+        if live:
+            err.print(f"[dim]judge: {spec or 'none'}; snapshots: {snapshots}[/]", highlight=False)
+
+    def progress(message: str) -> None:
+        err.print(message, highlight=False, markup=False)
+
+    report = run_async(run_eval(plan, config, on_progress=progress))
+    with user_errors():
+        text = markdown(report)
+        if output is not None:
+            write_atomically(output, report.model_dump_json(indent=2))
+        details = output.with_suffix(".md") if output is not None else snapshots / "eval-report.md"
+        write_atomically(details, text)
+    if as_json:
+        print_json(report.model_dump(mode="json"))
+    else:
+        _print(report, details)
+    if any(result.status != "completed" for result in report.results):
+        raise typer.Exit(code=1)

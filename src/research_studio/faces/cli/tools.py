@@ -1,0 +1,148 @@
+"""The tool commands: search, fetch and config."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from research_studio.core.config import SECRET_FIELDS, Configuration, settings_reference
+from research_studio.core.errors import FetchError
+from research_studio.core.urls import is_web_url
+from research_studio.faces.cli.common import (
+    ConfigFileOption,
+    JsonFlag,
+    NoCacheFlag,
+    PrivateOption,
+    SearchOption,
+    SearxngOption,
+    TavilyUrlOption,
+    err,
+    out,
+    print_json,
+    run_async,
+    settings,
+    user_errors,
+)
+from research_studio.faces.cli.documents import DocsOption, check_docs
+from research_studio.services.clients import open_services
+from research_studio.services.resolution import choose_search
+from research_studio.sources.fetch import Page
+from research_studio.sources.search import SearchResult
+
+
+async def _search(config: Configuration, query: str, limit: int) -> tuple[str, list[SearchResult]]:
+    choose_search(config)  # fail fast, naming the options, when nothing can serve
+    async with open_services(config) as services:
+        choice = services.search_choice
+        err.print(f"[dim]search: {choice.name} ({choice.reason})[/]")
+        with err.status(f"Searching {choice.name}…"):
+            return choice.name, await services.search.search(query, limit)
+
+
+def search(
+    query: Annotated[str, typer.Argument(help="What to search for.")],
+    max_results: Annotated[int, typer.Option("--max-results", "-n", min=1, max=50)] = 5,
+    search_provider: SearchOption = None,
+    searxng_url: SearxngOption = None,
+    tavily_base_url: TavilyUrlOption = None,
+    allow_private_networks: PrivateOption = None,
+    no_cache: NoCacheFlag = False,
+    docs: DocsOption = None,
+    as_json: JsonFlag = False,
+    config_file: ConfigFileOption = None,
+) -> None:
+    """Search the web (or local documents) and list the results."""
+    with user_errors():
+        if not query.strip():
+            raise typer.BadParameter("the query is empty", param_hint="QUERY")
+        check_docs(docs or [])
+        loaded = settings(
+            config_file,
+            docs=docs or None,
+            search=search_provider,
+            searxng_url=searxng_url,
+            tavily_base_url=tavily_base_url,
+            allow_private_networks=allow_private_networks,
+            no_cache=no_cache,
+        )
+    provider, results = run_async(_search(loaded.config, query, max_results))
+    if as_json:
+        print_json([result.model_dump() for result in results])
+        return
+    if not results:
+        err.print(f"No results from {provider} for {query!r}.")
+        return
+    table = Table(show_lines=False, title=f"{len(results)} results from {provider}")
+    table.add_column("#", justify="right")
+    table.add_column("Title / URL")
+    table.add_column("Snippet")
+    for rank, result in enumerate(results, 1):
+        table.add_row(
+            str(rank), f"[bold]{result.title}[/]\n[cyan]{result.url}[/]", result.snippet[:200]
+        )
+    out.print(table)
+
+
+async def _fetch(config: Configuration, url: str) -> Page:
+    async with open_services(config) as services:
+        with err.status(f"Fetching {url}…"):
+            return await services.fetcher.fetch(url)
+
+
+def fetch(
+    url: Annotated[str, typer.Argument(help="An http(s) URL.")],
+    allow_private_networks: PrivateOption = None,
+    no_cache: NoCacheFlag = False,
+    as_json: JsonFlag = False,
+    config_file: ConfigFileOption = None,
+) -> None:
+    """Fetch a page and print its main text."""
+    with user_errors():
+        if not is_web_url(url):
+            raise FetchError(url, "not an absolute http(s) URL", kind="refused")
+        loaded = settings(
+            config_file, allow_private_networks=allow_private_networks, no_cache=no_cache
+        )
+    page = run_async(_fetch(loaded.config, url))
+    if as_json:
+        print_json(page.model_dump())
+        return
+    if page.title:
+        err.print(f"[bold]{page.title}[/]  [dim]{page.final_url} ({page.kind})[/]")
+    sys.stdout.write(page.text.rstrip() + "\n")
+
+
+def config(
+    as_json: JsonFlag = False,
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print the settings reference as a Markdown table.")
+    ] = False,
+    config_file: ConfigFileOption = None,
+) -> None:
+    """Show the effective configuration (secrets redacted) and where each value came from."""
+    if markdown:
+        sys.stdout.write(settings_reference() + "\n")
+        return
+    with user_errors():
+        loaded = settings(config_file)
+    values = loaded.config.redacted()
+    if as_json:
+        print_json(values)
+        return
+    table = Table(title="Effective configuration")
+    table.add_column("Setting")
+    table.add_column("Value")
+    table.add_column("From", style="dim")
+    for name, value in values.items():
+        shown = (
+            "****"
+            if name in SECRET_FIELDS and value
+            else repr(value)
+            if value in ("", None)
+            else str(value)
+        )
+        table.add_row(name, shown, loaded.origins.get(name, "default"))
+    out.print(table)

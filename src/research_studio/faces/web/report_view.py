@@ -1,0 +1,123 @@
+"""The report as the page shows it, and a citation's source card with its quotes located."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from research_studio.core.errors import ResearchStudioError
+from research_studio.export.report_html import report_html
+from research_studio.grounding.quotes import normalize_for_match, quote_in_text
+from research_studio.pipelines.supervisor.render import VERIFIED_HEADING
+from research_studio.run.runs import REPORT_FILE, RESULT_FILE
+from research_studio.sources.archive import kept_page_path
+
+_WORD = re.compile(r"[^\W_]+")
+_VERIFIED = re.compile(rf"(<h2>{re.escape(VERIFIED_HEADING)}</h2>.*?)(?=<h2>|\Z)", re.DOTALL)
+JACCARD_THRESHOLD = 0.8  # as grounding.quote_in_text decides a quote is on the page
+
+
+class NotFound(ResearchStudioError):
+    """A report, source or statement the run does not have."""
+
+
+def read_result(folder: Path) -> dict[str, Any]:
+    """result.json of a finished run."""
+    try:
+        document: dict[str, Any] = json.loads((folder / RESULT_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise NotFound("the run has no report yet") from None
+    except ValueError as exc:
+        raise ResearchStudioError(f"result.json is damaged: {exc}") from None
+    return document
+
+
+def mark_verbatim(html: str) -> str:
+    """The Verified Findings section (verbatim page text) wrapped in <section class="verbatim">."""
+    return _VERIFIED.sub(r'<section class="verbatim">\1</section>', html, count=1)
+
+
+def report_fragment(folder: Path) -> str:
+    """The rendered report body; citations are <a class="cite" data-sid data-statement>."""
+    try:
+        markdown = (folder / REPORT_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NotFound("the run has no report yet") from None
+    statements = read_result(folder).get("statements", [])
+    return mark_verbatim(report_html(markdown, statements))
+
+
+def _jaccard_span(quote: str, text: str) -> tuple[int, int] | None:
+    """The best same-length window of the text by token Jaccard, as a character span."""
+    wanted = {word.lower() for word in _WORD.findall(normalize_for_match(quote))}
+    words = list(_WORD.finditer(text))
+    size = len(_WORD.findall(normalize_for_match(quote)))
+    if not wanted or not words or size == 0:
+        return None
+    lowered = [match.group(0).lower() for match in words]
+    best, span = 0.0, None
+    for start in range(max(1, len(words) - size + 1)):
+        if lowered[start] not in wanted:
+            continue
+        window = set(lowered[start : start + size])
+        score = len(wanted & window) / len(wanted | window)
+        if score > best:
+            end = words[min(start + size, len(words)) - 1].end()
+            best, span = score, (words[start].start(), end)
+    return span if best >= JACCARD_THRESHOLD else None
+
+
+def locate_quote(quote: str, text: str) -> tuple[int, int] | None:
+    """Where a quote sits in the page text (character span), matched as grounding matches it."""
+    at = text.find(quote)
+    if at >= 0:
+        return at, at + len(quote)
+    words = _WORD.findall(normalize_for_match(quote))
+    if not words:
+        return None
+    # Same words in order, whatever spacing, quotes, dashes or emphasis lie between them.
+    pattern = r"[\W_]+".join(re.escape(word) for word in words)
+    match = re.search(pattern, text, re.IGNORECASE)
+    if match:
+        return match.start(), match.end()
+    return _jaccard_span(quote, text) if quote_in_text(quote, text) else None
+
+
+def source_card(folder: Path, sid: str, statement: int | None) -> dict[str, Any]:
+    """Title, URL, credibility, the quotes backing the statement, and the kept text with spans."""
+    result = read_result(folder)
+    source = next((item for item in result.get("sources", []) if item.get("sid") == sid), None)
+    if source is None:
+        raise NotFound(f"the run has no source {sid}")
+    statements = result.get("statements", [])
+    if statement is not None:
+        if not 0 <= statement < len(statements):
+            raise NotFound(f"the report has no statement {statement}")
+        quotes = [
+            q["quote"] for q in statements[statement].get("quotes", []) if q.get("sid") == sid
+        ]
+    else:
+        quotes = [
+            item["quote"]
+            for item in result.get("evidence", [])
+            if item.get("sid") == sid and item.get("quote_verified")
+        ]
+    page = kept_page_path(folder, sid)
+    text = page.read_text(encoding="utf-8") if page.is_file() else ""
+    located = []
+    for quote in dict.fromkeys(quotes):
+        span = locate_quote(quote, text) if text else None
+        located.append(
+            {"quote": quote, "start": span[0] if span else None, "end": span[1] if span else None}
+        )
+    return {
+        "sid": sid,
+        "title": source.get("title") or source.get("url", ""),
+        "url": source.get("url", ""),
+        "credibility": source.get("credibility"),
+        "statement": statement,
+        "quotes": located,
+        "text": text,
+    }

@@ -1,0 +1,80 @@
+"""What every route shares: the settings, the run manager, and the safe way to a run folder."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import HTTPException, Request
+
+from research_studio.core.errors import ResearchStudioError
+from research_studio.faces.web.manager import PENDING_KINDS, Pending, RunManager
+from research_studio.faces.web.settings import ServeSettings
+from research_studio.run.runs import RECORD_FILE, RunFolder
+
+# Run ids as new_run_id makes them (and --out names): no separators, no "..", nothing hidden.
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+_SID = re.compile(r"^S\d{1,6}$")
+
+
+@dataclass
+class WebState:
+    """The server's settings, its runs folder, allowed document folders and run manager."""
+
+    settings: ServeSettings
+    runs_dir: Path
+    allowed_docs: list[Path]
+    manager: RunManager
+
+    def folder(self, run_id: str) -> RunFolder:
+        """The run folder of this id inside runs_dir; 404 for anything else."""
+        if not _RUN_ID.match(run_id) or ".." in run_id:
+            raise HTTPException(404, "no such run")
+        path = (self.runs_dir / run_id).resolve()
+        if path.parent != self.runs_dir or not (path / RECORD_FILE).is_file():
+            raise HTTPException(404, "no such run")
+        try:
+            return RunFolder.open(path)
+        except ResearchStudioError as exc:
+            raise HTTPException(404, str(exc)) from None
+
+    def allowed_folder(self, docs: str) -> Path | None:
+        """The documents folder when it is one of the allowed ones (or inside one), else None."""
+        path = Path(docs).expanduser()
+        if not path.is_absolute():
+            return None
+        resolved = path.resolve()
+        if any(resolved == root or resolved.is_relative_to(root) for root in self.allowed_docs):
+            return resolved
+        return None
+
+    def status(self, folder: RunFolder) -> dict[str, Any]:
+        """The run's status as the page shows it, with the question a paused run asks."""
+        record = folder.record
+        status = record.status
+        pending = self.manager.pending.get(record.run_id) if status.startswith("awaiting") else None
+        if pending is None and record.pending_question is not None:
+            # Paused by an earlier server or the CLI: the question is kept in run.json.
+            kind = PENDING_KINDS.get(status)
+            pending = kind and Pending(kind, record.pending_question, record.pending_options)
+        return {
+            "status": status,
+            "error": record.error,
+            "running_here": self.manager.running(record.run_id),
+            "pending": None
+            if pending is None
+            else {"kind": pending.kind, "question": pending.question, "options": pending.options},
+        }
+
+
+def web_state(request: Request) -> WebState:
+    state: WebState = request.app.state.web
+    return state
+
+
+def check_sid(sid: str) -> str:
+    if not _SID.match(sid):
+        raise HTTPException(404, "no such source")
+    return sid

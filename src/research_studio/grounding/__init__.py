@@ -1,0 +1,1 @@
+"""Grounding: quotes, statements, claims, credibility and ranking, checked by code, never a model."""

@@ -1,0 +1,162 @@
+"""What a run lost, said in its report: failed searches and pages, dropped material, early stops."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from research_studio.core.languages import heading
+from research_studio.core.records import ErrorRecord
+
+MAX_LISTED = 5
+
+
+@dataclass
+class Losses:
+    """Everything a report should admit to."""
+
+    errors: Sequence[ErrorRecord] = ()
+    sources_dropped: int = 0
+    statements_dropped: int = 0
+    numbers_unsupported: int = 0
+    instructions_dropped: int = 0
+    outside_time_range: int = 0
+    stop_reason: str = ""
+    attempts: int = 1
+
+
+def _is_page(error: ErrorRecord) -> bool:
+    return error["target"].startswith(("http://", "https://", "file://"))
+
+
+def _is_search(error: ErrorRecord) -> bool:
+    return not _is_page(error) and " search for " in error["message"]
+
+
+# Each loss as a sentence per report language; English stands in for the others.
+SENTENCES: dict[str, dict[str, str]] = {
+    "searches": {
+        "en": "{n} search(es) failed:",
+        "de": "{n} Suche(n) sind fehlgeschlagen:",
+        "fr": "{n} recherche(s) ont échoué :",
+        "es": "{n} búsqueda(s) fallaron:",
+    },
+    "pages": {
+        "en": "{n} page(s) could not be read:",
+        "de": "{n} Seite(n) konnten nicht gelesen werden:",
+        "fr": "{n} page(s) n'ont pas pu être lues :",
+        "es": "{n} página(s) no se pudieron leer:",
+    },
+    "steps": {
+        "en": "{n} model or processing step(s) failed (in {nodes}).",
+        "de": "{n} Modell- oder Verarbeitungsschritt(e) sind fehlgeschlagen (in {nodes}).",
+        "fr": "{n} étape(s) de modèle ou de traitement ont échoué (dans {nodes}).",
+        "es": "{n} paso(s) del modelo o del procesamiento fallaron (en {nodes}).",
+    },
+    "sources_dropped": {
+        "en": "{n} source(s) were dropped for low credibility.",
+        "de": "{n} Quelle(n) wurden wegen geringer Glaubwürdigkeit verworfen.",
+        "fr": "{n} source(s) ont été écartées pour faible crédibilité.",
+        "es": "{n} fuente(s) se descartaron por baja credibilidad.",
+    },
+    "statements_dropped": {
+        "en": "{n} statement(s) of the draft were removed: no verified quote supports them.",
+        "de": "{n} Aussage(n) des Entwurfs wurden entfernt: kein geprüftes Zitat stützt sie.",
+        "fr": "{n} affirmation(s) du brouillon ont été retirées : aucune citation vérifiée ne les appuie.",
+        "es": "{n} afirmación(es) del borrador se eliminaron: ninguna cita verificada las respalda.",
+    },
+    "numbers_unsupported": {
+        "en": "{n} statement(s) were removed because a figure in them is not in their sources.",
+        "de": "{n} Aussage(n) wurden entfernt, weil eine Zahl darin nicht in ihren Quellen steht.",
+        "fr": "{n} affirmation(s) ont été retirées car un chiffre n'apparaît pas dans leurs sources.",
+        "es": "{n} afirmación(es) se eliminaron porque una cifra no aparece en sus fuentes.",
+    },
+    "instructions_dropped": {
+        "en": "{n} passage(s) or statement(s) were removed because they carried instructions "
+        "or addresses from page text.",
+        "de": "{n} Passage(n) oder Aussage(n) wurden entfernt, weil sie Anweisungen oder Adressen "
+        "aus Seitentext enthielten.",
+        "fr": "{n} passage(s) ou affirmation(s) ont été retirés car ils portaient des instructions "
+        "ou des adresses tirées des pages.",
+        "es": "{n} pasaje(s) o afirmación(es) se eliminaron porque contenían instrucciones o "
+        "direcciones del texto de las páginas.",
+    },
+    "outside_time_range": {
+        "en": "{n} search result(s) dated outside the time range were left out.",
+        "de": "{n} Suchergebnis(se) außerhalb des Zeitraums wurden weggelassen.",
+        "fr": "{n} résultat(s) de recherche datés hors de la période ont été écartés.",
+        "es": "{n} resultado(s) de búsqueda fechados fuera del periodo se omitieron.",
+    },
+    "stopped_early": {
+        "en": "Research stopped early ({reason}); the report uses what was found.",
+        "de": "Die Recherche endete vorzeitig ({reason}); der Bericht nutzt, was gefunden wurde.",
+        "fr": "La recherche s'est arrêtée tôt ({reason}) ; le rapport utilise ce qui a été trouvé.",
+        "es": "La investigación se detuvo antes ({reason}); el informe usa lo encontrado.",
+    },
+    "resumed": {
+        "en": "The run was interrupted and resumed ({n} attempts).",
+        "de": "Der Lauf wurde unterbrochen und fortgesetzt ({n} Versuche).",
+        "fr": "L'exécution a été interrompue puis reprise ({n} tentatives).",
+        "es": "La ejecución se interrumpió y se reanudó ({n} intentos).",
+    },
+    "more": {
+        "en": "… and {n} more (see result.json)",
+        "de": "… und {n} weitere (siehe result.json)",
+        "fr": "… et {n} de plus (voir result.json)",
+        "es": "… y {n} más (ver result.json)",
+    },
+}
+
+
+def _say(kind: str, language: str, **values: object) -> str:
+    texts = SENTENCES[kind]
+    return texts.get(language, texts["en"]).format(**values)
+
+
+def _listed(errors: Sequence[ErrorRecord], language: str) -> str:
+    lines = [
+        f"  - {error['target'] or error['node']}: {error['kind']}" for error in errors[:MAX_LISTED]
+    ]
+    if len(errors) > MAX_LISTED:
+        lines.append(f"  - {_say('more', language, n=len(errors) - MAX_LISTED)}")
+    return "\n".join(lines)
+
+
+def limitation_lines(losses: Losses, language: str = "en") -> list[str]:
+    """One bullet per kind of loss, in the report's language (empty when nothing was lost)."""
+    pages = [error for error in losses.errors if _is_page(error)]
+    searches = [error for error in losses.errors if _is_search(error)]
+    others = [error for error in losses.errors if error not in pages and error not in searches]
+    lines = []
+    if searches:
+        lines.append(
+            f"- {_say('searches', language, n=len(searches))}\n{_listed(searches, language)}"
+        )
+    if pages:
+        lines.append(f"- {_say('pages', language, n=len(pages))}\n{_listed(pages, language)}")
+    if others:
+        nodes = ", ".join(sorted({error["node"] for error in others}))
+        lines.append(f"- {_say('steps', language, n=len(others), nodes=nodes)}")
+    for kind in (
+        "sources_dropped",
+        "statements_dropped",
+        "numbers_unsupported",
+        "instructions_dropped",
+        "outside_time_range",
+    ):
+        count = getattr(losses, kind)
+        if count:
+            lines.append(f"- {_say(kind, language, n=count)}")
+    if losses.stop_reason.startswith(("budget", "deadline")):
+        lines.append(f"- {_say('stopped_early', language, reason=losses.stop_reason)}")
+    if losses.attempts > 1:
+        lines.append(f"- {_say('resumed', language, n=losses.attempts)}")
+    return lines
+
+
+def limitations_section(losses: Losses, language: str = "en") -> str | None:
+    """A '## Limitations of this run' section in `language`, or None when nothing was lost."""
+    lines = limitation_lines(losses, language)
+    if not lines:
+        return None
+    return f"## {heading('Limitations of this run', language)}\n\n" + "\n".join(lines)

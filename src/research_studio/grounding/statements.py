@@ -1,0 +1,411 @@
+"""Statement-level citations: writers return statements bound to ids; code cites, checks and renders."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from research_studio.core.config import ReportStructure
+from research_studio.core.languages import heading as localized
+from research_studio.core.records import QuoteRef, SourceRecord, StatementRecord
+from research_studio.grounding.quotes import (
+    instructs_reader,
+    is_factual,
+    normalize_for_match,
+    render_sources_section,
+    unsupported_numbers,
+    urls_in,
+)
+
+CONCISE_PARAGRAPHS = 2
+# Markers a writer may type although code renders them: [S2], [E3, E4], (C1), [1].
+_TYPED_MARKERS = re.compile(r"\s*[\[(]\s*[SECsec]?\d+(?:\s*[,;]\s*[SECsec]?\d+)*\s*[\])]")
+_END = re.compile(r"[.!?]+$")
+_CITED_SEGMENT = re.compile(r"((?:[^\[\n]|\[(?!S\d))*?)\s*((?:\[S\d+\])+)")
+_SID = re.compile(r"S\d+")
+_LEAD = re.compile(r"^[\s.!?,;:)\]*_>\-–•✓⚠#]+")
+
+
+class Statement(BaseModel):
+    """One sentence of the report and the ids it rests on."""
+
+    text: str = Field(description="One sentence, no citation markers.")
+    ids: list[str] = Field(
+        default_factory=list, description="Ids of the evidence (E1…) or claims (C1…) it states."
+    )
+
+
+class Paragraph(BaseModel):
+    """A paragraph (or one bullet): its statements in order."""
+
+    statements: list[Statement] = Field(min_length=1)
+
+
+class DraftSection(BaseModel):
+    """A section of the draft."""
+
+    heading: str
+    paragraphs: list[Paragraph] = Field(min_length=1)
+
+
+class ReportDraft(BaseModel):
+    """The writer's draft: statements bound to ids; code renders citations and structure."""
+
+    title: str = ""
+    summary: list[Statement] = Field(default_factory=list)
+    sections: list[DraftSection] = Field(min_length=1)
+    conclusion: list[Statement] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Support:
+    """What one id (evidence or claim) lets a statement cite: its sources and their passages."""
+
+    sids: tuple[str, ...]
+    quotes: tuple[QuoteRef, ...]
+    indicator: str = ""
+
+
+@dataclass
+class GroundedSection:
+    """A section of checked statements: paragraphs (prose or bullets) and code-listed bullets."""
+
+    heading: str
+    paragraphs: list[list[StatementRecord]] = field(default_factory=list)
+    bullets: list[StatementRecord] = field(default_factory=list)
+    intro: str = ""
+
+    def records(self) -> list[StatementRecord]:
+        return [record for paragraph in self.paragraphs for record in paragraph] + self.bullets
+
+
+@dataclass
+class Tally:
+    """What grounding dropped, and why."""
+
+    unsupported: int = 0
+    numbers_unsupported: int = 0
+    injections: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def clean_text(text: str) -> str:
+    """A statement's text without markers the writer typed and with collapsed spaces."""
+    return " ".join(_TYPED_MARKERS.sub("", text).split())
+
+
+def meaningful_heading(heading: str, fallback: str) -> str:
+    """The heading, or the fallback when it has no words (e.g. '#/#/#')."""
+    heading = " ".join(heading.strip().strip("#").split())
+    return heading if re.search(r"[^\W\d_]{2,}", heading) else fallback
+
+
+def ground_statement(
+    statement: Statement,
+    support: Mapping[str, Support],
+    *,
+    section: str,
+    tally: Tally,
+    allowed_urls: Iterable[str] = (),
+) -> StatementRecord | None:
+    """The checked statement, or None (counted in the tally) when it may not be printed."""
+    text = clean_text(statement.text)
+    if not text:
+        return None
+    allowed = " ".join(allowed_urls).lower()
+    if instructs_reader(text) or any(url.lower() not in allowed for url in urls_in(text)):
+        tally.injections += 1
+        return None
+    ids = [identifier for identifier in dict.fromkeys(statement.ids) if identifier in support]
+    if not ids:
+        # Ids that name nothing are a claim of support that does not exist: never a connective.
+        if statement.ids or is_factual(text):
+            tally.unsupported += 1
+            return None
+        return StatementRecord(
+            section=section, text=text, ids=[], sids=[], quotes=[], indicator="", kind="connective"
+        )
+    sids = list(dict.fromkeys(sid for identifier in ids for sid in support[identifier].sids))
+    quotes = [quote for identifier in ids for quote in support[identifier].quotes]
+    if unsupported_numbers(text, (quote["quote"] for quote in quotes)):
+        tally.numbers_unsupported += 1
+        return None
+    indicators = [support[identifier].indicator for identifier in ids]
+    return StatementRecord(
+        section=section,
+        text=text,
+        ids=ids,
+        sids=sids,
+        quotes=quotes,
+        indicator=_weakest(indicators),
+        kind="cited",
+    )
+
+
+def _weakest(indicators: Sequence[str]) -> str:
+    for mark in ("⚠", "✓", "✓✓"):
+        if mark in indicators:
+            return mark
+    return ""
+
+
+def ground_paragraph(
+    statements: Sequence[Statement],
+    support: Mapping[str, Support],
+    *,
+    section: str,
+    tally: Tally,
+    allowed_urls: Iterable[str] = (),
+) -> list[StatementRecord]:
+    """A paragraph's printable statements; connectives survive only beside a cited statement."""
+    kept = [
+        record
+        for statement in statements
+        if (
+            record := ground_statement(
+                statement, support, section=section, tally=tally, allowed_urls=allowed_urls
+            )
+        )
+        is not None
+    ]
+    return kept if any(record["kind"] != "connective" for record in kept) else []
+
+
+def passage(section: str, sid: str, quote: str) -> StatementRecord:
+    """A verbatim passage of a page, cited to its source."""
+    text = " ".join(quote.split())
+    return StatementRecord(
+        section=section,
+        text=text,
+        ids=[],
+        sids=[sid],
+        quotes=[QuoteRef(sid=sid, quote=quote)],
+        indicator="",
+        kind="passage",
+    )
+
+
+def rendered(record: StatementRecord, *, with_indicator: bool = False) -> str:
+    """The statement as printed: its text, then its citations before the final punctuation."""
+    text = record["text"]
+    if not record["sids"]:
+        return text
+    end = _END.search(text)
+    body, stop = (text[: end.start()], end.group(0)) if end else (text, ".")
+    markers = "".join(f"[{sid}]" for sid in record["sids"])
+    lead = f"{record['indicator']} " if with_indicator and record["indicator"] else ""
+    return f"{lead}{body.rstrip()} {markers}{stop}"
+
+
+def render_body(
+    title: str,
+    summary: Sequence[StatementRecord],
+    sections: Sequence[GroundedSection],
+    conclusion: Sequence[StatementRecord],
+    structure: ReportStructure,
+    *,
+    summary_heading: str = "Summary",
+    language: str = "en",
+) -> str:
+    """Markdown in the requested structure: prose paragraphs, fewer paragraphs, or bullets.
+
+    Headings code names (Summary, Conclusion, About this report …) are rendered in `language`.
+    """
+    parts = [f"# {title.strip()}"]
+    if summary:
+        text = " ".join(rendered(record) for record in summary)
+        summary_heading = localized(summary_heading, language)
+        parts.append(
+            f"**{summary_heading}:** {text}"
+            if structure == "bullet_points"
+            else f"## {summary_heading}\n\n{text}"
+        )
+    for section in sections:
+        paragraphs = section.paragraphs
+        if structure == "concise":
+            paragraphs = paragraphs[:CONCISE_PARAGRAPHS]
+        if structure == "bullet_points":
+            blocks = [
+                "\n".join(
+                    f"- {' '.join(rendered(record) for record in paragraph)}"
+                    for paragraph in paragraphs
+                )
+            ]
+        else:
+            blocks = [
+                " ".join(rendered(record) for record in paragraph) for paragraph in paragraphs
+            ]
+        if section.bullets:
+            blocks.append(
+                "\n".join(
+                    f"- {rendered(record, with_indicator=True)}" for record in section.bullets
+                )
+            )
+        blocks = [block for block in blocks if block.strip()]
+        if blocks or section.intro:
+            intro = [section.intro] if section.intro else []
+            name = localized(section.heading, language)
+            parts.append(f"## {name}\n\n" + "\n\n".join([*intro, *blocks]))
+    if conclusion:
+        text = " ".join(rendered(record) for record in conclusion)
+        parts.append(
+            f"**{localized('Bottom line', language)}:** {text}"
+            if structure == "bullet_points"
+            else f"## {localized('Conclusion', language)}\n\n{text}"
+        )
+    return "\n\n".join(parts)
+
+
+def printed_records(
+    summary: Sequence[StatementRecord],
+    sections: Sequence[GroundedSection],
+    conclusion: Sequence[StatementRecord],
+    structure: ReportStructure,
+) -> list[StatementRecord]:
+    """The statements `render_body` prints, in order (concise drops later paragraphs)."""
+    records = list(summary)
+    for section in sections:
+        paragraphs = (
+            section.paragraphs[:CONCISE_PARAGRAPHS]
+            if structure == "concise"
+            else section.paragraphs
+        )
+        records += [record for paragraph in paragraphs for record in paragraph] + section.bullets
+    return records + list(conclusion)
+
+
+def cited_sources(records: Iterable[StatementRecord]) -> list[str]:
+    """Source ids in order of first citation."""
+    return list(dict.fromkeys(sid for record in records for sid in record["sids"]))
+
+
+def with_sources(
+    body: str,
+    records: Sequence[StatementRecord],
+    sources: Sequence[SourceRecord],
+    language: str = "en",
+) -> str:
+    """The body followed by a Sources section listing exactly the cited sources."""
+    cited = cited_sources(records)
+    if not cited:
+        return body.rstrip() + "\n"
+    index = {source["sid"]: (source["title"], source["url"]) for source in sources}
+    section = render_sources_section(cited, index, heading=localized("Sources", language))
+    return f"{body.rstrip()}\n\n{section}\n"
+
+
+def grounding_figures(records: Sequence[StatementRecord], tally: Tally) -> dict[str, object]:
+    """The report's grounding in numbers, computed from what it prints."""
+    cited = sum(1 for record in records if record["sids"])
+    factual = sum(1 for record in records if record["sids"] or is_factual(record["text"]))
+    return {
+        "statements": len(records),
+        "cited_statements": cited,
+        "verbatim_passages": sum(1 for record in records if record["kind"] == "passage"),
+        "factual_statements": factual,
+        "citation_coverage": round(cited / factual, 3) if factual else 1.0,
+        "statements_dropped_unsupported": tally.unsupported,
+        "numbers_unsupported": tally.numbers_unsupported,
+        "instructions_dropped": tally.injections,
+    }
+
+
+def cited_segments(body: str) -> list[tuple[str, list[str]]]:
+    """Each citation group of a report body with the text it ends: (text, source ids)."""
+    segments = []
+    for line in body.splitlines():
+        for match in _CITED_SEGMENT.finditer(line):
+            text = _LEAD.sub("", match.group(1)).strip()
+            segments.append((text, _SID.findall(match.group(2))))
+    return segments
+
+
+def statement_key(text: str) -> str:
+    """How a statement's words compare between its record and the printed report."""
+    return _END.sub("", normalize_for_match(_LEAD.sub("", text)).lower()).strip()
+
+
+def statement_finder(
+    records: Sequence[Mapping[str, Any]],
+) -> Callable[[str], tuple[int, Mapping[str, Any]] | None]:
+    """Finds the cited record (index, record) a printed segment of the report ends with."""
+    keyed = sorted(
+        (
+            (statement_key(record["text"]), index, record)
+            for index, record in enumerate(records)
+            if record.get("sids")
+        ),
+        key=lambda entry: -len(entry[0]),
+    )
+
+    def find(text: str) -> tuple[int, Mapping[str, Any]] | None:
+        key = statement_key(text)
+        if not key:
+            return None
+        return next(
+            ((index, record) for found, index, record in keyed if found and key.endswith(found)),
+            None,
+        )
+
+    return find
+
+
+@dataclass
+class GroundedReport:
+    """A report as checked statements, ready to render."""
+
+    title: str
+    summary: list[StatementRecord] = field(default_factory=list)
+    sections: list[GroundedSection] = field(default_factory=list)
+    conclusion: list[StatementRecord] = field(default_factory=list)
+    tally: Tally = field(default_factory=Tally)
+    appendix: list[str] = field(default_factory=list)
+
+    def printed(self, structure: ReportStructure) -> list[StatementRecord]:
+        return printed_records(self.summary, self.sections, self.conclusion, structure)
+
+    def has_citations(self) -> bool:
+        return any(record["sids"] for section in self.sections for record in section.records())
+
+    def markdown(
+        self, structure: ReportStructure, sources: Sequence[SourceRecord], language: str = "en"
+    ) -> str:
+        body = render_body(
+            self.title, self.summary, self.sections, self.conclusion, structure, language=language
+        )
+        body = "\n\n".join([body, *self.appendix])
+        return with_sources(body, self.printed(structure), sources, language)
+
+
+def ground_draft(
+    draft: ReportDraft,
+    support: Mapping[str, Support],
+    *,
+    title: str,
+    headings: Sequence[str],
+    allowed_urls: Iterable[str] = (),
+) -> GroundedReport:
+    """Every statement of the draft checked; sections left without a cited statement disappear."""
+    report = GroundedReport(title=title)
+    allowed = list(allowed_urls)
+
+    def paragraph(statements: Sequence[Statement], section: str) -> list[StatementRecord]:
+        return ground_paragraph(
+            statements, support, section=section, tally=report.tally, allowed_urls=allowed
+        )
+
+    report.summary = paragraph(draft.summary, "Summary")
+    for number, section in enumerate(draft.sections):
+        fallback = headings[number % len(headings)] if headings else "Findings"
+        heading = meaningful_heading(section.heading, fallback)
+        paragraphs = [
+            kept for block in section.paragraphs if (kept := paragraph(block.statements, heading))
+        ]
+        if paragraphs:
+            report.sections.append(GroundedSection(heading=heading, paragraphs=paragraphs))
+    report.conclusion = paragraph(draft.conclusion, "Conclusion")
+    return report

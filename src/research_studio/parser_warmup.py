@@ -1,5 +1,0 @@
-"""Imported by the parser fork server only: parse once there, so every worker forks warm."""
-
-from research_studio.parsing import warm_up
-
-warm_up()

@@ -1,0 +1,137 @@
+"""What every node needs from its runtime: services, progress events, call records."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.runtime import Runtime
+
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ProviderError, ResearchStudioError
+from research_studio.core.records import ErrorRecord, ModelCallRecord, RunSummary, StatementRecord
+from research_studio.llm.structured import call_records
+from research_studio.pipelines.kit.report import build_metadata
+from research_studio.services.clients import Services, current_services
+
+__all__ = [
+    "call_records",
+    "clip",
+    "emitter",
+    "error_record",
+    "query_of",
+    "report_update",
+    "run_start",
+    "services_of",
+]
+
+
+def services_of(runtime: Runtime[Configuration]) -> Services:
+    """The run's services for this node."""
+    return current_services(runtime.context)
+
+
+def emitter(runtime: Runtime[Configuration], node: str) -> Callable[..., None]:
+    """A function that streams a progress event (custom stream mode) for this node."""
+
+    def emit(message: str, **counts: Any) -> None:
+        runtime.stream_writer(
+            {"node": node, "kind": "progress", "message": message, "counts": counts}
+        )
+
+    return emit
+
+
+def error_record(node: str, exc: BaseException, target: str = "") -> ErrorRecord:
+    """A failure as data."""
+    kind: str
+    if isinstance(exc, ProviderError):
+        kind = exc.kind
+    elif isinstance(exc, ResearchStudioError):
+        kind = type(exc).__name__
+    else:
+        kind = "internal"
+    return ErrorRecord(node=node, kind=kind, message=str(exc), target=target)
+
+
+def run_start(state: Mapping[str, Any], query: str) -> dict[str, Any]:
+    """What the first node of a run records: when it started, its date, the question as a message.
+
+    The date is recorded once so every prompt of a run (and a resumed run) says the same day.
+    """
+    update: dict[str, Any] = {}
+    if "started_at" not in state:
+        update["started_at"] = time.time()
+    if not state.get("today"):
+        update["today"] = dt.date.today().isoformat()
+    if not state.get("messages"):
+        update["messages"] = [HumanMessage(content=query)]
+    return update
+
+
+def clarification_update(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The clarify stop's update: the injected answer, trimmed, and as a message when given."""
+    answer = state.get("user_clarification", "").strip()
+    if not answer:
+        return {"user_clarification": ""}
+    return {
+        "user_clarification": answer,
+        "messages": [HumanMessage(content=f"Clarification: {answer}")],
+    }
+
+
+def clip(items: Iterable[str], limit: int) -> list[str]:
+    """Distinct, stripped, non-empty items, at most `limit`."""
+    kept: list[str] = []
+    for item in items:
+        item = item.strip()
+        if item and item not in kept:
+            kept.append(item)
+    return kept[:limit]
+
+
+def query_of(state: Mapping[str, Any]) -> str:
+    """The research question: `query`, else the last human message (LangGraph Studio chat)."""
+    query = state.get("query") or next(
+        (
+            str(m.content)
+            for m in reversed(state.get("messages", []))
+            if isinstance(m, HumanMessage)
+        ),
+        "",
+    )
+    if not str(query).strip():
+        raise ResearchStudioError("no query given: pass query or a human message")
+    return str(query).strip()
+
+
+def report_update(
+    runtime: Runtime[Configuration],
+    state: Mapping[str, Any],
+    *,
+    report: str,
+    statements: list[StatementRecord],
+    summary: RunSummary,
+    calls: list[ModelCallRecord],
+    errors: list[ErrorRecord],
+) -> dict[str, Any]:
+    """What a pipeline's last node returns: the report, its statements and the run's metadata."""
+    metadata = build_metadata(
+        state,
+        summary,
+        runtime.context,
+        search_provider=services_of(runtime).search_choice.name,
+        final_calls=calls,
+        final_errors=errors,
+    )
+    return {
+        "report": report,
+        "statements": statements,
+        "metadata": metadata,
+        "llm_calls": calls,
+        "errors": errors,
+        "messages": [AIMessage(content=report)],
+    }

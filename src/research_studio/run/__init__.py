@@ -1,0 +1,1 @@
+"""One run: launch checks, runner, run folders, persistence, audit, follow-ups."""

@@ -1,0 +1,370 @@
+"""Executing a pipeline in a run folder: checkpoints, events, clarification, outputs, status."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import LLMResult
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
+
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.pipelines.advanced.nodes.review import advanced_plan_text
+from research_studio.pipelines.kit.plan_review import REVIEW_NODE, parse_reply
+from research_studio.pipelines.kit.report import result_document
+from research_studio.pipelines.registry import compile_pipeline
+from research_studio.pipelines.standard.review import standard_plan_text
+from research_studio.run.persistence import open_persistence
+from research_studio.run.runs import PAGES_FILE, RunFolder, RunOwner, RunStatus
+from research_studio.services.clients import open_services
+
+# Answers a clarification question: text to continue with it, "" to continue without, None to pause.
+AskFn = Callable[[str, list[str]], Awaitable[str | None]]
+EventFn = Callable[[dict[str, Any]], None]
+# Reviews the plan (shown as text): the reply (approve, an edited list, free text, cancel), None to pause.
+ReviewFn = Callable[[str], Awaitable[str | None]]
+
+
+@dataclass
+class Outcome:
+    """How an execution ended and the state it ended with."""
+
+    status: RunStatus
+    state: dict[str, Any] = field(default_factory=dict)
+    question: str = ""
+    options: list[str] = field(default_factory=list)
+
+
+class RunStopped(ResearchStudioError):
+    """A signal (SIGTERM, SIGHUP) stopped the run; it is saved as interrupted and can resume."""
+
+    def __init__(self, folder: RunFolder, signum: int) -> None:
+        self.signum = signum
+        name = signal.Signals(signum).name
+        super().__init__(
+            f"run {folder.record.run_id} stopped by {name}; "
+            f"resume it with: research-studio resume {folder.record.run_id}"
+        )
+
+
+class CallLedger(BaseCallbackHandler):
+    """Writes each model request to calls.jsonl when it is sent and when it ends.
+
+    Graph state only keeps the calls of nodes that finished; the ledger also keeps those of a
+    node a killed attempt never finished, so a resumed run can count every attempt's calls.
+    """
+
+    run_inline = True  # one line per event, written in order on the event loop
+
+    def __init__(self, folder: RunFolder) -> None:
+        self.folder = folder
+        self.attempt = folder.record.attempts
+
+    @property
+    def ignore_chain(self) -> bool:
+        return True
+
+    def _log(self, run_id: UUID, phase: str, **fields: Any) -> None:
+        entry = {"time": round(time.time(), 3), "attempt": self.attempt, "call": str(run_id)}
+        self.folder.log_call({**entry, "phase": phase, **fields})
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any],
+        messages: list[list[BaseMessage]],
+        *,
+        run_id: UUID,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        metadata = metadata or {}
+        node = str(metadata.get("langgraph_node", ""))
+        self._log(run_id, "start", node=node, model=str(metadata.get("ls_model_name", "")))
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        prompt = completion = 0
+        for generations in response.generations:
+            for generation in generations:
+                usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
+                prompt += (usage or {}).get("input_tokens") or 0
+                completion += (usage or {}).get("output_tokens") or 0
+        self._log(run_id, "end", ok=True, prompt_tokens=prompt, completion_tokens=completion)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._log(run_id, "end", ok=False, error=type(error).__name__)
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[list[int]]:
+    """SIGTERM and SIGHUP cancel the running task, as Ctrl-C does; the list gets the signal.
+
+    A second signal finds the default handler again and ends the process at once.
+    """
+    received: list[int] = []
+    loop, task = asyncio.get_running_loop(), asyncio.current_task()
+    installed: list[int] = []
+
+    def stop(signum: int) -> None:
+        received.append(signum)
+        for number in installed:
+            loop.remove_signal_handler(number)
+        installed.clear()
+        if task is not None:
+            task.cancel()
+
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is None or task is None:
+            continue
+        try:  # only the main thread of a Unix process can take signals
+            loop.add_signal_handler(signum, stop, signum)
+        except (ValueError, RuntimeError, NotImplementedError):
+            continue
+        installed.append(signum)
+    try:
+        yield received
+    finally:
+        for number in installed:
+            loop.remove_signal_handler(number)
+
+
+def _counts(result: Any) -> dict[str, Any]:
+    if not isinstance(result, dict):
+        return {}
+    counts: dict[str, Any] = {}
+    for key in ("evidence", "sources", "searches_done", "llm_calls", "errors", "worker_results"):
+        value = result.get(key)
+        if isinstance(value, list):
+            counts[key] = len(value)
+    for key in ("iteration", "coverage", "confidence"):
+        if key in result:
+            counts[key] = result[key]
+    return counts
+
+
+class RecordFn(Protocol):
+    """Records one event in the run folder and passes it on."""
+
+    def __call__(
+        self, node: str, kind: str, message: str, counts: dict[str, Any] | None = None
+    ) -> None: ...
+
+
+def _recorder(folder: RunFolder, on_event: EventFn) -> RecordFn:
+    """The folder's event log followed by `on_event`, as one call."""
+
+    def record(node: str, kind: str, message: str, counts: dict[str, Any] | None = None) -> None:
+        on_event(folder.event(node, kind, message, counts))
+
+    return record
+
+
+async def _stream(
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    payload: Any,
+    thread: RunnableConfig,
+    config: Configuration,
+    record: RecordFn,
+) -> None:
+    # "sync": each step's checkpoint is on disk before the next step starts, so a killed run
+    # resumes after its last finished node instead of redoing it.
+    async for mode, chunk in graph.astream(
+        payload, thread, context=config, stream_mode=["tasks", "custom"], durability="sync"
+    ):
+        if mode == "custom" and isinstance(chunk, dict):
+            node, message = str(chunk.get("node", "")), str(chunk.get("message", ""))
+            record(node, "progress", message, chunk.get("counts") or {})
+        elif mode == "tasks" and isinstance(chunk, dict):
+            name = str(chunk.get("name", ""))
+            if "input" in chunk:
+                record(name, "start", f"{name} started")
+                continue
+            if chunk.get("error"):
+                record(name, "error", f"{name} failed: {chunk['error']}")
+                continue
+            result = chunk.get("result")
+            record(name, "end", f"{name} finished", _counts(result))
+            for error in (result or {}).get("errors", []) if isinstance(result, dict) else []:
+                message = f"{error.get('kind')}: {error.get('message')}"
+                record(
+                    error.get("node", name), "error", message, {"target": error.get("target", "")}
+                )
+
+
+async def _save(folder: RunFolder, **changes: Any) -> None:
+    # The record is written with fsync: off the event loop, which may serve other runs.
+    await asyncio.to_thread(folder.save, **changes)
+
+
+async def execute(
+    folder: RunFolder,
+    config: Configuration,
+    *,
+    initial: dict[str, Any] | None,
+    ask: AskFn,
+    on_event: EventFn,
+    answer: str | None = None,
+    review: ReviewFn | None = None,
+    handle_signals: bool = True,
+) -> Outcome:
+    """Run (or resume, when `initial` is None) the folder's pipeline to completion or a pause.
+
+    SIGTERM or SIGHUP save the run as interrupted and raise RunStopped, unless `handle_signals`
+    is False (a server, whose own handlers stop it and cancel its runs).
+    """
+    await _save(
+        folder,
+        status="running",
+        error=None,
+        owner=RunOwner.current(),
+        attempts=folder.record.attempts + 1,
+        pending_question=None,
+        pending_options=[],
+    )
+    thread: RunnableConfig = {
+        "configurable": {"thread_id": folder.record.run_id},
+        "callbacks": [CallLedger(folder)],
+    }
+    record = _recorder(folder, on_event)
+    stopping: AbstractContextManager[list[int]] = (
+        _stop_on_signals() if handle_signals else nullcontext([])
+    )
+    with stopping as received:
+        try:
+            state = await _drive(folder, config, thread, initial, ask, record, answer, review)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            stopped = f"stopped by {signal.Signals(received[0]).name}" if received else None
+            await _save(folder, status="interrupted", error=stopped)
+            message = f"run interrupted ({stopped})" if stopped else "run interrupted"
+            record("run", "error", message)
+            if not received:
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            raise RunStopped(folder, received[0]) from None
+        except Exception as exc:
+            await _save(folder, status="failed", error=f"{type(exc).__name__}: {exc}")
+            record("run", "error", f"run failed: {exc}")
+            raise
+    if isinstance(state, Outcome):
+        return state
+    if not state.get("report"):
+        await _save(folder, status="failed", error="the pipeline ended without a report")
+        return Outcome("failed", state)
+    # Graph state counts the calls of finished nodes; the ledger counts every attempt's calls.
+    totals = await asyncio.to_thread(folder.call_totals)
+    state["metadata"] = {**state.get("metadata", {}), **totals}
+    result = result_document(state, pipeline=folder.record.pipeline)
+    await asyncio.to_thread(folder.write_outputs, state["report"], result)
+    await _save(folder, status="completed")
+    return Outcome("completed", state)
+
+
+async def _drive(
+    folder: RunFolder,
+    config: Configuration,
+    thread: RunnableConfig,
+    initial: dict[str, Any] | None,
+    ask: AskFn,
+    record: RecordFn,
+    answer: str | None,
+    review: ReviewFn | None = None,
+) -> dict[str, Any] | Outcome:
+    """The graph run to its end (its final state) or to a pause or cancel (an Outcome)."""
+    async with (
+        open_persistence(folder.path, config) as persistence,
+        open_services(config, archive_path=folder.path / PAGES_FILE) as services,
+    ):
+        saver, store = persistence.saver, persistence.store
+        if services.search_choice.name != "local":
+            services.parser.warm_up()  # its start overlaps the first model calls, not a fetch
+        graph = compile_pipeline(
+            folder.record.pipeline, saver, folder.record.interactive_clarify, store=store
+        )
+        payload: dict[str, Any] | Command[Any] | None = initial
+        # A resumed run paused at plan review takes its answer (or asks) before going on.
+        paused = await graph.aget_state(thread)
+        reviewing = initial is None and REVIEW_NODE in paused.next
+        plan_reply = answer if reviewing else None
+        if initial is None and paused.interrupts and answer is not None:
+            payload = Command(resume=answer)  # the answer to a node's own question
+            record("review", "progress", f"review: {answer or 'approved'}")
+        elif answer is not None and initial is None and not reviewing:
+            await graph.aupdate_state(thread, {"user_clarification": answer})
+        while True:
+            if not reviewing:
+                await _stream(graph, payload, thread, config, record)
+            payload, reviewing = None, False
+            snapshot = await graph.aget_state(thread)
+            if snapshot.interrupts:
+                # A node asked for a human (e.g. the supervisor's brief or report review).
+                question = interrupt_text(snapshot.interrupts[0].value)
+                reply = await _review(review, question)
+                if reply is None:
+                    await _save(folder, status="awaiting_review", pending_question=question)
+                    return Outcome("awaiting_review", dict(snapshot.values), question)
+                record("review", "progress", f"review: {reply or 'approved'}")
+                payload = Command(resume=reply or "approve")
+                continue
+            if REVIEW_NODE in snapshot.next:
+                values = dict(snapshot.values)
+                plan = (
+                    advanced_plan_text(values) if "plan" in values else standard_plan_text(values)
+                )
+                reply = plan_reply if plan_reply is not None else await _review(review, plan)
+                plan_reply = None
+                if reply is None:
+                    await _save(folder, status="awaiting_plan_review", pending_question=plan)
+                    return Outcome("awaiting_plan_review", values, plan)
+                if parse_reply(reply).kind == "cancel":
+                    await _save(folder, status="cancelled", error="cancelled at plan review")
+                    record(REVIEW_NODE, "progress", "plan review: cancelled")
+                    return Outcome("cancelled", values, plan)
+                record(REVIEW_NODE, "progress", f"plan review: {reply or 'approved'}")
+                await graph.aupdate_state(thread, {"plan_feedback": reply})
+                continue
+            if "clarify" not in snapshot.next:
+                break
+            question = snapshot.values.get("clarification_question", "")
+            options = list(snapshot.values.get("clarification_options", []))
+            reply = await ask(question, options)
+            if reply is None:
+                await _save(
+                    folder,
+                    status="awaiting_clarification",
+                    pending_question=question,
+                    pending_options=options,
+                )
+                return Outcome("awaiting_clarification", dict(snapshot.values), question, options)
+            record("clarify", "progress", f"clarification: {reply or '(none given)'}")
+            await graph.aupdate_state(thread, {"user_clarification": reply})
+        state = dict(snapshot.values)
+        # The page text of every source, so the report can be audited after the web changes.
+        sources = state.get("sources", [])
+        await services.archive.export(sources, [s["sid"] for s in sources], folder.path)
+    return state
+
+
+def interrupt_text(value: Any) -> str:
+    """What a node's interrupt asks, with what it shows (a brief, a report), as plain text."""
+    if not isinstance(value, dict):
+        return str(value)
+    shown = value.get("brief") or value.get("report") or ""
+    return f"{value.get('question', 'Approve?')}\n\n{shown}".strip()
+
+
+async def _review(review: ReviewFn | None, plan: str) -> str | None:
+    """The reviewer's reply to the plan; without a reviewer the run pauses (None)."""
+    return await review(plan) if review is not None else None

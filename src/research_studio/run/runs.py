@@ -1,0 +1,288 @@
+"""Run folders: the run record, events.jsonl, checkpoints, and atomically written outputs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import secrets
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from research_studio.core.errors import ResearchStudioError
+
+RunStatus = Literal[
+    "running",
+    "awaiting_clarification",
+    "awaiting_plan_review",
+    "awaiting_review",
+    "cancelled",
+    "interrupted",
+    "failed",
+    "completed",
+]
+RECORD_FILE = "run.json"
+EVENTS_FILE = "events.jsonl"
+CHECKPOINTS_FILE = "checkpoints.sqlite"
+REPORT_FILE = "report.md"
+RESULT_FILE = "result.json"
+PAGES_FILE = "pages.sqlite"
+STORE_FILE = "store.sqlite"  # the LangGraph store (the supervisor pipeline keeps its sources there)
+CALLS_FILE = "calls.jsonl"
+
+
+def _process_start_time(pid: int) -> float | None:
+    """When a process started (seconds since the epoch), from /proc; None where unknown or gone.
+
+    With the pid it identifies a process even after the pid is reused. A zombie counts as gone.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+        boot = next(
+            line.split()[1]
+            for line in Path("/proc/stat").read_text(encoding="ascii").splitlines()
+            if line.startswith("btime ")
+        )
+    except (OSError, StopIteration, UnicodeDecodeError):
+        return None
+    fields = stat.rsplit(")", 1)[1].split()  # the command name in parentheses may hold spaces
+    if fields[0] in ("Z", "X"):
+        return None
+    return round(int(boot) + int(fields[19]) / os.sysconf("SC_CLK_TCK"), 2)
+
+
+def _pid_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: it exists
+        return True
+    return True
+
+
+class RunOwner(BaseModel):
+    """The process executing a run, so others can tell a live run from a dead one."""
+
+    pid: int
+    host: str
+    started: float | None = Field(None, description="Process start time, where the OS tells it.")
+
+    @classmethod
+    def current(cls) -> RunOwner:
+        """This process."""
+        return cls(
+            pid=os.getpid(), host=socket.gethostname(), started=_process_start_time(os.getpid())
+        )
+
+    def alive(self) -> bool | None:
+        """Whether the owner still runs; None when it cannot be told (another host, Windows)."""
+        if self.host != socket.gethostname() or sys.platform == "win32":
+            return None
+        if self.started is not None:  # pid and start time: a reused pid is not the owner
+            return _process_start_time(self.pid) == self.started
+        return _pid_exists(self.pid)
+
+
+class RunRecord(BaseModel):
+    """What a run folder says about its run; enough to resume it."""
+
+    run_id: str
+    query: str
+    pipeline: str
+    mode: str
+    status: RunStatus = "running"
+    created: str = Field(
+        default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    )
+    updated: str = ""
+    settings: dict[str, Any] = Field(
+        default_factory=dict, description="Configuration overrides, no secrets."
+    )
+    interactive_clarify: bool = True
+    error: str | None = None
+    owner: RunOwner | None = Field(None, description="The process executing the run.")
+    attempts: int = Field(0, description="Executions started: the first and each resume.")
+    pending_question: str | None = Field(
+        None, description="What a paused run asks (clarification, plan or review), until answered."
+    )
+    pending_options: list[str] = Field(default_factory=list)
+
+    def seen_from_here(self) -> RunRecord:
+        """The record with a `running` run whose owner is gone shown as `interrupted`."""
+        if self.status != "running" or (self.owner is not None and self.owner.alive() is not False):
+            return self
+        gone = f"process {self.owner.pid} on {self.owner.host}" if self.owner else "its process"
+        return self.model_copy(
+            update={"status": "interrupted", "error": self.error or f"{gone} stopped"}
+        )
+
+
+def check_query(query: str, *, max_chars: int) -> str:
+    """The question, stripped; a one-line error for text no run can be made of."""
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ResearchStudioError(
+            "the question holds bytes that are not valid UTF-8; pass it as UTF-8 text"
+        ) from None
+    text = query.strip()
+    if not text:
+        raise ResearchStudioError("the question is empty")
+    if len(text) > max_chars:
+        raise ResearchStudioError(
+            f"the question is {len(text)} characters long; the limit is {max_chars} "
+            "(max_query_chars)"
+        )
+    if not any(char.isalnum() for char in text):
+        raise ResearchStudioError("the question has no words, only punctuation or spaces")
+    return text
+
+
+def new_run_id() -> str:
+    """A sortable, unique run id: UTC time plus a random suffix."""
+    return dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write via a temporary file and rename, so a crash never leaves a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+class RunFolder:
+    """One run's folder: record, events, checkpoints and outputs."""
+
+    def __init__(self, path: Path, record: RunRecord) -> None:
+        self.path = path
+        self.record = record
+
+    @classmethod
+    def create(cls, path: Path, record: RunRecord) -> RunFolder:
+        """A new folder for a new run (an existing run's folder is never reused)."""
+        if (path / RECORD_FILE).exists():
+            raise ResearchStudioError(f"{path} already holds a run; choose another --out")
+        existed = path.exists()
+        path.mkdir(parents=True, exist_ok=True)
+        record.owner = RunOwner.current()
+        folder = cls(path, record)
+        try:
+            folder.save()
+        except BaseException:
+            if not existed:  # never leave an empty run folder behind
+                path.rmdir()
+            raise
+        return folder
+
+    @classmethod
+    def open(cls, path: Path) -> RunFolder:
+        """An existing run's folder."""
+        try:
+            record = RunRecord.model_validate_json((path / RECORD_FILE).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ResearchStudioError(f"no run found at {path}") from None
+        except ValueError as exc:
+            raise ResearchStudioError(f"the run record in {path} is damaged: {exc}") from exc
+        return cls(path, record.seen_from_here())
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.path / CHECKPOINTS_FILE
+
+    def save(self, **changes: Any) -> None:
+        """Update the record and write it atomically."""
+        for name, value in changes.items():
+            setattr(self.record, name, value)
+        self.record.updated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        write_atomically(self.path / RECORD_FILE, self.record.model_dump_json(indent=2))
+
+    def event(
+        self, node: str, kind: str, message: str, counts: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Append one event line (flushed at once, so a killed run keeps its events)."""
+        entry = {
+            "time": round(time.time(), 3),
+            "node": node,
+            "kind": kind,
+            "message": message,
+            "counts": counts or {},
+        }
+        self._append(EVENTS_FILE, entry)
+        return entry
+
+    def log_call(self, entry: dict[str, Any]) -> None:
+        """Append one model-call line to calls.jsonl (flushed at once, like events)."""
+        self._append(CALLS_FILE, entry)
+
+    def _append(self, name: str, entry: dict[str, Any]) -> None:
+        with (self.path / name).open("a", encoding="utf-8") as stream:
+            stream.write(json.dumps(entry, ensure_ascii=False, default=str) + "\n")
+
+    def call_totals(self) -> dict[str, int]:
+        """Model calls and tokens over every attempt, from calls.jsonl.
+
+        A call counts when it was sent ("start" line); tokens come from the calls that ended.
+        A line cut short by a kill is skipped.
+        """
+        calls = prompt = completion = 0
+        try:
+            lines = (self.path / CALLS_FILE).read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            lines = []
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if entry.get("phase") == "start":
+                calls += 1
+            elif entry.get("phase") == "end":
+                prompt += entry.get("prompt_tokens") or 0
+                completion += entry.get("completion_tokens") or 0
+        return {
+            "attempts": self.record.attempts,
+            "llm_calls_all_attempts": calls,
+            "prompt_tokens_all_attempts": prompt,
+            "completion_tokens_all_attempts": completion,
+        }
+
+    def write_outputs(self, report: str, result: dict[str, Any]) -> None:
+        """report.md and result.json, each written atomically."""
+        write_atomically(self.path / REPORT_FILE, report)
+        write_atomically(
+            self.path / RESULT_FILE, json.dumps(result, indent=2, ensure_ascii=False, default=str)
+        )
+
+
+def find_run(runs_dir: Path, run: str) -> RunFolder:
+    """A run by id (inside runs_dir) or by folder path."""
+    candidate = Path(run)
+    path = candidate if (candidate / RECORD_FILE).exists() else runs_dir / run
+    return RunFolder.open(path)
+
+
+def list_runs(runs_dir: Path) -> list[RunRecord]:
+    """Every run under runs_dir, newest first (dead owners' runs as interrupted); damaged skipped."""
+    records = []
+    for record_file in sorted(runs_dir.glob(f"*/{RECORD_FILE}")):
+        try:
+            record = RunRecord.model_validate_json(record_file.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        records.append(record.seen_from_here())
+    return sorted(records, key=lambda record: record.created + record.run_id, reverse=True)

@@ -1,0 +1,1 @@
+"""One run's services: its clients, model callers, resolution of choices and extraction strategy."""

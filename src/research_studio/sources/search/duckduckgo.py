@@ -1,0 +1,80 @@
+"""DuckDuckGo (and other engines) through the ddgs package; needs no API key."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from research_studio.core.errors import SearchError
+from research_studio.sources.search.base import RetryableError, SearchResult, with_retries
+
+
+class TextSearcher(Protocol):
+    """The part of `ddgs.DDGS` this provider uses."""
+
+    def text(self, query: str, **kwargs: Any) -> list[dict[str, Any]]: ...
+
+
+def _default_searcher(timeout_s: float) -> TextSearcher:
+    from ddgs import DDGS
+
+    return DDGS(timeout=max(1, int(timeout_s)))
+
+
+class DuckDuckGoSearch:
+    """ddgs is synchronous, so each search runs in a worker thread to keep the event loop free."""
+
+    name = "duckduckgo"
+
+    def __init__(
+        self,
+        *,
+        retries: int,
+        base_delay_s: float,
+        timeout_s: float,
+        searcher_factory: Callable[[float], TextSearcher] = _default_searcher,
+    ) -> None:
+        self._retries = retries
+        self._base_delay_s = base_delay_s
+        self._timeout_s = timeout_s
+        self._searcher_factory = searcher_factory
+
+    def _search_blocking(self, query: str, max_results: int) -> list[dict[str, Any]]:
+        from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
+
+        searcher = self._searcher_factory(self._timeout_s)
+        try:
+            return searcher.text(query, max_results=max_results)
+        except RatelimitException as exc:
+            raise RetryableError("rate limited", "rate_limited") from exc
+        except TimeoutException as exc:
+            raise RetryableError("timed out", "timeout") from exc
+        except DDGSException as exc:
+            if "no results" in str(exc).lower():
+                return []
+            raise SearchError(self.name, query, str(exc), kind="bad_response") from exc
+
+    async def search(self, query: str, max_results: int) -> list[SearchResult]:
+        async def attempt() -> list[dict[str, Any]]:
+            return await asyncio.to_thread(self._search_blocking, query, max_results)
+
+        rows = await with_retries(
+            attempt,
+            provider=self.name,
+            query=query,
+            retries=self._retries,
+            base_delay_s=self._base_delay_s,
+        )
+        count = len(rows)
+        return [
+            SearchResult(
+                url=str(row["href"]),
+                title=str(row.get("title") or ""),
+                snippet=str(row.get("body") or ""),
+                score=1.0 - index / max(count, 1),
+                provider=self.name,
+            )
+            for index, row in enumerate(rows[:max_results])
+            if row.get("href")
+        ]

@@ -1,0 +1,127 @@
+"""Tavily provider: search (with page content) and extract, through tavily-python on our guarded client."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import httpx
+from tavily import AsyncTavilyClient
+from tavily import errors as tavily_errors
+
+from research_studio.core.errors import ConfigError, SearchError
+from research_studio.sources.search.base import (
+    RetryableError,
+    SearchResult,
+    classify_transport_error,
+    with_retries,
+)
+
+T = TypeVar("T")
+
+
+class TavilySearch:
+    """Tavily's search API; asks for raw content so pages often need no separate fetch."""
+
+    name = "tavily"
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        api_key: str | None,
+        *,
+        retries: int,
+        base_delay_s: float,
+        timeout_s: float,
+        start_date: str | None = None,
+        end_date: str | None = None,
+    ) -> None:
+        if not api_key:
+            raise ConfigError("Tavily needs an API key: set TAVILY_API_KEY or tavily_api_key")
+        # The client carries base URL, guard and user agent; tavily-python adds its auth header.
+        self._tavily = AsyncTavilyClient(api_key=api_key, client=client)
+        self._retries = retries
+        self._base_delay_s = base_delay_s
+        self._timeout_s = timeout_s
+        # Tavily's own date filter (YYYY-MM-DD); only set ends are sent.
+        self._dates = {
+            name: value
+            for name, value in (("start_date", start_date), ("end_date", end_date))
+            if value
+        }
+
+    async def _call(self, query: str, call: Callable[[], Awaitable[T]]) -> T:
+        try:
+            return await call()
+        except tavily_errors.UsageLimitExceededError as exc:
+            raise RetryableError("rate limited (HTTP 429)", "rate_limited") from exc
+        except tavily_errors.TimeoutError as exc:
+            raise RetryableError("timed out", "timeout") from exc
+        except (tavily_errors.InvalidAPIKeyError, tavily_errors.ForbiddenError) as exc:
+            raise SearchError(self.name, query, f"not authorized: {exc}", kind="auth") from exc
+        except tavily_errors.BadRequestError as exc:
+            raise SearchError(self.name, query, f"bad request: {exc}", kind="bad_response") from exc
+        except httpx.HTTPStatusError as exc:
+            status = exc.response.status_code
+            if status >= 500:
+                raise RetryableError(f"server error (HTTP {status})", "server_error") from exc
+            raise SearchError(self.name, query, f"HTTP {status}", kind="bad_response") from exc
+        except httpx.HTTPError as exc:
+            transient = classify_transport_error(exc)
+            if transient is None:
+                raise SearchError(self.name, query, str(exc), kind="refused") from exc
+            raise transient from exc
+        except ValueError as exc:  # a non-JSON body
+            raise SearchError(self.name, query, "answer is not JSON", kind="bad_response") from exc
+
+    async def _retrying(self, label: str, call: Callable[[], Awaitable[T]]) -> T:
+        async def attempt() -> T:
+            return await self._call(label, call)
+
+        return await with_retries(
+            attempt,
+            provider=self.name,
+            query=label,
+            retries=self._retries,
+            base_delay_s=self._base_delay_s,
+        )
+
+    async def search(self, query: str, max_results: int) -> list[SearchResult]:
+        payload: dict[str, Any] = await self._retrying(
+            query,
+            lambda: self._tavily.search(
+                query,
+                max_results=max_results,
+                include_raw_content="text",
+                timeout=self._timeout_s,
+                **self._dates,
+            ),
+        )
+        results = []
+        for item in payload.get("results") or []:
+            if not isinstance(item, dict) or not item.get("url"):
+                continue
+            results.append(
+                SearchResult(
+                    url=str(item["url"]),
+                    title=str(item.get("title") or ""),
+                    snippet=str(item.get("content") or ""),
+                    content=item.get("raw_content") or None,
+                    score=float(item.get("score") or 0.0),
+                    provider=self.name,
+                    published=item.get("published_date") or None,
+                )
+            )
+        return results[:max_results]
+
+    async def extract(self, urls: list[str]) -> dict[str, str]:
+        """Page text for each URL Tavily could extract; failed URLs are left out."""
+        payload: dict[str, Any] = await self._retrying(
+            f"extract {len(urls)} urls",
+            lambda: self._tavily.extract(urls, format="text", timeout=self._timeout_s),
+        )
+        return {
+            str(item["url"]): str(item.get("raw_content") or "")
+            for item in payload.get("results") or []
+            if isinstance(item, dict) and item.get("url") and item.get("raw_content")
+        }

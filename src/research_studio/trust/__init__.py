@@ -1,1 +1,0 @@
-"""The trust engine: credibility, claims, span verification, cross-validation, confidence."""

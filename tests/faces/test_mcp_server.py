@@ -1,0 +1,105 @@
+"""`research-studio mcp` driven by the MCP SDK's own stdio client, against the local web."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.research_script import ResearchScript
+
+pytestmark = pytest.mark.e2e
+
+
+def _server_env(web: FakeWeb, tmp_path: Path) -> dict[str, str]:
+    """The server's own environment: model and search from it, as the CLI takes them."""
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "OPENAI_API_KEY": "sk-test",
+        "OPENAI_BASE_URL": web.url("/v1"),
+        "RESEARCH_STUDIO_MODEL": "openai:fake-model",
+        "RESEARCH_STUDIO_SEARCH": "searxng",
+        "SEARXNG_URL": web.base_url,
+        "RESEARCH_STUDIO_ALLOW_PRIVATE_NETWORKS": "true",
+        "RESEARCH_STUDIO_RUNS_DIR": str(tmp_path / "runs"),
+    }
+
+
+@asynccontextmanager
+async def _session(web: FakeWeb, tmp_path: Path) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from research_studio.faces.cli import main; main()", "mcp"],
+        env=_server_env(web, tmp_path),
+        cwd=str(tmp_path),
+    )
+    with (tmp_path / "server.log").open("w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+def _structured(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    if result.structured_content is not None:
+        return dict(result.structured_content)
+    return dict(json.loads(result.content[0].text))
+
+
+async def test_an_mcp_client_gets_a_cited_audited_report(web: FakeWeb, tmp_path: Path) -> None:
+    web.chat.responder = ResearchScript().chat_responder()
+    progress: list[tuple[float, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, message))
+
+    async with _session(web, tmp_path) as session:
+        listed = await session.list_tools()
+        names = {tool.name for tool in listed.tools}
+        assert {"research", "search", "fetch", "audit"} <= names
+        result = await session.call_tool(
+            "research",
+            {"question": "coral bleaching heat stress"},
+            read_timeout_seconds=120,
+            progress_callback=on_progress,
+        )
+        answer = _structured(result)
+        audit = _structured(await session.call_tool("audit", {"run": answer["run_id"]}))
+
+    assert web.chat.requests, "the run must have used the OpenAI-compatible server"
+    assert answer["status"] == "completed"
+    cited = set(re.findall(r"\[(S\d+)\]", answer["report"]))
+    assert cited and cited <= {source["sid"] for source in answer["sources"]}
+    assert answer["audit"]["ok"], answer["audit"]
+    assert audit["ok"] and audit["statements"]
+    assert Path(answer["folder"], "report.md").read_text(encoding="utf-8") == answer["report"]
+    assert progress and any("finished" in (message or "") for _, message in progress)
+    assert [done for done, _ in progress] == sorted(done for done, _ in progress)
+
+
+async def test_search_fetch_and_user_errors_over_mcp(web: FakeWeb, tmp_path: Path) -> None:
+    async with _session(web, tmp_path) as session:
+        hits = _structured(await session.call_tool("search", {"query": "coral bleaching"}))
+        results = hits.get("result", hits)
+        assert results and all(hit["provider"] == "searxng" for hit in results)
+        page = _structured(await session.call_tool("fetch", {"url": results[0]["url"]}))
+        assert page["text"].strip()
+        refused = await session.call_tool("fetch", {"url": "file:///etc/passwd"})
+        missing = await session.call_tool("audit", {"run": "no-such-run"})
+    assert refused.is_error and "http(s)" in refused.content[0].text
+    assert missing.is_error and "\n" not in missing.content[0].text.strip()

@@ -1,0 +1,208 @@
+"""A run started from the page's API, followed over SSE to its report, source cards and audit."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from research_studio.faces.cli import app
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import use_scripted_model
+from tests.faces.web.conftest import LiveServer, ended, sse, status_is, wait_for_status
+
+pytestmark = pytest.mark.e2e
+
+
+def start(client: httpx.Client, **fields: object) -> str:
+    response = client.post("/api/runs", json={"question": "coral bleaching heat stress", **fields})
+    assert response.status_code == 201, response.text
+    run_id: str = response.json()["run_id"]
+    return run_id
+
+
+def test_a_run_streams_its_events_and_shows_its_report(server: LiveServer, tmp_path: Path) -> None:
+    spec = use_scripted_model(ResearchScript().model())
+    with httpx.Client(base_url=server.url) as client:
+        run_id = start(client, model=spec, no_clarify=True)
+        messages = sse(client, f"/api/runs/{run_id}/events", until=ended)
+        events = [m for m in messages if m["event"] == "event"]
+        assert [int(m["id"]) for m in events] == list(range(1, len(events) + 1))
+        assert {"start", "end"} <= {m["data"]["kind"] for m in events}
+        assert messages[-1]["data"]["status"] == "completed"
+        counters = [m["data"] for m in messages if m["event"] == "counters"][-1]
+        assert counters["sources"] > 0 and counters["llm_calls"] > 0 and counters["tokens"] > 0
+
+        # Reconnecting with Last-Event-ID resumes after that line, from the file.
+        again = sse(client, f"/api/runs/{run_id}/events", until=ended, **{"Last-Event-ID": "3"})
+        assert next(m["id"] for m in again if m["event"] == "event") == "4"
+
+        report = client.get(f"/api/runs/{run_id}/report")
+        cites = re.findall(
+            r'<a class="cite" href="[^"]*" data-sid="(S\d+)" data-statement="(\d+)"', report.text
+        )
+        assert cites, report.text[:500]
+        sid, statement = cites[0]
+        card = client.get(
+            f"/api/runs/{run_id}/sources/{sid}", params={"statement": statement}
+        ).json()
+        assert card["url"].startswith("http") and card["quotes"]
+        for quote in card["quotes"]:
+            assert quote["start"] is not None
+            marked = card["text"][quote["start"] : quote["end"]]
+            assert marked.split()[:2] == quote["quote"].split()[:2]
+        verdict = client.get(f"/api/runs/{run_id}/audit").json()
+        assert verdict["ok"] is True, verdict
+
+        listing = client.get("/api/runs").json()
+        assert [row["run_id"] for row in listing] == [run_id]
+        assert (
+            listing[0]["status"] == "completed"
+            and listing[0]["query"] == "coral bleaching heat stress"
+        )
+        assert client.get(f"/runs/{run_id}").status_code == 200
+    # A normal run folder: the CLI lists and audits it.
+    runs = CliRunner().invoke(app, ["runs", "--json", "--config", "research-studio.toml"])
+    assert json.loads(runs.stdout)[0]["run_id"] == run_id
+    audit = CliRunner().invoke(app, ["audit", run_id, "--config", "research-studio.toml"])
+    assert audit.exit_code == 0, audit.output
+
+
+def test_an_ambiguous_question_pauses_until_answered(server: LiveServer) -> None:
+    model = ResearchScript(ambiguous=True).model()
+    spec = use_scripted_model(model)
+    with httpx.Client(base_url=server.url) as client:
+        run_id = start(client, question="python", model=spec, iterations=1)
+        url = f"/api/runs/{run_id}/events"
+        paused = sse(client, url, until=status_is("awaiting_clarification"))
+        pending = paused[-1]["data"]["pending"]
+        assert pending["kind"] == "clarification" and pending["question"] and pending["options"]
+        assert (
+            client.post(f"/api/runs/{run_id}/answer", json={"answer": "The snake"}).status_code
+            == 202
+        )
+        last = max(int(m["id"]) for m in paused if m["event"] == "event")
+        rest = sse(client, url, until=ended, **{"Last-Event-ID": str(last)})
+        assert rest[-1]["data"]["status"] == "completed"
+        assert all(int(m["id"]) > last for m in rest if m["event"] == "event")
+        assert "write_report" in {m["data"]["node"] for m in rest if m["event"] == "event"}
+    assert "User clarification: The snake" in model.calls_for("ResearchPlan")[0].prompt
+
+
+def test_answers_sent_at_once_continue_a_paused_run_once(server: LiveServer) -> None:
+    model = ResearchScript(ambiguous=True).model()
+    spec = use_scripted_model(model)
+    with httpx.Client(base_url=server.url) as client:
+        run_id = start(client, question="python", model=spec, iterations=1)
+        wait_for_status(client, run_id, "awaiting_clarification")
+
+    async def answer_at_once() -> list[int]:
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            replies = await asyncio.gather(
+                *(
+                    client.post(f"/api/runs/{run_id}/answer", json={"answer": "The snake"})
+                    for _ in range(4)
+                )
+            )
+        return sorted(reply.status_code for reply in replies)
+
+    assert asyncio.run(answer_at_once()) == [202, 409, 409, 409]
+    with httpx.Client(base_url=server.url) as client:
+        done = wait_for_status(client, run_id, "completed", "failed")
+    assert done["status"] == "completed", done
+    assert len(model.calls_for("ResearchPlan")) == 1  # one execution continued the run
+
+
+def test_a_restarted_server_still_shows_what_a_paused_run_asks(
+    serve: Callable[..., LiveServer],
+) -> None:
+    spec = use_scripted_model(ResearchScript(ambiguous=True).model())
+    first = serve()
+    with httpx.Client(base_url=first.url) as client:
+        run_id = start(client, question="python", model=spec, iterations=1)
+        asked = wait_for_status(client, run_id, "awaiting_clarification")["pending"]
+    first.__exit__(None, None, None)
+    with httpx.Client(base_url=serve().url) as client:
+        pending = client.get(f"/api/runs/{run_id}").json()["pending"]
+    assert pending == asked and pending["options"]
+
+
+def test_cancel_saves_the_run_as_interrupted_and_resume_finishes_it(
+    server: LiveServer, web: FakeWeb
+) -> None:
+    spec = use_scripted_model(ResearchScript().model())
+    web.search_latency_s = 1.0
+    with httpx.Client(base_url=server.url) as client:
+        run_id = start(client, model=spec, no_clarify=True)
+        sse(
+            client,
+            f"/api/runs/{run_id}/events",
+            until=lambda m: m["event"] == "event" and m["data"]["kind"] == "start",
+        )
+        assert client.post(f"/api/runs/{run_id}/cancel", json={}).status_code == 202
+        stopped = wait_for_status(client, run_id, "interrupted")
+        assert stopped["record"]["status"] == "interrupted"
+        assert client.post(f"/api/runs/{run_id}/cancel", json={}).status_code == 409
+        web.search_latency_s = 0.0
+        assert client.post(f"/api/runs/{run_id}/resume", json={}).status_code == 202
+        assert client.delete(f"/api/runs/{run_id}").status_code == 409  # running again
+        done = wait_for_status(client, run_id, "completed", "failed")
+        assert done["status"] == "completed", done
+        assert done["record"]["attempts"] == 2
+        assert client.post(f"/api/runs/{run_id}/resume", json={}).status_code == 409  # completed
+
+
+def test_delete_removes_a_finished_run_but_never_a_running_one(
+    server: LiveServer, web: FakeWeb, tmp_path: Path
+) -> None:
+    spec = use_scripted_model(ResearchScript().model())
+    with httpx.Client(base_url=server.url) as client:
+        web.search_latency_s = 1.0
+        running = start(client, model=spec, no_clarify=True)
+        refused = client.delete(f"/api/runs/{running}")
+        assert refused.status_code == 409 and (tmp_path / "runs" / running).is_dir()
+        client.post(f"/api/runs/{running}/cancel", json={})
+        wait_for_status(client, running, "interrupted")
+        assert client.delete(f"/api/runs/{running}").json()["deleted"] is True
+        assert not (tmp_path / "runs" / running).exists()
+        assert client.get(f"/api/runs/{running}").status_code == 404
+
+
+def test_exports_download_from_a_finished_run(
+    server: LiveServer, finished_run_folder: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    shutil.copytree(finished_run_folder, tmp_path / "runs" / "done")
+    with httpx.Client(base_url=server.url) as client:
+        pdf = client.get("/api/runs/done/export/pdf")
+        assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
+        assert "attachment" in pdf.headers["content-disposition"]
+        bib = client.get("/api/runs/done/export/bib")
+        assert bib.status_code == 200 and "@" in bib.text
+        assert client.get("/api/runs/done/export/exe").status_code == 422
+        page = client.get("/runs/done").text
+        assert all(
+            f'data-format="{fmt}"' in page for fmt in ("md", "html", "pdf", "docx", "bib", "ris")
+        )
+
+
+def test_events_resume_after_the_line_the_address_names(
+    server: LiveServer, finished_run_folder: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    shutil.copytree(finished_run_folder, tmp_path / "runs" / "done")
+    with httpx.Client(base_url=server.url) as client:
+        after = sse(client, "/api/runs/done/events?after=3", until=ended)
+        assert next(m["id"] for m in after if m["event"] == "event") == "4"
+        # A reconnecting EventSource sends Last-Event-ID, which wins over the address.
+        again = sse(client, "/api/runs/done/events?after=3", until=ended, **{"Last-Event-ID": "5"})
+        assert next(m["id"] for m in again if m["event"] == "event") == "6"

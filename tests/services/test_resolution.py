@@ -1,0 +1,95 @@
+"""Which model and search serve when the user names none (environment monkeypatched, no network)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from research_studio.core.config import load_configuration
+from research_studio.core.errors import ConfigError
+from research_studio.llm import local_model
+from research_studio.services.resolution import choose_model, choose_search
+
+
+def config_from(env: dict[str, str], tmp_path: Path, **overrides: object):  # type: ignore[no-untyped-def]
+    (tmp_path / "empty.toml").write_text("")
+    return load_configuration(overrides, env=env, config_file=tmp_path / "empty.toml").config
+
+
+def no_ollama(_host: str) -> list[str]:
+    return []
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"OPENAI_API_KEY": "sk"}, ("openai:gpt-4o", "openai:gpt-4o-mini")),
+        (
+            {"ANTHROPIC_API_KEY": "sk"},
+            ("anthropic:claude-sonnet-4-5", "anthropic:claude-haiku-4-5"),
+        ),
+        (
+            {"OPENAI_API_KEY": "sk", "RESEARCH_STUDIO_MODEL": "ollama:qwen3"},
+            ("ollama:qwen3", "ollama:qwen3"),
+        ),
+    ],
+)
+def test_keys_pick_their_provider(
+    env: dict[str, str], expected: tuple[str, str], tmp_path: Path
+) -> None:
+    choice = choose_model(config_from(env, tmp_path), probe=no_ollama)
+    assert (choice.model, choice.fast_model) == expected and choice.reason
+
+
+def test_a_reachable_ollama_comes_next(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def probe(host: str) -> list[str]:
+        seen.append(host)
+        return ["llama3.1:8b", "qwen3"]
+
+    choice = choose_model(
+        config_from({"OLLAMA_HOST": "http://gpu-box:11434"}, tmp_path), probe=probe
+    )
+    assert choice.model == "ollama:llama3.1:8b" and seen == ["http://gpu-box:11434"]
+
+
+def test_then_the_embedded_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local_model, "embedded_model_available", lambda: True)
+    choice = choose_model(config_from({}, tmp_path), probe=no_ollama)
+    assert choice.model == "local:smollm2" and "offline" in choice.reason
+
+
+def test_nothing_can_serve_names_the_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(local_model, "embedded_model_available", lambda: False)
+    with pytest.raises(ConfigError) as caught:
+        choose_model(config_from({}, tmp_path), probe=no_ollama)
+    for option in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "Ollama", ".[local]", "--model"):
+        assert option in str(caught.value)
+
+
+def test_search_resolution(tmp_path: Path) -> None:
+    online = lambda _host: True  # noqa: E731
+    offline = lambda _host: False  # noqa: E731
+    assert (
+        choose_search(config_from({}, tmp_path, docs=[str(tmp_path)]), resolves=offline).name
+        == "local"
+    )
+    assert (
+        choose_search(config_from({"TAVILY_API_KEY": "t"}, tmp_path), resolves=online).name
+        == "tavily"
+    )
+    assert choose_search(config_from({}, tmp_path), resolves=online).name == "duckduckgo"
+    with pytest.raises(ConfigError) as caught:
+        choose_search(config_from({}, tmp_path), resolves=offline)
+    assert "--docs PATH" in str(caught.value) and "duckduckgo.com" in str(caught.value)
+    with pytest.raises(ConfigError, match=r"api\.tavily\.com"):
+        choose_search(config_from({"TAVILY_API_KEY": "t"}, tmp_path), resolves=offline)
+    # A self-hosted Tavily-compatible endpoint is not pre-checked against the public host.
+    custom = config_from(
+        {"TAVILY_API_KEY": "t", "RESEARCH_STUDIO_TAVILY_BASE_URL": "http://127.0.0.1:9"}, tmp_path
+    )
+    assert choose_search(custom, resolves=offline).name == "tavily"

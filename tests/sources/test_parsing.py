@@ -1,0 +1,135 @@
+"""Parser workers: documents parsed in processes, bounded in time and memory; a crash costs one."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from research_studio.sources.parsing import ParseError, ParserPool, decode_text, parse_document
+from tests.doubles.pdf_builder import make_pdf
+
+
+def article(number: int) -> bytes:
+    paragraph = f"Finding number {number} says reefs recover when the water cools again. " * 8
+    return (
+        f"<!DOCTYPE html><html><head><title>Article {number}</title></head><body>"
+        f"<nav>Home | About</nav><article><h1>Article {number}</h1><p>{paragraph}</p></article>"
+        "<footer>All rights reserved</footer></body></html>"
+    ).encode()
+
+
+@pytest.fixture
+async def pool() -> AsyncIterator[ParserPool]:
+    parsers = ParserPool(workers=2, timeout_s=10.0, max_memory_mb=256)
+    yield parsers
+    await parsers.aclose()
+
+
+async def test_each_kind_parses_in_a_worker(pool: ParserPool) -> None:
+    title, text, _date = await pool.run(parse_document, "html", article(1), None)
+    assert title == "Article 1" and "Finding number 1" in text and "All rights" not in text
+    pdf = make_pdf("A PDF title", ["Coral cover fell by half after the heatwave."])
+    title, text, _date = await pool.run(parse_document, "pdf", pdf, None)
+    assert title == "A PDF title" and "Coral cover fell by half" in " ".join(text.split())
+    latin = "Température de l'eau".encode("latin-1")
+    assert (await pool.run(parse_document, "text", latin, "iso-8859-1"))[1] == latin.decode(
+        "latin-1"
+    )
+    assert all(pid != os.getpid() for pid in pool.pids())
+
+
+def test_unknown_charset_falls_back_to_utf8() -> None:
+    assert decode_text("café".encode(), "no-such-charset") == "café"
+    assert decode_text(b"caf\xe9 ", None) == "caf\ufffd"
+
+
+async def test_many_pages_parse_concurrently_on_two_workers(pool: ParserPool) -> None:
+    results = await asyncio.gather(
+        *(pool.run(parse_document, "html", article(n), None) for n in range(24))
+    )
+    assert [title for title, _text, _date in results] == [f"Article {n}" for n in range(24)]
+    assert all(f"Finding number {n} " in text for n, (_t, text, _d) in enumerate(results))
+    assert len(pool.pids()) <= 2
+
+
+async def test_a_crash_costs_one_document_and_the_pool_recovers(pool: ParserPool) -> None:
+    outcomes = await asyncio.gather(
+        *(pool.run(parse_document, "html", article(n), None) for n in range(3)),
+        pool.run(os.abort),
+        *(pool.run(parse_document, "html", article(n), None) for n in range(3, 6)),
+        return_exceptions=True,
+    )
+    crash = outcomes[3]
+    assert isinstance(crash, ParseError) and crash.kind == "bad_response"
+    assert "died (killed by SIGABRT)" in str(crash)
+    pages = outcomes[:3] + outcomes[4:]
+    assert [page[0] for page in pages if isinstance(page, tuple)] == [
+        f"Article {n}" for n in range(6)
+    ]
+    assert (await pool.run(parse_document, "html", article(7), None))[0] == "Article 7"
+
+
+async def test_library_errors_are_parse_errors_and_keep_the_worker(pool: ParserPool) -> None:
+    await pool.run(parse_document, "html", article(1), None)
+    before = pool.pids()
+    with pytest.raises(ParseError) as caught:
+        await pool.run(parse_document, "pdf", b"%PDF-1.4 not really a PDF", None)
+    assert caught.value.kind == "bad_response" and "Error" in caught.value.reason
+    assert pool.pids() == before
+
+
+async def test_a_document_over_the_time_bound_is_cut() -> None:
+    parsers = ParserPool(workers=1, timeout_s=0.5, max_memory_mb=256)
+    try:
+        await parsers.run(parse_document, "html", article(1), None)  # started and warm
+        [slow_pid] = parsers.pids()
+        started = time.monotonic()
+        with pytest.raises(ParseError) as caught:
+            await parsers.run(time.sleep, 30)
+        assert time.monotonic() - started < 1.5
+        assert caught.value.kind == "timeout" and "longer than 0.5 s" in caught.value.reason
+        assert (await parsers.run(parse_document, "html", article(2), None))[0] == "Article 2"
+        assert slow_pid not in parsers.pids()
+    finally:
+        await parsers.aclose()
+
+
+async def test_a_document_over_the_memory_bound_fails_alone() -> None:
+    parsers = ParserPool(workers=1, timeout_s=10.0, max_memory_mb=64)
+    try:
+        with pytest.raises(ParseError) as caught:
+            await parsers.run(bytearray, 512 * 1024 * 1024)
+        assert caught.value.kind == "too_large" and "64 MB" in caught.value.reason
+        assert len(await parsers.run(bytearray, 8 * 1024 * 1024)) == 8 * 1024 * 1024
+    finally:
+        await parsers.aclose()
+
+
+async def test_a_worker_that_died_idle_is_replaced_without_blaming_the_document(
+    pool: ParserPool,
+) -> None:
+    await pool.run(parse_document, "html", article(1), None)
+    [idle] = pool.pids()
+    os.kill(idle, signal.SIGKILL)
+    for _ in range(100):  # wait until the pipe reports the death
+        if idle not in pool.pids():
+            break
+        await asyncio.sleep(0.01)
+    assert (await pool.run(parse_document, "html", article(2), None))[0] == "Article 2"
+
+
+async def test_a_closed_pool_refuses_and_leaves_no_process() -> None:
+    parsers = ParserPool(workers=2, timeout_s=10.0, max_memory_mb=256)
+    await parsers.run(parse_document, "text", b"hello", None)
+    [pid] = parsers.pids()
+    await parsers.aclose()
+    with pytest.raises(ParseError) as caught:
+        await parsers.run(parse_document, "text", b"hello", None)
+    assert caught.value.kind == "refused"
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
