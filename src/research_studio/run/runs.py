@@ -8,7 +8,6 @@ import os
 import secrets
 import socket
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from research_studio.core.errors import ResearchStudioError
+from research_studio.core.files import write_atomically
 
 RunStatus = Literal[
     "running",
@@ -148,21 +148,6 @@ def check_query(query: str, *, max_chars: int) -> str:
 def new_run_id() -> str:
     """A sortable, unique run id: UTC time plus a random suffix."""
     return dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a crash never leaves a half-written file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 class RunFolder:

@@ -8,9 +8,9 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from research_studio.core.files import write_atomically
 from research_studio.core.records import SourceRecord
 from research_studio.core.urls import normalize_url
-from research_studio.run.runs import write_atomically
 
 KEPT_SOURCES_DIR = "sources"
 
