@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from research_studio.core.errors import ProviderError, ResearchStudioError
 from research_studio.core.records import ErrorRecord, FindingRecord, ModelCallRecord, PageRecord
 from research_studio.core.urls import normalize_url
+from research_studio.evidence.crosslingual import query_in_documents_language
 from research_studio.llm.structured import call_records
 from research_studio.services.clients import Services
 from research_studio.services.extraction import Extracted, PageInput
@@ -139,16 +140,32 @@ def keep_findings(findings: list[FindingRecord], gathered: Gathered) -> None:
     gathered.findings.extend(findings)
 
 
-async def _search(
+async def _search_once(
     services: Services, task: GatherRequest, query: str, gathered: Gathered
 ) -> list[SearchResult]:
     gathered.searches.append(query)
     try:
         async with services.search_limiter:
-            results = await services.search.search(query, services.config.search_results)
+            return await services.search.search(query, services.config.search_results)
     except ProviderError as exc:
         gathered.error(task.node, exc, query)
         return []
+
+
+async def _search(
+    services: Services, task: GatherRequest, query: str, gathered: Gathered
+) -> list[SearchResult]:
+    """The query's results; for local documents also those of the query in their language."""
+    results = await _search_once(services, task, query, gathered)
+    if services.search_choice.name == "local" and services.config.docs:
+        translated, calls = await query_in_documents_language(
+            services, task.node, query, task.request, found_any=bool(results)
+        )
+        gathered.calls.extend(calls)
+        if translated:
+            found = await _search_once(services, task, translated, gathered)
+            seen = {result.url for result in found}
+            results = found + [result for result in results if result.url not in seen]
     if not results:
         gathered.empty_queries.append(query)
     return results
