@@ -251,3 +251,104 @@ def test_the_cli_refuses_a_server_that_is_no_web_url(server: str) -> None:
     result = CliRunner().invoke(app, ["remote", "coral reefs", "--server", server])
     assert result.exit_code == 2 and "must be an http(s) URL" in result.output
     assert "Traceback" not in result.output
+
+
+def _handed_folder_holds(folder: Path, answer: str) -> None:
+    """A run handed to the server: its folder here has what any run folder has, and audits."""
+    from typer.testing import CliRunner
+
+    from research_studio.faces.cli import app
+
+    assert json.loads((folder / "run.json").read_text())["status"] == "completed"
+    calls = folder / "calls.jsonl"
+    assert not calls.exists() or not calls.read_text(), "this process made no model call"
+    cited = set(re.findall(r"\[(S\d+)\]", (folder / "report.md").read_text()))
+    assert cited
+    assert {path.stem for path in (folder / "sources").glob("S*.txt")} >= cited
+    events = (folder / "events.jsonl").read_text()
+    assert "on the server" in events and f"clarification: {answer}" in events
+    result = json.loads((folder / "result.json").read_text())
+    assert result["clarification"]["answer"] == answer
+    audit = CliRunner().invoke(app, ["audit", str(folder)])
+    assert audit.exit_code == 0, audit.output
+
+
+def test_a_cli_run_handed_to_the_server_keeps_its_folder_here(
+    web: FakeWeb, server: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`langgraph_server`: the server researches and asks; the answer, report and audit are here."""
+    from typer.testing import CliRunner
+
+    from research_studio.faces.cli import app
+
+    url, log = server
+    web.chat.responder = ResearchScript(ambiguous=True).chat_responder()
+    monkeypatch.setenv("RESEARCH_STUDIO_LANGGRAPH_SERVER", url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local")
+    # The sources are re-read here for audit, from the local web.
+    monkeypatch.setenv("RESEARCH_STUDIO_ALLOW_PRIVATE_NETWORKS", "true")
+    folder = tmp_path / "handed"
+    result = CliRunner().invoke(
+        app,
+        [
+            *("run", "coral bleaching heat stress", "--model", "openai:fake-model"),
+            *("--iterations", "1", "--answer", "ocean heat stress on reefs"),
+            *("--out", str(folder)),
+        ],
+    )
+    assert result.exit_code == 0, result.output + log.read_text(errors="replace")[-2000:]
+    assert web.chat.requests, "the server made the model calls"
+    _handed_folder_holds(folder, "ocean heat stress on reefs")
+
+
+def test_serve_hands_its_runs_to_the_server_and_they_pause_and_resume(
+    web: FakeWeb, server: tuple[str, Path], tmp_path: Path
+) -> None:
+    from research_studio.faces.web import ServeSettings
+    from tests.faces.web.conftest import LiveServer, sse, status_is, wait_for_status
+
+    url, log = server
+    web.chat.responder = ResearchScript(ambiguous=True).chat_responder()
+    settings = tmp_path / "research-studio.toml"
+    settings.write_text(
+        f'langgraph_server = "{url}"\nruns_dir = "{tmp_path / "runs"}"\n'
+        f'searxng_url = "{web.base_url}"\nallow_private_networks = true\n'
+    )
+    with (
+        LiveServer(ServeSettings(config_file=settings)) as page,
+        httpx.Client(base_url=page.url) as client,
+    ):
+        response = client.post(
+            "/api/runs",
+            json={"question": "coral bleaching heat stress", "model": "openai:fake-model"},
+        )
+        assert response.status_code == 201, response.text
+        run_id = response.json()["run_id"]
+        events = f"/api/runs/{run_id}/events"
+        paused = sse(client, events, until=status_is("awaiting_clarification", "failed"))
+        assert paused[-1]["data"]["status"] == "awaiting_clarification", (
+            paused[-1],
+            log.read_text(errors="replace")[-2000:],
+        )
+        answer = "ocean heat stress on reefs"
+        assert client.post(f"/api/runs/{run_id}/answer", json={"answer": answer}).is_success
+        wait_for_status(client, run_id, "completed", "failed")
+    _handed_folder_holds(tmp_path / "runs" / run_id, answer)
+
+
+def test_a_run_handed_to_a_server_that_is_gone_fails_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from research_studio.faces.cli import app
+
+    monkeypatch.setenv("RESEARCH_STUDIO_LANGGRAPH_SERVER", f"http://127.0.0.1:{_free_port()}")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local")
+    result = CliRunner().invoke(
+        app,
+        ["run", "coral reefs", "--model", "openai:fake-model", "--out", str(tmp_path / "gone")],
+    )
+    assert result.exit_code != 0
+    assert "cannot reach the LangGraph server" in result.output
+    assert "Traceback" not in result.output

@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from research_studio.core.errors import ConfigError
-from research_studio.core.urls import REDACTED, is_secret_name, redact_url
+from research_studio.core.urls import REDACTED, is_secret_name, is_web_url, redact_url
 
 ReportStructure = Literal["detailed", "concise", "bullet_points"]
 SearchProviderName = Literal["tavily", "duckduckgo", "searxng", "local", "mcp"]
@@ -66,6 +66,13 @@ def _checkpoints_url(value: str | None) -> str | None:
     if value is None or text == "sqlite" or text.startswith(("postgresql://", "postgres://")):
         return value
     raise ValueError("expected a postgresql:// URL (or sqlite for the run folder)")
+
+
+def _server_url(value: str | None) -> str | None:
+    """None or the http(s) URL of a LangGraph server."""
+    if value is None or is_web_url(value):
+        return value
+    raise ValueError("expected the http(s) URL of a LangGraph server")
 
 
 class McpServerSpec(BaseModel):
@@ -239,6 +246,13 @@ class Configuration(BaseModel):
     checkpoints: Annotated[str | None, AfterValidator(_checkpoints_url)] = Field(
         None,
         description="Checkpoints and store: a postgresql:// URL; else SQLite in the run folder.",
+    )
+    langgraph_server: Annotated[str | None, AfterValidator(_server_url)] = Field(
+        None,
+        description=(
+            "Hand runs (run, serve, eval) to this LangGraph server (http(s) URL) instead of "
+            "running them in this process; the run folder stays here."
+        ),
     )
 
     # Supervisor pipeline (spec 004): role models, limits, councils, verification

@@ -47,6 +47,15 @@ def graph_builder(name: str) -> GraphBuilder:
     )
 
 
+# The graph id of each pipeline in langgraph.json, where it differs from the pipeline's name.
+_GRAPH_IDS = {"standard": "pipeline"}
+
+
+def graph_id(name: str) -> str:
+    """The langgraph.json graph id of a pipeline."""
+    return _GRAPH_IDS.get(name, name)
+
+
 def initial_state(name: str, query: str, mode: str) -> dict[str, Any]:
     """A new run's input (a ResearchInput): the same for every pipeline."""
     return dict(research_input(query, mode))

@@ -29,7 +29,12 @@ from research_studio.pipelines.registry import (
 )
 from research_studio.run.persistence import check_checkpoints
 from research_studio.run.runs import RunFolder, RunRecord, check_query, new_run_id
-from research_studio.services.resolution import ModelChoice, choose_model, choose_search
+from research_studio.services.resolution import (
+    ModelChoice,
+    choose_model,
+    choose_search,
+    server_choices,
+)
 from research_studio.sources.docindex import DocumentIndex, IndexReport
 from research_studio.sources.search import SearchChoice
 
@@ -110,6 +115,8 @@ def check_run(
 
 def resolve_choices(config: Configuration) -> tuple[Configuration, ModelChoice, SearchChoice]:
     """resolution.resolve, with a model or search mistake attributed to its field."""
+    if config.langgraph_server:
+        return (config, *server_choices(config))
     with blame("model"):
         model = choose_model(config)
         split_spec(model.model)  # an unknown provider fails here, not after the folder exists

@@ -25,6 +25,7 @@ from research_studio.pipelines.kit.plan_review import REVIEW_NODE, parse_reply
 from research_studio.pipelines.kit.report import result_document
 from research_studio.pipelines.registry import compile_pipeline
 from research_studio.pipelines.standard.review import standard_plan_text
+from research_studio.run.delegation import Paused, drive_on_server
 from research_studio.run.persistence import open_persistence
 from research_studio.run.runs import PAGES_FILE, RunFolder, RunOwner, RunStatus
 from research_studio.services.clients import open_services
@@ -242,7 +243,10 @@ async def execute(
     )
     with stopping as received:
         try:
-            state = await _drive(folder, config, thread, initial, ask, record, answer, review)
+            if config.langgraph_server:
+                state = await _drive_on_server(folder, config, initial, ask, record, answer)
+            else:
+                state = await _drive(folder, config, thread, initial, ask, record, answer, review)
         except (KeyboardInterrupt, asyncio.CancelledError):
             stopped = f"stopped by {signal.Signals(received[0]).name}" if received else None
             await _save(folder, status="interrupted", error=stopped)
@@ -355,6 +359,27 @@ async def _drive(
         sources = state.get("sources", [])
         await services.archive.export(sources, [s["sid"] for s in sources], folder.path)
     return state
+
+
+async def _drive_on_server(
+    folder: RunFolder,
+    config: Configuration,
+    initial: dict[str, Any] | None,
+    ask: AskFn,
+    record: RecordFn,
+    answer: str | None,
+) -> dict[str, Any] | Outcome:
+    """The run on the configured LangGraph server; a clarification it waits for pauses it here."""
+    ended = await drive_on_server(folder, config, initial, ask, record, answer)
+    if isinstance(ended, Paused):
+        await _save(
+            folder,
+            status="awaiting_clarification",
+            pending_question=ended.question,
+            pending_options=ended.options,
+        )
+        return Outcome("awaiting_clarification", ended.values, ended.question, ended.options)
+    return ended
 
 
 def interrupt_text(value: Any) -> str:

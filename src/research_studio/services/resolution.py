@@ -104,8 +104,24 @@ def choose_search(
     return choice
 
 
+def server_choices(config: Configuration) -> tuple[ModelChoice, SearchChoice]:
+    """A run handed to a LangGraph server: its model and search are the server's unless named."""
+    server = f"the LangGraph server at {config.langgraph_server}"
+    model = config.model or "(the server's model)"
+    search = choose_search_provider(config)
+    return (
+        ModelChoice(model, config.fast_model or model, f"runs on {server}"),
+        SearchChoice(search.name, f"{search.reason}, searched by {server}"),
+    )
+
+
 def resolve(config: Configuration) -> tuple[Configuration, ModelChoice, SearchChoice]:
-    """The configuration with its model and search filled in, and the choices with their reasons."""
+    """The configuration with its model and search filled in, and the choices with their reasons.
+
+    A run handed to a LangGraph server keeps the configuration as given: the server resolves.
+    """
+    if config.langgraph_server:
+        return (config, *server_choices(config))
     model = choose_model(config)
     search = choose_search(config)
     resolved = config.model_copy(
