@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from research_studio.core.chunking import split_sentences
+from research_studio.grounding.addressing import addresses_reader
 from research_studio.grounding.quotes import fold, page_blocks
 from research_studio.grounding.terms import (
     DIRECTIONS,
@@ -102,6 +103,12 @@ def check_window(statement: str, window: str) -> Verdict:
     reasons += _polarity_reasons(statement, window)
     window_folded = fold(window)[0]
     lost = [name for name in entities(statement) if not _entity_in(name, window_folded)]
+    # A capitalised first word the window lacks is a name ("Honda plans …" for "Toyota …").
+    lost += [
+        name
+        for name in entities(statement, leading=True)
+        if name not in lost and canon(name) in {canon(word) for word in missing}
+    ]
     if lost:
         reasons.append("entity: the source does not name " + ", ".join(f"'{n}'" for n in lost))
     return Verdict(
@@ -146,10 +153,16 @@ def supports(statement: str, quote: str) -> Verdict:
 
 
 def best_support(statement: str, text: str) -> Verdict:
-    """The window of a whole page (sentences of one block) that best supports the statement."""
+    """The window of a whole page (sentences of one block) that best supports the statement;
+    a sentence that addresses the reader or an AI is never support."""
     return _best(
         statement,
-        (window for _, block in page_blocks(text) for window in windows(split_sentences(block))),
+        (
+            window
+            for _, block in page_blocks(text)
+            for window in windows(split_sentences(block))
+            if not addresses_reader(window)
+        ),
     )
 
 

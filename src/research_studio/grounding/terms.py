@@ -27,11 +27,14 @@ _STOP = word_set("""a an the this that these those it its it's they them their t
     finds found report reports reported suggest suggests suggested indicate indicates indicated
     note notes noted say says said state states stated study studies research researchers
     paper article source sources data evidence one's whether upon among between within without
-    out up down off again further once now s t""")
+    out up down off again further once now s t typically generally usually often mostly largely
+    notably importantly overall however meanwhile moreover additionally furthermore similarly
+    instead specifically particularly together finally first second currently recently today
+    thus therefore hence overall""")
 # Groups whose members say the same thing; each maps to its first member.
 _SYNONYMS = (
-    "increase rise grow raise boost climb gain surge",
-    "decrease fall drop decline reduce lower cut shrink diminish lessen",
+    "increase rise rose risen grow grew grown raise boost climb gain surge",
+    "decrease fall fell fallen drop decline reduce lower cut shrink diminish lessen",
     "large big major substantial considerable significant",
     "small minor little slight modest",
     "use employ utilize utilise apply",
@@ -59,9 +62,9 @@ _SYNONYMS = (
 _OPPOSITES = (
     (
         "increase rise grow raise boost climb gain surge higher more greater larger above exceed "
-        "up accelerate",
+        "accelerate",
         "decrease fall drop decline reduce lower cut shrink diminish lessen less "
-        "fewer smaller below down slow",
+        "fewer smaller below slow",
     ),
     ("before earlier prior", "after later following"),
     ("improve better", "worsen worse deteriorate"),
@@ -210,8 +213,9 @@ _ENTITY = re.compile(r"(?<![\w#+])([A-Z][\w]*(?:[#+]+)?|[a-z]+_[\w]+|\w+[#+]+)")
 _LOWER_WORD = re.compile(r"[a-z]+")
 
 
-def entities(text: str) -> list[str]:
-    """Named entities: capitalised words past the sentence start, acronyms, code names."""
+def entities(text: str, *, leading: bool = False) -> list[str]:
+    """Named entities: capitalised words past the sentence start, acronyms, code names; with
+    `leading`, a capitalised first word that is no function word too ("Honda plans …")."""
     found = []
     sentences = re.split(r"(?<=[.!?:;])\s+", _normal(text).strip())
     for sentence in sentences:
@@ -221,7 +225,7 @@ def entities(text: str) -> list[str]:
             code_like = (
                 "_" in name or name.endswith(("#", "+")) or (name.isupper() and len(name) > 1)
             )
-            if first and not code_like:
+            if first and not code_like and not leading:
                 continue
             if name.lower() in _STOP and not code_like:
                 continue
