@@ -100,7 +100,7 @@ async def verify(statement: str, source: str = "", text: str = "") -> VerifyAnsw
             return answer(statement, source or "text", "", text)
         if not is_web_url(source):
             # A client that a model may drive reads no files of the server's machine.
-            raise FetchError(source, "not an absolute http(s) URL", kind="refused")
+            raise ToolError("source must be an absolute http(s) URL, or give the text itself")
         config = await asyncio.to_thread(lambda: load_configuration().config)
         return await check_statement(statement, source, config)
     except ResearchStudioError as exc:
