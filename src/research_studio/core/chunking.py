@@ -10,7 +10,9 @@ _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[]?[A-
 _ABBREVIATIONS = re.compile(
     r"\b(?:e\.g|i\.e|etc|vs|Dr|Mr|Mrs|Ms|Prof|Sr|Jr|St|No|Fig|al|approx|Inc|Ltd|Co|U\.S)\.$"
 )
-_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+# A block ends at a blank line or where a list item, heading or table row starts: two list
+# items are never one paragraph (nor one quote).
+BLOCK_BREAK = re.compile(r"\n[ \t]*\n\s*|\n(?=[ \t]*(?:[-*+\u2022]\s|\d{1,3}[.)]\s|#|\|))")
 _WHITESPACE = re.compile(r"\s+")
 
 
@@ -38,9 +40,7 @@ def split_sentences(text: str) -> list[str]:
 def split_paragraphs(text: str) -> list[str]:
     """Non-empty paragraphs, each with its inner whitespace collapsed."""
     return [
-        _WHITESPACE.sub(" ", block).strip()
-        for block in _PARAGRAPH_BREAK.split(text)
-        if block.strip()
+        _WHITESPACE.sub(" ", block).strip() for block in BLOCK_BREAK.split(text) if block.strip()
     ]
 
 

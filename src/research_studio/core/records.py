@@ -71,6 +71,10 @@ class StatementRecord(TypedDict):
     quotes: list[QuoteRef]
     indicator: str
     kind: str  # "cited" (a writer's statement), "passage" (verbatim page text), "connective"
+    # The support check's decision ("supported", "replaced by its cited quote") and its reasons
+    # (citations removed, why the writer's sentence was replaced).
+    check: NotRequired[str]
+    reasons: NotRequired[list[str]]
 
 
 class ErrorRecord(TypedDict):

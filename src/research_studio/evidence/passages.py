@@ -8,7 +8,7 @@ from research_studio.core.config import Configuration
 from research_studio.core.languages import report_language
 from research_studio.core.records import EvidenceRecord, SourceRecord, StatementRecord
 from research_studio.evidence.passage_notes import localized_notes
-from research_studio.grounding.quotes import instructs_reader, urls_in
+from research_studio.grounding.addressing import addresses_reader, printable
 from research_studio.grounding.statements import GroundedReport, GroundedSection, Tally, passage
 from research_studio.services.extraction import extract_sentences
 from research_studio.sources.archive import PageArchive
@@ -33,17 +33,16 @@ def passage_note(reason: str, config: Configuration, question: str) -> str:
 
 
 def is_safe_passage(text: str, allowed_urls: Sequence[str] = ()) -> bool:
-    """Page text that neither instructs the reader nor names addresses other than the sources'."""
-    allowed = " ".join(allowed_urls).lower()
-    return not instructs_reader(text) and all(url.lower() in allowed for url in urls_in(text))
+    """Page text no sentence of which addresses the reader or an AI (`addressing.printable`)."""
+    return printable(text, allowed_urls)
 
 
 def usable_evidence(evidence: Sequence[EvidenceRecord]) -> list[EvidenceRecord]:
-    """Evidence that does not instruct its reader (page text is data, never instructions)."""
+    """Evidence that does not address its reader (page text is data, never instructions)."""
     return [
         item
         for item in evidence
-        if not instructs_reader(item["text"]) and not instructs_reader(item["quote"])
+        if not addresses_reader(item["text"]) and not addresses_reader(item["quote"])
     ]
 
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from research_studio.core.config import Configuration, ReportStructure, load_configuration
 from research_studio.core.errors import FetchError, ResearchStudioError
 from research_studio.core.urls import is_web_url
+from research_studio.faces import mcp_verify
 from research_studio.pipelines.registry import PipelineName, graph_builder, initial_state
 from research_studio.run.audit import AuditReport, audit_run
 from research_studio.run.launch import new_folder
@@ -218,6 +219,7 @@ def build_server() -> MCPServer:
     )
     for tool in (research, search, fetch, audit):
         server.tool()(tool)
+    server.tool()(mcp_verify.verify)
     return server
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Iterable, Mapping
+
+from research_studio.core.chunking import BLOCK_BREAK
 
 _QUOTES = str.maketrans(
     {
@@ -52,63 +53,109 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(normalize_for_match(text).lower())
 
 
-def best_window_jaccard(quote: str, page: str) -> float:
-    """Highest token-set Jaccard between the quote and any same-length window of the page."""
-    quote_tokens = tokens(quote)
-    page_tokens = tokens(page)
-    if not quote_tokens or not page_tokens:
-        return 0.0
-    size = len(quote_tokens)
-    wanted = set(quote_tokens)
-    if len(page_tokens) <= size:
-        window = set(page_tokens)
-        return len(wanted & window) / len(wanted | window)
-    best = 0.0
-    counts = Counter(page_tokens[:size])
-    for start in range(len(page_tokens) - size + 1):
-        if start:
-            leaving, entering = page_tokens[start - 1], page_tokens[start + size - 1]
-            counts[leaving] -= 1
-            if not counts[leaving]:
-                del counts[leaving]
-            counts[entering] += 1
-        if page_tokens[start] not in wanted:
+# Characters that carry no letters of their own: soft hyphens, zero-width marks, emphasis.
+_INVISIBLE = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff*`")
+_ESCAPABLE = frozenset("\\`*_{}[]()#+-.!|<>~")
+_ELLIPSIS = re.compile(r"\s*(?:\[\s*\.\.\.\s*\]|\(\s*\.\.\.\s*\)|\.\.\.)\s*")
+MIN_QUOTE_TOKENS = 3
+
+
+def fold(text: str) -> tuple[str, list[int]]:
+    """Text folded for matching (case, typography, whitespace, emphasis, Markdown escapes),
+    with the index in `text` of every folded character."""
+    chars: list[str] = []
+    where: list[int] = []
+    for index, char in enumerate(text):
+        if char in _INVISIBLE:
             continue
-        window_size = len(counts)
-        overlap = sum(1 for token in wanted if token in counts)
-        score = overlap / (len(wanted) + window_size - overlap)
-        if score > best:
-            best = score
-            if best == 1.0:
+        if char == "\\" and text[index + 1 : index + 2] in _ESCAPABLE:
+            continue
+        folded = unicodedata.normalize("NFKC", char).translate(_QUOTES).lower()
+        for piece in folded:
+            if piece.isspace():
+                if not chars or chars[-1] == " ":
+                    continue
+                piece = " "
+            chars.append(piece)
+            where.append(index)
+    while chars and chars[-1] == " ":
+        chars.pop()
+        where.pop()
+    return "".join(chars), where
+
+
+def page_blocks(text: str) -> list[tuple[int, str]]:
+    """The page's blocks (paragraphs, list items, headings, table rows) with their offsets."""
+    blocks: list[tuple[int, str]] = []
+    start = 0
+    for match in BLOCK_BREAK.finditer(text):
+        if text[start : match.start()].strip():
+            blocks.append((start, text[start : match.start()]))
+        start = match.end()
+    if text[start:].strip():
+        blocks.append((start, text[start:]))
+    return blocks
+
+
+def _quote_parts(quote: str) -> list[str]:
+    folded, _ = fold(quote)
+    folded = folded.strip(" \"'")
+    return [part.strip(" \"'") for part in _ELLIPSIS.split(folded) if part.strip(" \"'.,;:")]
+
+
+def _at_word_edges(folded: str, start: int, end: int) -> bool:
+    before = folded[start - 1] if start else " "
+    after = folded[end] if end < len(folded) else " "
+    return not (before.isalnum() and folded[start].isalnum()) and not (
+        after.isalnum() and folded[end - 1].isalnum()
+    )
+
+
+def _find_whole(folded: str, part: str, start: int) -> int:
+    position = folded.find(part, start)
+    while position >= 0 and not _at_word_edges(folded, position, position + len(part)):
+        position = folded.find(part, position + 1)
+    return position
+
+
+def locate_quote(quote: str, text: str) -> list[tuple[int, int]] | None:
+    """Where the quote is in the text: one contiguous span per ellipsis-separated part, in
+    order and inside one page block, as (start, end) offsets of `text`; None when it is not."""
+    parts = _quote_parts(quote)
+    if not parts or sum(len(tokens(part)) for part in parts) < MIN_QUOTE_TOKENS:
+        return None
+    for offset, block in page_blocks(text):
+        folded, where = fold(block)
+        spans: list[tuple[int, int]] = []
+        cursor = 0
+        for part in parts:
+            position = _find_whole(folded, part, cursor)
+            if position < 0:
                 break
-    return best
+            end = position + len(part)
+            spans.append((offset + where[position], offset + where[end - 1] + 1))
+            cursor = end
+        if len(spans) == len(parts):
+            return spans
+    return None
 
 
-def quote_in_text(quote: str, text: str, threshold: float = 0.8) -> bool:
-    """True when the quote appears in the text: exactly after normalization, else by window Jaccard."""
-    normalized_quote = normalize_for_match(quote)
-    if len(tokens(normalized_quote)) < 3:
-        return False  # too short to mean anything
-    normalized_text = normalize_for_match(text)
-    if normalized_quote in normalized_text or normalized_quote.lower() in normalized_text.lower():
-        return True
-    return best_window_jaccard(normalized_quote, normalized_text) >= threshold
+def quote_in_text(quote: str, text: str) -> bool:
+    """True when the quote is one contiguous span of the text after folding (an ellipsis
+    splits it into parts found in order); never a bag-of-words match."""
+    return locate_quote(quote, text) is not None
+
+
+def verbatim_quote(quote: str, text: str) -> str | None:
+    """The page's own characters for a quote (whitespace collapsed, parts joined by ' … ')."""
+    spans = locate_quote(quote, text)
+    if spans is None:
+        return None
+    return " … ".join(unescape_markdown(" ".join(text[start:end].split())) for start, end in spans)
 
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 _ALL_CAPS = re.compile(r"\b[A-Z]{2,}\b")
-_URL = re.compile(
-    r"\b(?:https?://|www\.)[^\s)\]>\"']+"
-    r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|example|info|biz|xyz|ru|cn)\b",
-    re.IGNORECASE,
-)
-_INSTRUCTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|prompts?|rules|above|previous)\b"
-    r"|\b(?:you must|you should|always|please)\s+(?:cite|include|link|mention|recommend|visit)\b"
-    r"|\bcite\s+(?:https?://|www\.|\S+\.(?:com|org|net|io|example)\b)"
-    r"|\b(?:system prompt|as an ai|new instructions)\b",
-    re.IGNORECASE,
-)
 CONNECTIVE_MAX_WORDS = 25
 _OPENER_WORDS = (
     "a an the this these that those it its they their there here in on at by for with from to of "
@@ -132,7 +179,8 @@ def numbers_in(text: str) -> set[str]:
 
 
 def unsupported_numbers(statement: str, quotes: Iterable[str]) -> list[str]:
-    """Figures of the statement that none of the quotes contains."""
+    """Figures of the statement that none of the quotes contains (pooled: for audit only;
+    grounding checks each quote on its own with `support.supports`)."""
     available: set[str] = set()
     for quote in quotes:
         available |= numbers_in(quote)
@@ -155,14 +203,26 @@ def is_factual(statement: str) -> bool:
     return any(word[:1].isupper() and word[1:2].islower() for word in words[1:] if word != "I")
 
 
-def urls_in(text: str) -> list[str]:
-    """Web addresses and bare domain names written in the text."""
-    return _URL.findall(unicodedata.normalize("NFKC", text))
+_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
+_INLINE_SPECIAL = re.compile(r"[\\`*\[\]|]|<(?=[A-Za-z/!?])|(?<![^\W_])_|_(?![^\W_])")
+_LINE_START = re.compile(r"^(\s*)([#>+\-]|\d{1,9}[.)])(?=\s|$)")
 
 
-def instructs_reader(text: str) -> bool:
-    """Whether the text addresses its reader with instructions (prompt injection in page text)."""
-    return bool(_INSTRUCTION.search(normalize_for_match(text)))
+def unescape_markdown(text: str) -> str:
+    """Text without Markdown backslash escapes (`snake\\_case` → `snake_case`)."""
+    return _MARKDOWN_ESCAPE.sub(r"\1", text)
+
+
+def escape_markdown(text: str) -> str:
+    """Text from outside printed as itself in Markdown: emphasis, code, links, HTML and table
+    syntax neutralised with backslashes; intra-word underscores, "C#" and "<30" stay as they are."""
+    escaped = _INLINE_SPECIAL.sub(lambda match: "\\" + match.group(0), text)
+    return _LINE_START.sub(lambda match: match.group(1) + "\\" + match.group(2), escaped)
+
+
+def markdown_line(text: str) -> str:
+    """Text from outside as one escaped Markdown line (a title, a heading)."""
+    return escape_markdown(" ".join(text.split()))
 
 
 def strip_sources_section(report: str) -> str:
@@ -212,7 +272,7 @@ def render_sources_section(
     lines = [f"## {heading}", ""]
     for sid in cited:
         title, url = sources[sid]
-        lines.append(f"- [{sid}] {title or url} — {url}")
+        lines.append(f"- [{sid}] {markdown_line(title or url)} — {markdown_line(url)}")
     return "\n".join(lines)
 
 

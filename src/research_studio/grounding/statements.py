@@ -12,14 +12,16 @@ from pydantic import BaseModel, Field
 from research_studio.core.config import ReportStructure
 from research_studio.core.languages import heading as localized
 from research_studio.core.records import QuoteRef, SourceRecord, StatementRecord
+from research_studio.grounding.addressing import printable
 from research_studio.grounding.quotes import (
-    instructs_reader,
+    escape_markdown,
     is_factual,
+    markdown_line,
     normalize_for_match,
     render_sources_section,
-    unsupported_numbers,
-    urls_in,
+    unescape_markdown,
 )
+from research_studio.grounding.support import Verdict, supports
 
 CONCISE_PARAGRAPHS = 2
 # Markers a writer may type although code renders them: [S2], [E3, E4], (C1), [1].
@@ -83,14 +85,28 @@ class GroundedSection:
         return [record for paragraph in self.paragraphs for record in paragraph] + self.bullets
 
 
+# A writer's sentence that fails is replaced by its cited quote only when the quote is about
+# the same thing (shares this share of the sentence's content words); else it is dropped.
+PASSAGE_MIN_COVERAGE = 0.3
+
+
 @dataclass
 class Tally:
-    """What grounding dropped, and why."""
+    """What grounding dropped or replaced, and why (each decision kept for result.json)."""
 
     unsupported: int = 0
     numbers_unsupported: int = 0
     injections: int = 0
+    replaced: int = 0
+    citations_removed: int = 0
     notes: list[str] = field(default_factory=list)
+    decisions: list[dict[str, object]] = field(default_factory=list)
+    passages: set[str] = field(default_factory=set)
+
+    def decide(self, text: str, section: str, decision: str, reasons: Sequence[str]) -> None:
+        self.decisions.append(
+            {"section": section, "text": text, "decision": decision, "reasons": list(reasons)}
+        )
 
 
 def clean_text(text: str) -> str:
@@ -112,38 +128,104 @@ def ground_statement(
     tally: Tally,
     allowed_urls: Iterable[str] = (),
 ) -> StatementRecord | None:
-    """The checked statement, or None (counted in the tally) when it may not be printed."""
+    """The checked statement, its cited quote in its place, or None (recorded in the tally).
+
+    Each citation must support the statement on its own (`support.supports`); a citation that
+    does not is removed. A statement left without one is never printed as written.
+    """
     text = clean_text(statement.text)
     if not text:
         return None
-    allowed = " ".join(allowed_urls).lower()
-    if instructs_reader(text) or any(url.lower() not in allowed for url in urls_in(text)):
+    if not printable(text, allowed_urls):
         tally.injections += 1
+        tally.decide(text, section, "dropped", ["addresses the reader or an AI"])
         return None
     ids = [identifier for identifier in dict.fromkeys(statement.ids) if identifier in support]
     if not ids:
         # Ids that name nothing are a claim of support that does not exist: never a connective.
         if statement.ids or is_factual(text):
             tally.unsupported += 1
+            why = "cites ids that name no evidence" if statement.ids else "a fact without ids"
+            tally.decide(text, section, "dropped", [why])
             return None
         return StatementRecord(
             section=section, text=text, ids=[], sids=[], quotes=[], indicator="", kind="connective"
         )
-    sids = list(dict.fromkeys(sid for identifier in ids for sid in support[identifier].sids))
-    quotes = [quote for identifier in ids for quote in support[identifier].quotes]
-    if unsupported_numbers(text, (quote["quote"] for quote in quotes)):
-        tally.numbers_unsupported += 1
-        return None
-    indicators = [support[identifier].indicator for identifier in ids]
+    kept: list[str] = []
+    sids: list[str] = []
+    quotes: list[QuoteRef] = []
+    removed: list[str] = []
+    failed: list[tuple[QuoteRef, Verdict]] = []
+    for identifier in ids:
+        item = support[identifier]
+        for sid in item.sids:
+            checked = [
+                (ref, supports(text, ref["quote"])) for ref in item.quotes if ref["sid"] == sid
+            ]
+            good = [ref for ref, verdict in checked if verdict.ok]
+            if good:
+                kept += [identifier] if identifier not in kept else []
+                sids += [sid] if sid not in sids else []
+                quotes += [ref for ref in good if ref not in quotes]
+                continue
+            failed += checked
+            reason = _best_reason([verdict for _, verdict in checked])
+            removed.append(f"citation {identifier} ({sid}) removed: {reason}")
+    tally.citations_removed += len(removed) if sids else 0
+    if not sids:
+        return _replace_by_quote(text, section, failed, tally, allowed_urls)
+    indicators = [_indicator(support[identifier], sids) for identifier in kept]
     return StatementRecord(
         section=section,
         text=text,
-        ids=ids,
+        ids=kept,
         sids=sids,
         quotes=quotes,
         indicator=_weakest(indicators),
         kind="cited",
+        check="supported",
+        reasons=removed,
     )
+
+
+def _best_reason(verdicts: Sequence[Verdict]) -> str:
+    best = max(verdicts, key=lambda verdict: verdict.coverage, default=None)
+    return best.reason() if best else "no verified quote"
+
+
+def _indicator(item: Support, kept_sids: Sequence[str]) -> str:
+    """The id's indicator; ✓✓ only while two of its sources still support the statement."""
+    if item.indicator == "✓✓" and len(set(item.sids) & set(kept_sids)) < 2:
+        return "✓"
+    return item.indicator
+
+
+def _replace_by_quote(
+    text: str,
+    section: str,
+    failed: Sequence[tuple[QuoteRef, Verdict]],
+    tally: Tally,
+    allowed_urls: Iterable[str],
+) -> StatementRecord | None:
+    """The cited quote most about the statement, verbatim, in place of the statement; or None."""
+    if any(reason.startswith("figure") for _, verdict in failed for reason in verdict.reasons):
+        tally.numbers_unsupported += 1
+    reasons = [_best_reason([verdict for _, verdict in failed])]
+    allowed = list(allowed_urls)
+    for ref, verdict in sorted(failed, key=lambda pair: -pair[1].coverage):
+        key = " ".join(ref["quote"].lower().split())
+        if verdict.coverage < PASSAGE_MIN_COVERAGE or key in tally.passages:
+            continue
+        if not printable(ref["quote"], allowed):
+            continue
+        tally.replaced += 1
+        tally.passages.add(key)
+        tally.decide(text, section, "replaced by its cited quote", reasons)
+        record = passage(section, ref["sid"], ref["quote"])
+        return StatementRecord(**record, check="replaced by its cited quote", reasons=reasons)
+    tally.unsupported += 1
+    tally.decide(text, section, "dropped", reasons)
+    return None
 
 
 def _weakest(indicators: Sequence[str]) -> str:
@@ -191,7 +273,7 @@ def passage(section: str, sid: str, quote: str) -> StatementRecord:
 
 def rendered(record: StatementRecord, *, with_indicator: bool = False) -> str:
     """The statement as printed: its text, then its citations before the final punctuation."""
-    text = record["text"]
+    text = escape_markdown(record["text"])
     if not record["sids"]:
         return text
     end = _END.search(text)
@@ -215,7 +297,7 @@ def render_body(
 
     Headings code names (Summary, Conclusion, About this report …) are rendered in `language`.
     """
-    parts = [f"# {title.strip()}"]
+    parts = [f"# {markdown_line(title)}"]
     if summary:
         text = " ".join(rendered(record) for record in summary)
         summary_heading = localized(summary_heading, language)
@@ -248,7 +330,7 @@ def render_body(
         blocks = [block for block in blocks if block.strip()]
         if blocks or section.intro:
             intro = [section.intro] if section.intro else []
-            name = localized(section.heading, language)
+            name = markdown_line(localized(section.heading, language))
             parts.append(f"## {name}\n\n" + "\n\n".join([*intro, *blocks]))
     if conclusion:
         text = " ".join(rendered(record) for record in conclusion)
@@ -311,6 +393,9 @@ def grounding_figures(records: Sequence[StatementRecord], tally: Tally) -> dict[
         "statements_dropped_unsupported": tally.unsupported,
         "numbers_unsupported": tally.numbers_unsupported,
         "instructions_dropped": tally.injections,
+        "statements_replaced_by_quote": tally.replaced,
+        "citations_removed": tally.citations_removed,
+        "decisions": list(tally.decisions),
     }
 
 
@@ -326,7 +411,7 @@ def cited_segments(body: str) -> list[tuple[str, list[str]]]:
 
 def statement_key(text: str) -> str:
     """How a statement's words compare between its record and the printed report."""
-    return _END.sub("", normalize_for_match(_LEAD.sub("", text)).lower()).strip()
+    return _END.sub("", normalize_for_match(_LEAD.sub("", unescape_markdown(text))).lower()).strip()
 
 
 def statement_finder(

@@ -7,31 +7,43 @@ from dataclasses import dataclass
 from statistics import mean
 
 from research_studio.core.records import ClaimRecord, EvidenceRecord
-from research_studio.grounding.quotes import (
-    best_window_jaccard,
-    instructs_reader,
-    normalize_for_match,
-    tokens,
-    unsupported_numbers,
-    urls_in,
-)
+from research_studio.grounding.addressing import printable
+from research_studio.grounding.quotes import fold, quote_in_text, tokens
+from research_studio.grounding.support import supporting
+from research_studio.grounding.terms import content_words
 
 SPAN_MATCH_THRESHOLD = 0.6
 CROSS_VALIDATION_SOURCES = 2
+# A span of substance carries at least this many of the claim's key terms (not "of the").
+MIN_SPAN_TERMS = 2
 
 
 def span_match(span: str, evidence_text: str) -> float:
-    """1.0 when the span is in the evidence (after normalization), else its best window overlap."""
-    if len(tokens(span)) < 2:
+    """1.0 when the span is one contiguous span of the evidence (after folding), else the share
+    of its words in the longest run of them that the evidence has contiguously."""
+    wanted = tokens(span)
+    if len(wanted) < 2:
         return 0.0
-    if normalize_for_match(span).lower() in normalize_for_match(evidence_text).lower():
+    if quote_in_text(span, evidence_text):
         return 1.0
-    return round(best_window_jaccard(span, evidence_text), 3)
+    page = f" {' '.join(tokens(fold(evidence_text)[0]))} "
+    longest = 0
+    for start in range(len(wanted)):
+        for end in range(len(wanted), start + longest, -1):
+            if f" {' '.join(wanted[start:end])} " in page:
+                longest = end - start
+                break
+    return round(longest / len(wanted), 3)
 
 
 def span_found(score: float) -> bool:
     """Whether a span match score counts as found."""
     return score >= SPAN_MATCH_THRESHOLD
+
+
+def substantive(span: str) -> bool:
+    """Whether a span carries key terms, not only function words ("of the")."""
+    return len(set(content_words(span))) >= MIN_SPAN_TERMS
 
 
 def claim_confidence(span_score: float, mean_credibility: float, cross_validated: bool) -> float:
@@ -46,19 +58,6 @@ def indicator(confidence: float, cross_validated: bool) -> str:
     if confidence >= 0.6:
         return "✓"
     return "⚠"
-
-
-def source_matches(
-    span: str, claim: str, quotes_by_sid: Mapping[str, Sequence[str]]
-) -> dict[str, float]:
-    """Per source, how well its verified quotes match the claim (its model span, or its own words)."""
-    scores: dict[str, float] = {}
-    for sid, quotes in quotes_by_sid.items():
-        scores[sid] = max(
-            (max(span_match(span, quote), span_match(claim, quote)) for quote in quotes),
-            default=0.0,
-        )
-    return scores
 
 
 def anchor_match(span: str, quotes_by_sid: Mapping[str, Sequence[str]]) -> tuple[str, float]:
@@ -77,18 +76,18 @@ def verifying_sources(
 ) -> tuple[list[str], float]:
     """The sources that verify a claim (the span's source first) and the span's score.
 
-    No source verifies it unless the model's span is found in a verified quote; other sources
-    count when their own verified quotes match the span or the claim.
+    No source verifies it unless the model's span, a span of substance, is found in a verified
+    quote of a source whose quote on its own supports the claim (`support.supports`: terms,
+    figures, polarity, entities). Other sources count only when one of their own verified quotes
+    supports the claim on its own: figures and polarity are checked per source, never pooled.
     """
     anchor, score = anchor_match(span, quotes_by_sid)
-    if not span_found(score):
+    if not span_found(score) or not substantive(span):
         return [], score
-    others = [
-        sid
-        for sid, match in source_matches(span, claim, quotes_by_sid).items()
-        if sid != anchor and span_found(match)
-    ]
-    return [anchor, *others], score
+    agreeing = [sid for sid, quotes in quotes_by_sid.items() if supporting(claim, quotes)]
+    if anchor not in agreeing:
+        return [], score
+    return [anchor, *(sid for sid in agreeing if sid != anchor)], score
 
 
 @dataclass(frozen=True)
@@ -108,8 +107,8 @@ def judge_claim(
     """One claim judged by code: the offered evidence, its verified quotes, the model's span.
 
     Only quote-verified evidence may support a claim; the span must be found in a verified
-    quote; a claim is cross-validated only by two distinct verifying sources, and every figure
-    it states must appear in their quotes.
+    quote that supports the claim; a claim is cross-validated only by two distinct sources whose
+    quotes each support it on their own.
     """
     by_eid = {item["eid"]: item for item in evidence if item["quote_verified"]}
     confirmed = [eid for eid in dict.fromkeys(eids) if eid in by_eid]
@@ -117,13 +116,7 @@ def judge_claim(
     for eid in confirmed:
         quotes_by_sid.setdefault(by_eid[eid]["sid"], []).append(by_eid[eid]["quote"])
     sids, score = verifying_sources(span, text, quotes_by_sid) if span else ([], 0.0)
-    quotes = [quote for sid in sids for quote in quotes_by_sid[sid]]
-    verified = (
-        bool(sids)
-        and not unsupported_numbers(text, quotes)
-        and not instructs_reader(text)
-        and not urls_in(text)
-    )
+    verified = bool(sids) and printable(text)
     if not verified:
         sids = list(quotes_by_sid)
     return Judgement(

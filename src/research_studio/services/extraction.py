@@ -19,7 +19,7 @@ from research_studio.core.prompt_blocks import (
 )
 from research_studio.core.queries import STOP_WORDS
 from research_studio.core.records import FindingRecord
-from research_studio.grounding.quotes import quote_in_text, tokens
+from research_studio.grounding.quotes import tokens, verbatim_quote
 from research_studio.llm.structured import ModelCaller
 
 PAGE_TEXT_LABEL = "Page text:"
@@ -141,12 +141,13 @@ async def extract_findings(
             continue
         per_page[fact.page] += 1
         page = pages[fact.page - 1]
+        verbatim = verbatim_quote(fact.quote, page.text)  # the page's own characters
         findings.append(
             FindingRecord(
                 url=page.url,
                 text=fact.fact.strip(),
-                quote=fact.quote.strip(),
-                quote_verified=quote_in_text(fact.quote, page.text, config.quote_match_threshold),
+                quote=verbatim or fact.quote.strip(),
+                quote_verified=verbatim is not None,
                 question=fact.question.strip(),
             )
         )
@@ -216,14 +217,15 @@ def extract_sentences(
         if scores[index] <= 0:
             continue
         sentence = candidates[index]
+        verbatim = verbatim_quote(sentence, text)
         sentence_terms = set(tokens(sentence))
         question = max(questions, key=lambda q: len(sentence_terms & set(tokens(q))), default="")
         findings.append(
             FindingRecord(
                 url=url,
                 text=sentence,
-                quote=sentence,
-                quote_verified=quote_in_text(sentence, text, config.quote_match_threshold),
+                quote=verbatim or sentence,
+                quote_verified=verbatim is not None,
                 question=question,
             )
         )

@@ -7,7 +7,17 @@ from typing import Annotated
 import typer
 
 from research_studio import __version__
-from research_studio.faces.cli import ask, audit, bench, documents, mcp, remote, research, tools
+from research_studio.faces.cli import (
+    ask,
+    audit,
+    bench,
+    documents,
+    mcp,
+    remote,
+    research,
+    tools,
+    verify,
+)
 from research_studio.faces.cli import eval as evaluation
 from research_studio.faces.cli import export as exporting
 from research_studio.faces.cli import serve as serving
@@ -24,6 +34,7 @@ app.command()(research.resume)
 app.command()(research.runs)
 app.command()(ask.ask)
 app.command()(audit.audit)
+app.command()(verify.verify)
 app.command()(exporting.export)
 app.command()(documents.index)
 app.command()(bench.bench)

@@ -49,15 +49,32 @@ def test_passages_are_15_to_60_words_within_one_paragraph_without_markup() -> No
     assert any("the NOAA site that adds up weekly excess warmth" in p for p in passages)
 
 
-def test_verification_passes_verbatim_and_near_verbatim_quotes_and_fails_the_rest() -> None:
-    text = " ".join(split_passages(PAGE))
-    exact = verify_snippet(snippet(split_passages(PAGE)[0].upper()), text, 0.8)
+def test_verification_passes_contiguous_quotes_in_the_pages_characters_and_fails_the_rest() -> None:
+    text = "\n\n".join(split_passages(PAGE))
+    first = split_passages(PAGE)[0]
+    exact = verify_snippet(snippet(first.upper()), text)
     assert (exact["status"], exact["match"], exact["score"]) == ("PASS", "exact", 1.0)
-    near = split_passages(PAGE)[0].replace("expelled", "ejected")
-    fuzzy = verify_snippet(snippet(near), text, 0.8)
-    assert fuzzy["status"] == "PASS" and fuzzy["match"] == "jaccard" and 0.8 <= fuzzy["score"] < 1
-    assert verify_snippet(snippet(FABRICATED), text, 0.8)["status"] == "FAIL"
-    assert verify_snippet(snippet(near), None, 0.8)["match"] == "no such source"
+    assert exact["quote"] == first  # what is printed is the page's own characters
+    # One word changed (a near-verbatim quote) is not on the page: no bag-of-words match.
+    near = first.replace("expelled", "ejected")
+    assert verify_snippet(snippet(near), text)["status"] == "FAIL"
+    flipped = first.replace("are expelled", "are not expelled")
+    assert verify_snippet(snippet(flipped), text)["status"] == "FAIL"
+    assert verify_snippet(snippet(FABRICATED), text)["status"] == "FAIL"
+    assert verify_snippet(snippet(near), None)["match"] == "no such source"
+
+
+def test_passages_keep_the_pages_characters_and_never_join_list_items() -> None:
+    page = (
+        "Keep chillers below <30 °C when the C# service and the snake\\_case job run, and set "
+        "`vacuum_cost_limit` to 2000 so that autovacuum keeps pace with busy write traffic.\n\n"
+        "- The first list item says that roofs cool the street by day and by night alike.\n"
+        "- The second list item says that trees shade the pavement through the whole summer."
+    )
+    passages = split_passages(page)
+    assert "<30 °C" in passages[0] and "C#" in passages[0] and "snake_case" in passages[0]
+    assert "vacuum_cost_limit" in passages[0]
+    assert not any("first list item" in p and "second list item" in p for p in passages)
 
 
 @pytest.mark.e2e

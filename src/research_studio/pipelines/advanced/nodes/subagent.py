@@ -14,7 +14,7 @@ from research_studio.core.records import DeadEnd, FindingRecord, PageRecord
 from research_studio.core.urls import normalize_url
 from research_studio.evidence.gathering import Gathered, GatherRequest, PageText, read_pages
 from research_studio.grounding.credibility import domain_trust
-from research_studio.grounding.quotes import quote_in_text
+from research_studio.grounding.quotes import verbatim_quote
 from research_studio.llm.structured import ModelCaller
 from research_studio.pipelines.advanced.nodes.planner import name_anchor
 from research_studio.pipelines.advanced.prompts import (
@@ -183,14 +183,13 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
             used = set()
             for page, text, quote in items:
                 used.add(page.result.url)
+                verbatim = verbatim_quote(quote, page.text)  # the page's own characters
                 evidence.append(
                     FindingRecord(
                         url=normalize_url(page.result.url),
                         text=text,
-                        quote=quote,
-                        quote_verified=quote_in_text(
-                            quote, page.text, config.quote_match_threshold
-                        ),
+                        quote=verbatim or quote,
+                        quote_verified=verbatim is not None,
                         # Advanced evidence is grouped by the outline section it serves.
                         question=assignment["section"],
                     )

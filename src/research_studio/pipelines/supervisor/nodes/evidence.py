@@ -1,7 +1,8 @@
 """The deterministic tail's first half: candidate passages from stored sources, checked by code.
 
-No model is called here: extraction cuts sources into passages, verification looks for each
-candidate in its source (exact after normalization, else token Jaccard over a window).
+No model is called here: extraction cuts sources into passages of their own characters,
+verification looks for each candidate in its source as one contiguous span after folding
+(`grounding.quotes.locate_quote`) and keeps the source's characters for what it prints.
 """
 
 from __future__ import annotations
@@ -13,10 +14,15 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from research_studio.core.chunking import split_paragraphs, split_sentences
+from research_studio.core.chunking import split_sentences
 from research_studio.core.config import Configuration
 from research_studio.core.urls import normalize_url
-from research_studio.grounding.quotes import best_window_jaccard, normalize_for_match, tokens
+from research_studio.grounding.quotes import (
+    page_blocks,
+    tokens,
+    unescape_markdown,
+    verbatim_quote,
+)
 from research_studio.pipelines.kit.node_kit import emitter
 from research_studio.pipelines.supervisor.nodes.intake import store_scope
 from research_studio.pipelines.supervisor.state import (
@@ -29,25 +35,27 @@ from research_studio.services.extraction import query_terms
 
 MIN_WORDS, MAX_WORDS = 15, 60
 MAX_PASSAGES_PER_SOURCE = 40
-_HTML_TAG = re.compile(r"<[^>]{1,200}>")
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _BARE_URL = re.compile(r"https?://\S+")
 
 
 def sanitize(text: str) -> str:
-    """Page text without leftover markup (tags, Markdown links, bare URLs), spaces collapsed."""
+    """Page text without leftover markup (tags, Markdown links and escapes, bare URLs), its
+    own characters otherwise ("C#", "snake_case", "<30 °C" stay), spaces collapsed per line."""
     text = _HTML_TAG.sub(" ", text)
     text = _LINK.sub(r"\1", text)
     text = _BARE_URL.sub(" ", text)
-    return normalize_for_match(text)
+    return "\n".join(" ".join(line.split()) for line in unescape_markdown(text).splitlines())
 
 
 def split_passages(content: str) -> list[str]:
-    """Passages of 15–60 words: consecutive sentences of one paragraph, never across paragraphs."""
+    """Passages of 15–60 words: consecutive sentences of one page block (a paragraph, a list
+    item), never across blocks."""
     passages: list[str] = []
-    for paragraph in split_paragraphs(content):
+    for _, block in page_blocks(sanitize(content)):
         current: list[str] = []
-        for sentence in split_sentences(sanitize(paragraph)):
+        for sentence in split_sentences(block):
             words = len(sentence.split())
             if words > MAX_WORDS:  # a run-on block (a table, a list) is no quotable passage
                 current = []
@@ -128,23 +136,18 @@ async def extract_evidence(state: AgentState, runtime: Runtime[Configuration]) -
     return {"evidence_snippets": snippets}
 
 
-def verify_snippet(
-    snippet: EvidenceSnippet, content: str | None, threshold: float
-) -> EvidenceSnippet:
-    """PASS when the quote is in its source verbatim after normalization, or by window Jaccard."""
+def verify_snippet(snippet: EvidenceSnippet, content: str | None) -> EvidenceSnippet:
+    """PASS when the quote is one contiguous span of its source after folding; the snippet then
+    carries the source's own characters. Never a bag-of-words match."""
     if content is None:
         return EvidenceSnippet(**{**snippet, "status": "FAIL", "match": "no such source"})
-    quote = normalize_for_match(snippet["quote"])
-    if len(tokens(quote)) < 3:
+    if len(tokens(snippet["quote"])) < 3:
         return EvidenceSnippet(**{**snippet, "status": "FAIL", "match": "too short"})
-    page = normalize_for_match(content)
-    if quote in page or quote.lower() in page.lower():
-        return EvidenceSnippet(**{**snippet, "status": "PASS", "match": "exact", "score": 1.0})
-    score = round(best_window_jaccard(quote, page), 3)
-    if score >= threshold:
-        return EvidenceSnippet(**{**snippet, "status": "PASS", "match": "jaccard", "score": score})
+    found = verbatim_quote(snippet["quote"], content)
+    if found is None:
+        return EvidenceSnippet(**{**snippet, "status": "FAIL", "match": "not in source"})
     return EvidenceSnippet(
-        **{**snippet, "status": "FAIL", "match": "not in source", "score": score}
+        **{**snippet, "quote": found, "status": "PASS", "match": "exact", "score": 1.0}
     )
 
 
@@ -154,9 +157,8 @@ async def verify_evidence(state: AgentState, runtime: Runtime[Configuration]) ->
         normalize_url(source["url"]): sanitize(source["content"])
         for source in await stored_sources(state, runtime)
     }
-    threshold = runtime.context.quote_match_threshold
     checked = [
-        verify_snippet(snippet, contents.get(snippet["url"]), threshold)
+        verify_snippet(snippet, contents.get(snippet["url"]))
         for snippet in state.get("evidence_snippets", [])
     ]
     passed = sum(1 for snippet in checked if snippet["status"] == "PASS")

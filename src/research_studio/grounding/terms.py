@@ -1,0 +1,233 @@
+"""The vocabulary of the support check: words, stems, synonyms, figures, polarity, entities."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+
+def words_of(text: str) -> list[str]:
+    """The whitespace-separated words of a vocabulary string."""
+    return text.split()
+
+
+def word_set(text: str) -> frozenset[str]:
+    """A vocabulary string as a set of words."""
+    return frozenset(words_of(text))
+
+
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
+_STOP = word_set("""a an the this that these those it its it's they them their there here he she his her we
+    our you your i me my of in on at by for with from to into onto over under about as and or
+    but nor so yet if then than because since while although though when where which who whom
+    whose what why how is are was were be been being am has have had having do does did done
+    can could may might must shall should will would also very more most less least much many
+    some any each every all both either neither such other another same own only just even
+    still too not no never any per via vs etc eg ie according show shows showed shown find
+    finds found report reports reported suggest suggests suggested indicate indicates indicated
+    note notes noted say says said state states stated study studies research researchers
+    paper article source sources data evidence one's whether upon among between within without
+    out up down off again further once now s t typically generally usually often mostly largely
+    notably importantly overall however meanwhile moreover additionally furthermore similarly
+    instead specifically particularly together finally first second currently recently today
+    thus therefore hence overall""")
+# Groups whose members say the same thing; each maps to its first member.
+_SYNONYMS = (
+    "increase rise rose risen grow grew grown raise boost climb gain surge",
+    "decrease fall fell fallen drop decline reduce lower cut shrink diminish lessen",
+    "large big major substantial considerable significant",
+    "small minor little slight modest",
+    "use employ utilize utilise apply",
+    "cause lead produce drive trigger",
+    "help aid assist",
+    "need require",
+    "make create build",
+    "get obtain receive",
+    "begin start launch",
+    "end finish stop halt",
+    "buy purchase",
+    "fast quick rapid",
+    "people resident person population individual inhabitant",
+    "cost price expense",
+    "approximately about roughly around nearly almost",
+    "city urban municipal",
+    "risk danger hazard",
+    "warm hot",
+    "cool cold",
+    "rate level",
+    "allow permit enable",
+    "ban prohibit forbid",
+)
+# Pairs of opposite directions: a statement on one side and a source on the other disagree.
+_OPPOSITES = (
+    (
+        "increase rise grow raise boost climb gain surge higher more greater larger above exceed "
+        "accelerate",
+        "decrease fall drop decline reduce lower cut shrink diminish lessen less "
+        "fewer smaller below slow",
+    ),
+    ("before earlier prior", "after later following"),
+    ("improve better", "worsen worse deteriorate"),
+    ("maximum most best", "minimum least worst"),
+    ("allow permit enable", "ban prohibit forbid prevent"),
+    ("success succeed", "failure fail"),
+    ("positive benefit", "negative harm"),
+    ("accept approve", "reject deny"),
+    ("include", "exclude"),
+)
+_NEGATORS = word_set("not no never none nobody nothing neither nor without cannot cant lack lacks")
+_NUMBER_WORDS = {
+    word: index
+    for index, word in enumerate(
+        words_of(
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+            "fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+        )
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+     "ninety": 90, "hundred": 100, "thousand": 1000, "dozen": 12, "twice": 2, "double": 2,
+     "triple": 3, "half": 0.5}  # fmt: skip
+_UNITS = {
+    "%": "%", "percent": "%", "per cent": "%", "pct": "%", "percentage points": "pp",
+    "percentage point": "pp", "pp": "pp", "°c": "°c", "° c": "°c", "degrees celsius": "°c",
+    "°f": "°f", "degrees": "°", "°": "°", "x": "x", "×": "x", "times": "x", "fold": "x",
+    "km": "km", "kilometres": "km", "kilometers": "km", "m": "m", "metres": "m", "meters": "m",
+    "cm": "cm", "mm": "mm", "kg": "kg", "g": "g", "tons": "t", "tonnes": "t", "t": "t",
+    "kwh": "kwh", "mwh": "mwh", "gwh": "gwh", "twh": "twh", "kw": "kw", "mw": "mw", "gw": "gw",
+    "ms": "ms", "seconds": "s", "minutes": "min", "hours": "h", "days": "day", "day": "day",
+    "weeks": "week", "months": "month", "years": "year", "year": "year", "million": "million",
+    "billion": "billion", "trillion": "trillion", "thousand": "thousand", "gb": "gb", "mb": "mb",
+    "tb": "tb", "usd": "$", "dollars": "$", "eur": "€", "euros": "€",
+}  # fmt: skip
+_UNIT_PATTERN = "|".join(
+    re.escape(unit) for unit in sorted(_UNITS, key=len, reverse=True) if unit not in {"%", "°"}
+)
+_FIGURE = re.compile(
+    r"(?P<currency>[$€£])?(?<![\w.])(?:v(?=\d))?(?P<number>\d+(?:[.,]\d+)*)"
+    rf"\s?(?P<unit>%|°\s?[cf]\b|°|(?:{_UNIT_PATTERN})(?![\w]))?",
+    re.IGNORECASE,
+)
+_WORD_FIGURE = re.compile(
+    r"\b(?P<number>" + "|".join(_NUMBER_WORDS) + rf")\b\s?(?P<unit>%|(?:{_UNIT_PATTERN})(?!\w))?",
+    re.IGNORECASE,
+)
+
+
+def _normal(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).replace("\u2212", "-").replace("\u00a0", " ")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words of a text (apostrophes folded, numbers included)."""
+    return [word.replace("\u2019", "'") for word in _WORD.findall(_normal(text).lower())]
+
+
+_SUFFIXES = (
+    ("isation", "ize"), ("ization", "ize"), ("ational", "ate"), ("ations", "ate"),
+    ("ation", "ate"), ("ction", "c"), ("ments", ""), ("ment", ""), ("ness", ""),
+    ("ingly", ""), ("edly", ""), ("ings", ""), ("ing", ""), ("ies", "y"), ("ied", "y"),
+    ("ly", ""), ("ed", ""), ("es", ""), ("s", ""),
+)  # fmt: skip
+
+
+def stem(word: str) -> str:
+    """A light suffix-stripping stem: inflections and common derivations fold together."""
+    word = word.lower().removesuffix("'s")
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and not (suffix == "s" and word.endswith(("ss", "us", "is"))):
+            base = word[: -len(suffix)] + replacement
+            if len(base) >= 3:
+                word = base
+                break
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]
+    return word
+
+
+_CANON = {stem(member): group.split()[0] for group in _SYNONYMS for member in group.split()}
+
+
+def canon(word: str) -> str:
+    """A word's stem, with synonyms mapped to one member of their group."""
+    stemmed = stem(word)
+    return _CANON.get(stemmed, stemmed)
+
+
+DIRECTIONS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
+    (frozenset(canon(w) for w in one.split()), frozenset(canon(w) for w in other.split()))
+    for one, other in _OPPOSITES
+)
+
+
+def content_words(text: str) -> list[str]:
+    """The words that carry a statement's content (no function words, no figures)."""
+    return [
+        word
+        for word in words(text)
+        if word not in _STOP
+        and len(word) > 1
+        and not any(char.isdigit() for char in word)
+        and word not in _NUMBER_WORDS
+    ]
+
+
+def negations(text: str) -> int:
+    """How many negations the text has ("not", "never", "can't", "no" …)."""
+    return sum(1 for word in words(text) if word in _NEGATORS or word.endswith("n't"))
+
+
+def _value(number: str) -> str:
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", number):
+        number = number.replace(",", "")
+    number = number.replace(",", ".")
+    try:
+        value = float(number)
+    except ValueError:
+        return number
+    return f"{value:g}"
+
+
+def figures(text: str) -> set[tuple[str, str]]:
+    """Every figure as (value, unit): "54 percent" → ("54", "%"), "v17" → ("17", ""),
+    "1.5×" → ("1.5", "x"), "three times" → ("3", "x"), "1,200 km" → ("1200", "km")."""
+    text = _normal(text)
+    found: set[tuple[str, str]] = set()
+    for match in _FIGURE.finditer(text):
+        number = match.group("number").rstrip(".,")
+        unit = (match.group("unit") or "").lower().replace(" ", "")
+        unit = _UNITS.get(unit, _UNITS.get(unit.replace("°", "° "), unit))
+        if match.group("currency"):
+            unit = {"$": "$", "€": "€", "£": "£"}[match.group("currency")]
+        found.add((_value(number), unit))
+    for match in _WORD_FIGURE.finditer(text):
+        unit = _UNITS.get((match.group("unit") or "").lower(), "")
+        found.add((f"{_NUMBER_WORDS[match.group('number').lower()]:g}", unit))
+    return found
+
+
+_ENTITY = re.compile(r"(?<![\w#+])([A-Z][\w]*(?:[#+]+)?|[a-z]+_[\w]+|\w+[#+]+)")
+_LOWER_WORD = re.compile(r"[a-z]+")
+
+
+def entities(text: str, *, leading: bool = False) -> list[str]:
+    """Named entities: capitalised words past the sentence start, acronyms, code names; with
+    `leading`, a capitalised first word that is no function word too ("Honda plans …")."""
+    found = []
+    sentences = re.split(r"(?<=[.!?:;])\s+", _normal(text).strip())
+    for sentence in sentences:
+        for match in _ENTITY.finditer(sentence):
+            name = match.group(1)
+            first = match.start() == len(sentence) - len(sentence.lstrip())
+            code_like = (
+                "_" in name or name.endswith(("#", "+")) or (name.isupper() and len(name) > 1)
+            )
+            if first and not code_like and not leading:
+                continue
+            if name.lower() in _STOP and not code_like:
+                continue
+            found.append(name)
+    return list(dict.fromkeys(found))

@@ -1,0 +1,151 @@
+"""Printed passages are the page's own characters: verified as one span, never altered or glued."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from research_studio.core.config import Configuration
+from research_studio.core.records import EvidenceRecord, SourceRecord
+from research_studio.evidence.passages import evidence_passages, passage_report
+from research_studio.grounding.quotes import quote_in_text, verbatim_quote
+from research_studio.grounding.statements import (
+    Statement,
+    Support,
+    Tally,
+    ground_statement,
+    rendered,
+)
+from research_studio.services.extraction import extract_sentences
+
+PAGE = """# Operating notes
+
+Keep the chiller room below <30 °C during the nightly batch, the operators wrote in 2024.
+
+The C\\# client and the snake\\_case scheduler both read the same queue without any locking.
+
+Raise `vacuum_cost_limit` to 2000 on busy databases, because autovacuum otherwise falls behind.
+
+About 54 percent of tenants can take the deposit back within 30 days of moving out.
+
+- Cool roofs reflect most of the sunlight that reaches the top of the building.
+- Street trees shade the pavement during the hottest hours of the afternoon.
+"""
+SOURCES = [
+    SourceRecord(
+        sid="S1", url="https://ops.example/notes", title="Ops", snippet="", provider="t",
+        published=None, credibility=0.5,
+    )  # type: ignore[typeddict-unknown-key]
+]  # fmt: skip
+
+
+def evidence(quote: str, eid: str = "E1") -> EvidenceRecord:
+    found = verbatim_quote(quote, PAGE)
+    return EvidenceRecord(
+        eid=eid, sid="S1", url=SOURCES[0]["url"], title="Ops", text=quote,
+        quote=found or quote, quote_verified=found is not None, question="Q",
+    )  # fmt: skip
+
+
+def printed(quotes: list[str]) -> str:
+    items = [evidence(quote, f"E{n}") for n, quote in enumerate(quotes, 1)]
+    report = passage_report("Q", evidence_passages(items), "Passages.")
+    return report.markdown("comprehensive_report", SOURCES)
+
+
+def test_passages_print_the_pages_characters_unchanged() -> None:
+    report = printed(
+        [
+            "keep the chiller room below <30 °C during the nightly batch",
+            "The C# client and the snake_case scheduler both read the same queue",
+            "Raise `vacuum_cost_limit` to 2000 on busy databases",
+        ]
+    )
+    assert "below <30 °C during" in report
+    assert "The C# client and the snake_case scheduler" in report
+    assert "vacuum_cost_limit" in report and "vacuum\\cost" not in report
+    assert "Keep the chiller room" in report  # the page's case, not the model's
+
+
+def test_a_quote_whose_figure_or_polarity_was_changed_is_not_on_the_page() -> None:
+    assert quote_in_text("About 54 percent of tenants can take the deposit back", PAGE)
+    assert not quote_in_text("About 45 percent of tenants can take the deposit back", PAGE)
+    assert not quote_in_text("About 54 percent of tenants cannot take the deposit back", PAGE)
+    assert not quote_in_text("About 54 percent of tenants can not take the deposit back", PAGE)
+    assert printed(["About 45 percent of tenants can take the deposit back"]).count("[S1]") == 0
+
+
+def test_a_statement_that_flips_its_quote_prints_the_quote_instead() -> None:
+    quote = verbatim_quote("About 54 percent of tenants can take the deposit back", PAGE)
+    assert quote is not None
+    support = {"E1": Support(sids=("S1",), quotes=({"sid": "S1", "quote": quote},))}
+    tally = Tally()
+    for wrong in (
+        "About 54 percent of tenants cannot take the deposit back.",
+        "About 45 percent of tenants can take the deposit back.",
+    ):
+        record = ground_statement(
+            Statement(text=wrong, ids=["E1"]), support, section="s", tally=Tally()
+        )
+        assert record is not None and record["kind"] == "passage"
+        assert rendered(record) == f"{quote} [S1]."
+    kept = ground_statement(
+        Statement(text="Roughly 54% of tenants can take back the deposit.", ids=["E1"]),
+        support,
+        section="s",
+        tally=tally,
+    )
+    assert kept is not None and kept["kind"] == "cited" and kept["check"] == "supported"
+
+
+def test_list_items_are_never_joined_into_one_quote() -> None:
+    joined = "reaches the top of the building. - Street trees shade the pavement during the hottest"
+    assert not quote_in_text(joined, PAGE)
+    assert not quote_in_text("the top of the building Street trees shade", PAGE)
+    findings = extract_sentences(
+        Configuration(),
+        request="cool roofs street trees sunlight shade",
+        questions=["What cools streets?"],
+        url="u",
+        text=PAGE,
+    )
+    assert findings and all(
+        not ("roofs reflect" in f["quote"] and "trees shade" in f["quote"]) for f in findings
+    )
+    assert all(f["quote_verified"] for f in findings)
+
+
+def test_an_ellipsis_splits_a_quote_into_parts_found_in_order() -> None:
+    assert verbatim_quote("Keep the chiller room ... during the nightly batch", PAGE) == (
+        "Keep the chiller room … during the nightly batch"
+    )
+    assert not quote_in_text("during the nightly batch ... Keep the chiller room", PAGE)
+
+
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
+
+
+@given(st.lists(_WORD, min_size=6, max_size=40), st.data())
+def test_every_contiguous_span_of_a_block_is_found_and_printed_as_itself(
+    words: list[str], data: st.DataObject
+) -> None:
+    page = " ".join(words)
+    start = data.draw(st.integers(0, len(words) - 3))
+    end = data.draw(st.integers(start + 3, len(words)))
+    quote = " ".join(words[start:end])
+    assert verbatim_quote(quote.upper(), page) == quote
+
+
+@given(st.lists(_WORD, min_size=6, max_size=40), st.data())
+def test_two_list_items_never_match_as_one_quote(words: list[str], data: st.DataObject) -> None:
+    cut = data.draw(st.integers(3, len(words) - 3))
+    page = f"- {' '.join(words[:cut])}\n- {' '.join(words[cut:])}"
+    across = " ".join(words[cut - 2 : cut + 2])
+    if across not in " ".join(words[:cut]) and across not in " ".join(words[cut:]):
+        assert not quote_in_text(across, page)
+
+
+@given(st.text(max_size=200), st.text(max_size=400))
+def test_matching_never_raises(quote: str, page: str) -> None:
+    found = verbatim_quote(quote, page)
+    assert found is None or quote_in_text(quote, page)
