@@ -262,11 +262,20 @@ class RunFolder:
         }
 
     def write_outputs(self, report: str, result: dict[str, Any]) -> None:
-        """report.md and result.json, each written atomically."""
-        write_atomically(self.path / REPORT_FILE, report)
-        write_atomically(
-            self.path / RESULT_FILE, json.dumps(result, indent=2, ensure_ascii=False, default=str)
-        )
+        """report.md, result.json (statements given ids) and their manifest, each atomically."""
+        write_outputs(self.path, report, result)
+
+
+def write_outputs(path: Path, report: str, result: dict[str, Any]) -> None:
+    """A finished run's outputs in `path`; its kept source texts must already be there."""
+    from research_studio.run.manifest import MANIFEST_FILE, seal  # manifest -> archive -> runs
+
+    result, manifest = seal(report, result, path)
+    write_atomically(path / REPORT_FILE, report)
+    write_atomically(
+        path / RESULT_FILE, json.dumps(result, indent=2, ensure_ascii=False, default=str)
+    )
+    write_atomically(path / MANIFEST_FILE, json.dumps(manifest, indent=2, ensure_ascii=False))
 
 
 def find_run(runs_dir: Path, run: str) -> RunFolder:
