@@ -230,14 +230,15 @@ def coverage_notice(coverage: AnswerCoverage) -> str:
 
 
 def questions_section(coverage: AnswerCoverage, heading: str = QUESTIONS_HEADING) -> str:
-    """A code-written section: each research question and whether cited statements answer it."""
+    """A code-written table: each research question and whether cited statements answer it."""
     if not coverage["questions"]:
         return ""
-    lines = [
-        f"- {escape_markdown(item['question'])}: {ANSWERED if item['answered'] else NOT_ANSWERED}"
+    rows = [
+        f"| {escape_markdown(item['question'])} | "
+        f"{ANSWERED if item['answered'] else NOT_ANSWERED} |"
         for item in coverage["questions"]
     ]
-    return f"## {heading}\n\n" + "\n".join(lines)
+    return f"## {heading}\n\n| Question | Answer |\n|---|---|\n" + "\n".join(rows)
 
 
 def unanswered_section(coverage: AnswerCoverage, heading: str) -> str:
@@ -335,12 +336,16 @@ def close_report(
     checked_headings(report, questions, query)
     coverage = question_coverage(query, questions, report.printed(structure))
     notice = coverage_notice(coverage)
-    if notice:
+    if notice:  # the report opens with it: the summary moves below, as a section
+        if report.summary:
+            summary = GroundedSection(heading="Summary", paragraphs=[report.summary])
+            report.sections.insert(0, summary)
+            report.summary = []
         about = next((s for s in report.sections if s.heading == ABOUT_HEADING), None)
         if about is None:
-            report.sections.insert(0, GroundedSection(heading=ABOUT_HEADING, intro=notice))
-        else:
-            about.intro = f"{notice}\n\n{about.intro}" if about.intro else notice
+            about = GroundedSection(heading=ABOUT_HEADING)
+        report.sections = [about, *(s for s in report.sections if s is not about)]
+        about.intro = f"{notice}\n\n{about.intro}" if about.intro else notice
     listing = questions_section(coverage, heading(QUESTIONS_HEADING, language))
     if listing:
         report.appendix.insert(0, listing)
