@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
 from research_studio.core.records import StatementRecord
 from research_studio.evaluation.snapshots import RunOutput, SnapshotInfo, load_output, save_info
 from research_studio.grounding.statements import rendered
+from research_studio.run.runs import write_outputs
 
 QUERY = "How do cool roofs and trees reduce urban heat?"
 PAGES = {
@@ -161,8 +161,8 @@ def write_run(
     (folder / "sources").mkdir(parents=True, exist_ok=True)
     for sid, (_title, _url, sentences) in PAGES.items():
         (folder / "sources" / f"{sid}.txt").write_text(" ".join(sentences), encoding="utf-8")
-    (folder / "report.md").write_text(document["report"], encoding="utf-8")
-    (folder / "result.json").write_text(json.dumps(document), encoding="utf-8")
+    # Written as a run writes them: statement ids and manifest.json, so the audit can check it.
+    write_outputs(folder, document["report"], document)
     info = SnapshotInfo(
         case_id="constructed",
         pipeline="standard",

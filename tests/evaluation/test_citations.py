@@ -53,6 +53,7 @@ async def test_accuracy_and_effective_citations_with_a_scripted_judge(
     assert figures.audit.ok and figures.audit.statements == figures.audit.statements_held == 14
     checks = {check.name: check for check in citation_checks(figures, judged=True)}
     assert checks["citation_accuracy"].score == 0.857 and checks["citation_accuracy"].passed
+    assert figures.unjudged == 0 and "(14 judged, 0 unjudged)" in checks["citation_accuracy"].reason
     assert checks["audit"].passed and "14/14 cited statements hold" in checks["audit"].reason
 
 
@@ -65,6 +66,12 @@ async def test_a_source_without_kept_text_is_not_judged_and_fails_the_audit(
     assert figures.judged == 7 and figures.supported == 6
     skipped = [pair for pair in figures.results if pair.sid == "S2"]
     assert all(pair.supported is None and "not kept" in pair.reason for pair in skipped)
+    # The seven pairs nobody could judge count against accuracy, never for it.
+    assert figures.unjudged == 7 and figures.citation_accuracy == round(6 / 14, 3)
+    accuracy = next(
+        c for c in citation_checks(figures, judged=True) if c.name == "citation_accuracy"
+    )
+    assert accuracy.passed is False and "7 unjudged" in accuracy.reason
     assert figures.audit.ok is False
     assert any("page text was not kept" in problem for problem in figures.audit.problems)
     audit = next(c for c in citation_checks(figures, judged=True) if c.name == "audit")
@@ -109,3 +116,22 @@ def test_a_long_page_keeps_the_stretches_around_the_quotes() -> None:
     assert excerpt.startswith("Opening words.") and "The quoted sentence is here." in excerpt
     assert len(excerpt) <= 5_000
     assert page_excerpt("short page", ["x"]) == "short page"
+
+
+async def test_pairs_the_judge_skipped_are_unjudged_not_correct(tmp_path: Path) -> None:
+    """A judge that answers only for the first statement of each batch: the rest stay unjudged
+    and accuracy divides by every pair (148 judged of 560 must not read 1.00)."""
+    model = ScriptedChatModel(
+        fallback=lambda request: {"verdicts": [{"statement": 1, "supported": True}]}
+    )
+    judge = Judge(use_scripted_model(model, "judge"), Configuration())
+    figures = await citation_accuracy(judge, write_run(tmp_path))
+    # Two sources of seven pairs, judged six at a time: four batches, four verdicts.
+    assert (figures.pairs, figures.judged, figures.supported, figures.unjudged) == (14, 4, 4, 10)
+    assert figures.citation_accuracy == round(4 / 14, 3)
+    skipped = [pair for pair in figures.results if pair.supported is None]
+    assert len(skipped) == 10 and all(
+        pair.reason == "the judge gave no verdict" for pair in skipped
+    )
+    check = citation_checks(figures, judged=True)[0]
+    assert check.passed is False and check.details["unjudged"] == 10

@@ -2,7 +2,8 @@
 
 Statement–source pairs come straight from result.json `statements` (each printed sentence with
 the sources it cites). The judge reads each cited source's kept page text (sources/S<n>.txt) and
-says whether it supports each statement citing it. Citation accuracy = supported / judged pairs;
+says whether it supports each statement citing it. Citation accuracy = supported / ALL pairs: a
+pair no judge saw (no kept text, a failed call, no verdict) counts as unjudged, never as correct;
 effective citations = supported pairs in the report.
 """
 
@@ -66,6 +67,7 @@ class CitationAccuracy(BaseModel):
 
     pairs: int = 0
     judged: int = 0
+    unjudged: int = 0
     supported: int = 0
     citation_accuracy: float | None = None
     effective_citations: int | None = None
@@ -185,8 +187,10 @@ async def citation_accuracy(
     judged = [pair for pair in pairs if pair.supported is not None]
     supported = sum(1 for pair in judged if pair.supported)
     figures.judged, figures.supported = len(judged), supported
+    figures.unjudged = len(pairs) - len(judged)
     figures.effective_citations = supported
-    figures.citation_accuracy = round(supported / len(judged), 3) if judged else None
+    # Over every pair: an unjudged pair is not a correct one.
+    figures.citation_accuracy = round(supported / len(pairs), 3) if judged else None
     if not judged:
         figures.error = pairs[0].reason or "no pair could be judged"
     return figures
@@ -214,13 +218,14 @@ def citation_checks(figures: CitationAccuracy, *, judged: bool) -> list[Check]:
                     passed=accuracy >= PASS_MARK,
                     score=accuracy,
                     reason=(
-                        f"{figures.supported}/{figures.judged} judged pairs supported by their "
-                        f"source ({figures.pairs} pairs); {figures.effective_citations} "
-                        "effective citations"
+                        f"{figures.supported}/{figures.pairs} pairs supported by their source "
+                        f"({figures.judged} judged, {figures.unjudged} unjudged); "
+                        f"{figures.effective_citations} effective citations"
                     ),
                     details={
                         "pairs": figures.pairs,
                         "judged": figures.judged,
+                        "unjudged": figures.unjudged,
                         "effective_citations": figures.effective_citations,
                     },
                 )

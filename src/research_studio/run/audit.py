@@ -1,9 +1,20 @@
-"""Re-checking a finished run from its folder alone: citations, quotes, numbers, cross-validation."""
+"""Re-checking a finished run from its folder alone, with code of its own (not the writer's).
+
+Three kinds of check, all on the folder:
+- the seal (`manifest.json`): every line of report.md is the line the run printed (code-written
+  text by hash, statement lines by the ids of the statements they print, in any order within the
+  line); every record of result.json and every kept page text has the hash it had;
+- the grounding of each printed statement, by id: each cited source has a quote that is one
+  contiguous span of its kept page text, and every figure of the statement is in its quotes;
+- cross-validation (✓✓): at least two sources, each with such a quote carrying the claim's figures.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -11,24 +22,45 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from research_studio.core.errors import ResearchStudioError
-from research_studio.grounding.quotes import (
-    quote_in_text,
-    strip_sources_section,
-    unsupported_numbers,
+from research_studio.pipelines.kit.report import ANSWER_COVERAGE, question_coverage
+from research_studio.run.manifest import (
+    MANIFEST_FILE,
+    digest,
+    kept_text_digest,
+    record_digest,
+    split_line,
 )
-from research_studio.grounding.statements import cited_segments, statement_finder
-from research_studio.grounding.verification import CROSS_VALIDATION_SOURCES, verifying_sources
 from research_studio.run.runs import REPORT_FILE, RESULT_FILE
 from research_studio.sources.archive import kept_page_path
+from research_studio.sources.fetch import Fetcher
 
 Verdict = Literal["holds", "fails"]
+CROSS_VALIDATION_SOURCES = 2
 _LISTED_SOURCE = re.compile(r"^- \[(S\d+)\]", re.MULTILINE)
 _MARKER = re.compile(r"\[(S\d+)\]")
+_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…|\[…\]|\[\.\.\.\])\s*")
+_FIGURE = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"\w+")
+# Typographic variants folded before comparing a quote with its page.
+_FOLD = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+        "\u202f": " ",
+    }
+)
 
 
 class StatementCheck(BaseModel):
-    """The verdict on one cited statement of the report."""
+    """The verdict on one printed statement of the report, found by its id."""
 
+    tid: str = ""
     statement: str
     sources: list[str]
     verdict: Verdict
@@ -45,24 +77,73 @@ class ClaimAudit(BaseModel):
     why: str
 
 
+class SourceDrift(BaseModel):
+    """How a source's page today compares with the text the run kept (`audit --live`)."""
+
+    sid: str
+    url: str
+    status: Literal["same", "changed", "quotes_gone", "unreachable", "not_kept"]
+    detail: str = ""
+
+
 class AuditReport(BaseModel):
-    """Everything the audit checked, and whether all of it holds."""
+    """Everything the audit checked, whether it all holds, and whether the question is answered."""
 
     run: str
     ok: bool
     statements: list[StatementCheck] = Field(default_factory=list)
     claims: list[ClaimAudit] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
+    answered: bool | None = None
+    unanswered: list[str] = Field(default_factory=list)
+    drift: list[SourceDrift] = Field(default_factory=list)
 
     def summary(self) -> str:
         held = sum(1 for check in self.statements if check.verdict == "holds")
         claims_held = sum(1 for claim in self.claims if claim.verdict == "holds")
         verdict = "all checks hold" if self.ok else "FAILED"
+        answer = {
+            True: "the cited sources address the question",
+            False: "the sources read do NOT answer the question",
+            None: "whether the question is answered is not known",
+        }[self.answered]
         return (
             f"audit {verdict}: {held}/{len(self.statements)} cited statements hold, "
             f"{claims_held}/{len(self.claims)} cross-validated claims hold, "
-            f"{len(self.problems)} other problem(s)"
+            f"{len(self.problems)} other problem(s); {answer}"
         )
+
+
+def folded(text: str) -> str:
+    """Text as the audit compares it: Unicode- and typography-folded, spaces collapsed, casefolded."""
+    text = unicodedata.normalize("NFKC", text).translate(_FOLD)
+    return " ".join(text.split()).casefold()
+
+
+def quote_on_page(quote: str, page: str) -> bool:
+    """The quote is one contiguous span of the page (an ellipsis splits it into ordered parts)."""
+    parts = [folded(part) for part in _ELLIPSIS.split(quote)]
+    parts = [part for part in parts if part]
+    if not parts:
+        return False
+    text, at = folded(page), 0
+    for part in parts:
+        found = text.find(part, at)
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
+
+
+def figures(text: str) -> set[str]:
+    """The figures written in the text, thousands separators dropped."""
+    found = set()
+    for match in _FIGURE.findall(unicodedata.normalize("NFKC", text)):
+        number = match.rstrip(".,")
+        if re.fullmatch(r"\d{1,3}(?:,\d{3})+", number):
+            number = number.replace(",", "")
+        found.add(number)
+    return found
 
 
 class _Run:
@@ -72,14 +153,18 @@ class _Run:
         report_file, result_file = path / REPORT_FILE, path / RESULT_FILE
         if not report_file.is_file() or not result_file.is_file():
             raise ResearchStudioError(f"{path} has no finished report to audit")
-        try:
-            self.result: dict[str, Any] = json.loads(result_file.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise ResearchStudioError(f"{result_file} is damaged: {exc}") from exc
+        self.result = _json(result_file)
+        manifest_file = path / MANIFEST_FILE
+        self.manifest = _json(manifest_file) if manifest_file.is_file() else None
         self.path = path
         self.report = report_file.read_text(encoding="utf-8")
         self.sources = {source["sid"]: source for source in self.result.get("sources", [])}
         self.evidence = {item["eid"]: item for item in self.result.get("evidence", [])}
+        self.records = {
+            str(record["tid"]): record
+            for record in self.result.get("statements", [])
+            if record.get("tid")
+        }
         self._pages: dict[str, str | None] = {}
 
     def page(self, sid: str) -> str | None:
@@ -89,10 +174,110 @@ class _Run:
         return self._pages[sid]
 
 
-def _citation_problems(run: _Run, body: str) -> list[str]:
+def _json(file: Path) -> dict[str, Any]:
+    try:
+        loaded = json.loads(file.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ResearchStudioError(f"{file} is damaged: {exc}") from exc
+    if not isinstance(loaded, dict):
+        raise ResearchStudioError(f"{file} is damaged: not a JSON object")
+    return loaded
+
+
+def _line_matches(line: str, entry: Mapping[str, Any], printed: Mapping[str, Any]) -> bool:
+    """The report line is the entry's lead followed by its statements (in any order)."""
+    tids = list(entry.get("statements", []))
+    pool = [(tid, str(printed.get(tid, {}).get("printed") or "")) for tid in tids]
+    lead, found = split_line(line, pool)
+    return digest(lead) == entry.get("lead") and sorted(t for t, _ in found) == sorted(tids)
+
+
+def _layout_problems(run: _Run, manifest: Mapping[str, Any]) -> list[str]:
+    """Every line of report.md that is not the line the run printed there."""
+    lines = [line for line in run.report.splitlines() if line.strip()]
+    layout: list[Mapping[str, Any]] = list(manifest.get("layout", []))
+    printed: Mapping[str, Any] = manifest.get("statements", {})
+    problems: list[str] = []
+    i = j = 0
+    while i < len(lines) or j < len(layout):
+        if i < len(lines) and j < len(layout) and _line_matches(lines[i], layout[j], printed):
+            i, j = i + 1, j + 1
+        elif (
+            i + 1 < len(lines)
+            and j < len(layout)
+            and _line_matches(lines[i + 1], layout[j], printed)
+        ):
+            problems.append(f"report.md has a line the run did not print: {_clip(lines[i])}")
+            i += 1
+        elif (
+            j + 1 < len(layout)
+            and i < len(lines)
+            and _line_matches(lines[i], layout[j + 1], printed)
+        ):
+            problems.append(
+                f"a line the run printed is missing from report.md (before: {_clip(lines[i])})"
+            )
+            j += 1
+        elif i < len(lines) and j < len(layout):
+            problems.append(f"report.md line changed since the run: {_clip(lines[i])}")
+            i, j = i + 1, j + 1
+        elif i < len(lines):
+            problems.append(f"report.md has a line the run did not print: {_clip(lines[i])}")
+            i += 1
+        else:
+            problems.append("report.md ends before the report the run printed")
+            break
+    return problems
+
+
+def _clip(text: str, limit: int = 100) -> str:
+    text = text.strip()
+    return f'"{text[:limit]}…"' if len(text) > limit else f'"{text}"'
+
+
+def _record_problems(run: _Run, manifest: Mapping[str, Any]) -> list[str]:
+    """result.json records and kept page texts that differ from their sealed hashes."""
+    problems = []
+    sealed: Mapping[str, Any] = manifest.get("statements", {})
+    for tid, entry in sealed.items():
+        record = run.records.get(tid)
+        if record is None:
+            problems.append(f"statement {tid} is missing from result.json")
+        elif record_digest(record) != entry.get("record"):
+            problems.append(f"statement {tid} of result.json was edited: {_clip(record['text'])}")
+    problems += [
+        f"result.json has a statement the run did not write: {tid}"
+        for tid in run.records
+        if tid not in sealed
+    ]
+    for sid, entry in manifest.get("sources", {}).items():
+        source = run.sources.get(sid)
+        if source is None or record_digest(source) != entry.get("record"):
+            problems.append(f"source {sid} of result.json was edited (url or title)")
+        if kept_text_digest(run.path, sid) != entry.get("kept_text"):
+            problems.append(f"the kept page text of {sid} (sources/{sid}.txt) was edited")
+    problems += [
+        f"result.json has a source the run did not read: {sid}"
+        for sid in run.sources
+        if sid not in manifest.get("sources", {})
+    ]
+    for name, records, key in (
+        ("evidence", run.result.get("evidence", []), "eid"),
+        ("claims", run.result.get("claims", []), "cid"),
+    ):
+        sealed_records: Mapping[str, str] = manifest.get(name, {})
+        present = {str(record.get(key)): record for record in records}
+        for identifier in sorted(set(sealed_records) | set(present)):
+            record = present.get(identifier)
+            if record is None or record_digest(record) != sealed_records.get(identifier):
+                problems.append(f"{name} record {identifier} of result.json was edited")
+    return problems
+
+
+def _citation_problems(run: _Run, body: str, tail: str) -> list[str]:
     problems = []
     cited = list(dict.fromkeys(_MARKER.findall(body)))
-    listed = _LISTED_SOURCE.findall(run.report[len(body) :])
+    listed = _LISTED_SOURCE.findall(tail)
     for sid in cited:
         if sid not in run.sources:
             problems.append(f"[{sid}] is cited but the run has no such source")
@@ -106,61 +291,96 @@ def _citation_problems(run: _Run, body: str) -> list[str]:
     return problems
 
 
-def _check_record(run: _Run, record: Mapping[str, Any], sids: list[str]) -> tuple[Verdict, str]:
-    if sids != record["sids"]:
-        return "fails", (
-            f"cites {', '.join(sids)} but its evidence is in {', '.join(record['sids'])}"
-        )
-    for quote in record["quotes"]:
-        page = run.page(quote["sid"])
+def _grounding(run: _Run, record: Mapping[str, Any], printed: str | None) -> tuple[Verdict, str]:
+    """Whether a printed statement stands on its kept quotes (own checks, no writer code)."""
+    sids = [str(sid) for sid in record.get("sids", [])]
+    if printed is not None:
+        marks = _MARKER.findall(printed)
+        if marks != sids:
+            return (
+                "fails",
+                f"printed with {', '.join(marks) or 'no citation'} but its record cites {', '.join(sids)}",
+            )
+        words = _WORD.findall(folded(_MARKER.sub("", printed)))
+        if words != _WORD.findall(folded(str(record.get("text", "")))):
+            return "fails", "the printed words differ from the statement's record"
+    quotes: list[Mapping[str, Any]] = list(record.get("quotes", []))
+    for sid in sids:
+        own = [quote for quote in quotes if quote.get("sid") == sid]
+        if not own:
+            return "fails", f"cites {sid} without a quote of it"
+        page = run.page(sid)
         if page is None:
-            return "fails", f"the page of {quote['sid']} was not kept"
-        if not quote_in_text(quote["quote"], page):
-            return "fails", f'quote not found in {quote["sid"]}: "{quote["quote"][:60]}…"'
-    numbers = unsupported_numbers(record["text"], (quote["quote"] for quote in record["quotes"]))
-    if numbers:
-        return "fails", f"numbers not in its quotes: {', '.join(numbers)}"
-    return "holds", f"{len(record['quotes'])} quote(s) found verbatim in the kept pages"
+            return "fails", f"the page text of {sid} was not kept"
+        for quote in own:
+            if not quote_on_page(str(quote.get("quote", "")), page):
+                return (
+                    "fails",
+                    f'quote not on the kept page of {sid}: "{str(quote.get("quote"))[:60]}…"',
+                )
+    if any(quote.get("sid") not in sids for quote in quotes):
+        return "fails", "rests on a quote of a source it does not cite"
+    missing = figures(str(record.get("text", ""))) - set().union(
+        *(figures(str(quote.get("quote", ""))) for quote in quotes)
+    )
+    if missing:
+        return "fails", f"figures not in its quotes: {', '.join(sorted(missing))}"
+    return "holds", f"{len(quotes)} quote(s) found as contiguous spans of the kept pages"
 
 
-def _check_statements(run: _Run, body: str) -> list[StatementCheck]:
-    records = [record for record in run.result.get("statements", []) if record.get("sids")]
-    find = statement_finder(records)
+def _check_statements(run: _Run, manifest: Mapping[str, Any] | None) -> list[StatementCheck]:
+    """Each printed, cited statement by id (every cited record when there is no seal)."""
+    if manifest is not None:
+        sealed: Mapping[str, Any] = manifest.get("statements", {})
+        tids = [tid for entry in manifest.get("layout", []) for tid in entry.get("statements", [])]
+        printed = {tid: sealed.get(tid, {}).get("printed") for tid in tids}
+    else:
+        printed = {tid: None for tid in run.records}
     checks = []
-    for text, sids in cited_segments(body):
-        found = find(text)
-        if found is None:
-            quotes = [
-                quote["quote"]
-                for record in records
-                for quote in record["quotes"]
-                if quote["sid"] in sids
-            ]
-            numbers = unsupported_numbers(text, quotes)
-            why = "not a statement this run wrote (edited by hand?)"
-            if numbers:
-                why += f"; numbers not in the cited sources: {', '.join(numbers)}"
-            verdict: Verdict = "fails"
-        else:
-            verdict, why = _check_record(run, found[1], sids)
-        checks.append(StatementCheck(statement=text, sources=sids, verdict=verdict, why=why))
+    for tid, form in printed.items():
+        record = run.records.get(tid)
+        if record is None:
+            checks.append(
+                StatementCheck(
+                    tid=tid,
+                    statement=str(form or ""),
+                    sources=[],
+                    verdict="fails",
+                    why="its record is missing from result.json",
+                )
+            )
+            continue
+        if not record.get("sids"):
+            continue
+        verdict, why = _grounding(run, record, form)
+        checks.append(
+            StatementCheck(
+                tid=tid,
+                statement=str(record.get("text", "")),
+                sources=list(record["sids"]),
+                verdict=verdict,
+                why=why,
+            )
+        )
     return checks
 
 
 def _check_claims(run: _Run) -> list[ClaimAudit]:
+    """Each ✓✓ claim: two distinct sources, each with a kept quote that carries its figures."""
     audits = []
     for claim in run.result.get("claims", []):
         if not claim.get("cross_validated"):
             continue
-        quotes_by_sid: dict[str, list[str]] = {}
+        needed = figures(str(claim.get("text", "")))
+        sids: list[str] = []
         for eid in claim.get("supporting_eids", []):
             item = run.evidence.get(eid)
-            page = run.page(item["sid"]) if item else None
-            if item and page is not None and quote_in_text(item["quote"], page):
-                quotes_by_sid.setdefault(item["sid"], []).append(item["quote"])
-        sids, _score = verifying_sources(
-            claim.get("evidence_span", ""), claim.get("text", ""), quotes_by_sid
-        )
+            if not item or item["sid"] in sids:
+                continue
+            page = run.page(item["sid"])
+            quote = str(item.get("quote", ""))
+            if page is not None and quote_on_page(quote, page) and needed <= figures(quote):
+                sids.append(item["sid"])
         holds = len(sids) >= CROSS_VALIDATION_SOURCES
         audits.append(
             ClaimAudit(
@@ -168,34 +388,93 @@ def _check_claims(run: _Run) -> list[ClaimAudit]:
                 claim=claim["text"],
                 verifying_sources=sids,
                 verdict="holds" if holds else "fails",
-                why=f"{len(sids)} distinct source(s) whose kept quotes match the claim",
+                why=f"{len(sids)} distinct source(s) whose kept quote carries the claim's figures",
             )
         )
     return audits
 
 
+def _split_sources(report: str) -> tuple[str, str]:
+    """(body, Sources section) of the report: the section is the last one listing `- [S<n>]`."""
+    headings = [match.start() for match in re.finditer(r"^## ", report, re.MULTILINE)]
+    for start in reversed(headings):
+        if _LISTED_SOURCE.search(report[start:]):
+            return report[:start], report[start:]
+    return report, ""
+
+
 def audit_run(path: Path) -> AuditReport:
     """Every check of the run folder; `ok` only when all of them hold."""
     run = _Run(path)
-    body = strip_sources_section(run.report)
-    problems = _citation_problems(run, body)
-    statements = _check_statements(run, body)
+    body, tail = _split_sources(run.report)
+    problems = _citation_problems(run, body, tail)
+    if run.manifest is None:
+        problems.append(f"no {MANIFEST_FILE}: edits of this run's outputs cannot be detected")
+    else:
+        problems += _layout_problems(run, run.manifest) + _record_problems(run, run.manifest)
+    statements = _check_statements(run, run.manifest)
     claims = _check_claims(run)
     if not statements and run.result.get("sources"):
         problems.append("the report cites nothing")
+    coverage = question_coverage(
+        str(run.result.get("query", "")),
+        list(run.result.get("metadata", {}).get(ANSWER_COVERAGE, {}).get("questions_asked", [])),
+        [run.records[check.tid] for check in statements if check.verdict == "holds"],
+    )
     ok = (
         not problems
         and all(check.verdict == "holds" for check in statements)
         and all(claim.verdict == "holds" for claim in claims)
     )
     return AuditReport(
-        run=str(path), ok=ok, statements=statements, claims=claims, problems=problems
+        run=str(path),
+        ok=ok,
+        statements=statements,
+        claims=claims,
+        problems=problems,
+        answered=coverage["answered"],
+        unanswered=[item["question"] for item in coverage["questions"] if not item["answered"]],
     )
 
 
-def audit_rows(report: AuditReport) -> Sequence[tuple[str, str, str, str]]:
-    """(statement, sources, verdict, why) rows for a table."""
+async def live_drift(path: Path, fetcher: Fetcher) -> list[SourceDrift]:
+    """Each cited source's page fetched again and compared with the text the run kept."""
+    run = _Run(path)
+    cited = list(dict.fromkeys(str(sid) for r in run.records.values() for sid in r.get("sids", [])))
+    quotes: dict[str, list[str]] = {}
+    for record in run.records.values():
+        for quote in record.get("quotes", []):
+            quotes.setdefault(str(quote.get("sid")), []).append(str(quote.get("quote", "")))
+
+    async def one(sid: str) -> SourceDrift:
+        url = str(run.sources.get(sid, {}).get("url", ""))
+        kept = run.page(sid)
+        if kept is None:
+            return SourceDrift(sid=sid, url=url, status="not_kept", detail="no kept text")
+        try:
+            page = await fetcher.fetch(url)
+        except ResearchStudioError as exc:
+            return SourceDrift(sid=sid, url=url, status="unreachable", detail=str(exc))
+        if folded(page.text) == folded(kept):
+            return SourceDrift(sid=sid, url=url, status="same")
+        gone = [quote for quote in quotes.get(sid, []) if not quote_on_page(quote, page.text)]
+        if gone:
+            return SourceDrift(
+                sid=sid,
+                url=url,
+                status="quotes_gone",
+                detail=f"{len(gone)} cited quote(s) no longer on the page: {_clip(gone[0], 60)}",
+            )
+        return SourceDrift(
+            sid=sid, url=url, status="changed", detail="the page changed; its cited quotes remain"
+        )
+
+    return list(await asyncio.gather(*(one(sid) for sid in cited)))
+
+
+def audit_rows(report: AuditReport) -> Sequence[tuple[str, str, str, str, str]]:
+    """(id, statement, sources, verdict, why) rows for a table."""
     return [
-        (check.statement, ", ".join(check.sources), check.verdict, check.why)
+        (check.tid, check.statement, ", ".join(check.sources), check.verdict, check.why)
         for check in report.statements
     ]

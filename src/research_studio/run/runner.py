@@ -208,6 +208,9 @@ async def _save(folder: RunFolder, **changes: Any) -> None:
     await asyncio.to_thread(folder.save, **changes)
 
 
+_RENUMBERED = ("sources", "evidence", "claims", "statements")
+
+
 async def execute(
     folder: RunFolder,
     config: Configuration,
@@ -271,7 +274,9 @@ async def execute(
     totals = await asyncio.to_thread(folder.call_totals)
     state["metadata"] = {**state.get("metadata", {}), **totals}
     result = result_document(state, pipeline=folder.record.pipeline)
-    await asyncio.to_thread(folder.write_outputs, state["report"], result)
+    written = await asyncio.to_thread(folder.write_outputs, state["report"], result)
+    # What the faces show is what was written: sources renumbered, statements with their ids.
+    state.update({key: written[key] for key in ("report", *_RENUMBERED)})
     await _save(folder, status="completed")
     return Outcome("completed", state)
 

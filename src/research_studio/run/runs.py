@@ -246,12 +246,29 @@ class RunFolder:
             "completion_tokens_all_attempts": completion,
         }
 
-    def write_outputs(self, report: str, result: dict[str, Any]) -> None:
-        """report.md and result.json, each written atomically."""
-        write_atomically(self.path / REPORT_FILE, report)
-        write_atomically(
-            self.path / RESULT_FILE, json.dumps(result, indent=2, ensure_ascii=False, default=str)
-        )
+    def write_outputs(self, report: str, result: dict[str, Any]) -> dict[str, Any]:
+        """report.md, result.json and their manifest (see `write_outputs`); returns the result."""
+        return write_outputs(self.path, report, result)
+
+
+def write_outputs(path: Path, report: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A finished run's outputs in `path`, each written atomically; returns result.json's content.
+
+    Sources are renumbered by first citation (kept texts, which must be there, included) and the
+    outputs sealed by `manifest.json`.
+    """
+    # Both import sources.archive, which imports this module.
+    from research_studio.run.manifest import MANIFEST_FILE, seal
+    from research_studio.run.numbering import renumber_outputs
+
+    report, result = renumber_outputs(path, report, result)
+    result, manifest = seal(report, result, path)
+    write_atomically(path / REPORT_FILE, report)
+    write_atomically(
+        path / RESULT_FILE, json.dumps(result, indent=2, ensure_ascii=False, default=str)
+    )
+    write_atomically(path / MANIFEST_FILE, json.dumps(manifest, indent=2, ensure_ascii=False))
+    return result
 
 
 def find_run(runs_dir: Path, run: str) -> RunFolder:

@@ -1,52 +1,96 @@
-"""`research-studio audit`: re-check a finished run's citations from its folder alone."""
+"""`research-studio audit`: re-check a finished run from its folder alone (and, live, the web)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from research_studio.core.config import load_configuration
+from research_studio.core.config import Configuration, load_configuration
 from research_studio.faces.cli.common import (
     ConfigFileOption,
     JsonFlag,
+    PrivateOption,
     err,
     out,
     print_json,
+    run_async,
+    settings,
     user_errors,
 )
-from research_studio.run.audit import audit_rows, audit_run
+from research_studio.run.audit import AuditReport, SourceDrift, audit_rows, audit_run, live_drift
 from research_studio.run.runs import find_run
+from research_studio.services.clients import open_services
+
+LiveFlag = Annotated[
+    bool,
+    typer.Option(
+        "--live",
+        help="Also fetch each cited page again and report how it drifted from the kept text.",
+    ),
+]
+
+
+async def _drift(config: Configuration, path: Path) -> list[SourceDrift]:
+    async with open_services(config) as services:
+        with err.status("Fetching the cited pages again…"):
+            return await live_drift(path, services.fetcher)
+
+
+def _print(report: AuditReport, run_id: str) -> None:
+    table = Table(title=f"Audit of {run_id}")
+    for column in ("id", "statement", "cites", "verdict", "why"):
+        table.add_column(column, overflow="fold")
+    for tid, statement, sources, verdict, why in audit_rows(report):
+        colour = "green" if verdict == "holds" else "red"
+        table.add_row(tid, escape(statement[:160]), sources, f"[{colour}]{verdict}[/]", escape(why))
+    out.print(table)
+    for claim in report.claims:
+        colour = "green" if claim.verdict == "holds" else "red"
+        out.print(f"✓✓ {claim.cid}: [{colour}]{claim.verdict}[/] — {escape(claim.why)}")
+    for problem in report.problems:
+        err.print(f"[red]problem:[/] {escape(problem)}")
+    for drift in report.drift:
+        colour = "green" if drift.status == "same" else "yellow"
+        detail = f" — {escape(drift.detail)}" if drift.detail else ""
+        out.print(f"live {drift.sid}: [{colour}]{drift.status}[/] {escape(drift.url)}{detail}")
+    if report.answered is False:
+        err.print("[yellow]The sources read do not answer the question.[/]")
+    for question in report.unanswered:
+        err.print(f"[yellow]not answered:[/] {escape(question)}")
+    out.print(escape(report.summary()))
 
 
 def audit(
     run_id: Annotated[
         str, typer.Argument(help="Run id (in the runs folder) or a run folder path.")
     ],
+    live: LiveFlag = False,
+    allow_private_networks: PrivateOption = None,
     as_json: JsonFlag = False,
     config_file: ConfigFileOption = None,
 ) -> None:
-    """Check every citation of a finished run against the page text it kept (exit 1 if any fails)."""
+    """Check a finished run from its folder alone: every printed line, statement and kept page
+    against the run's manifest and its quotes (exit 1 if any check fails)."""
     with user_errors():
         runs_dir = load_configuration(config_file=config_file).config.runs_dir
         folder = find_run(runs_dir, run_id)
         report = audit_run(folder.path)
+        config = (
+            settings(
+                config_file, allow_private_networks=allow_private_networks, no_cache=True
+            ).config
+            if live
+            else None
+        )
+    if config is not None:
+        report.drift = run_async(_drift(config, folder.path))
     if as_json:
         print_json(report.model_dump())
     else:
-        table = Table(title=f"Audit of {folder.record.run_id}")
-        for column in ("statement", "cites", "verdict", "why"):
-            table.add_column(column, overflow="fold")
-        for statement, sources, verdict, why in audit_rows(report):
-            colour = "green" if verdict == "holds" else "red"
-            table.add_row(statement[:160], sources, f"[{colour}]{verdict}[/]", why)
-        out.print(table)
-        for claim in report.claims:
-            colour = "green" if claim.verdict == "holds" else "red"
-            out.print(f"✓✓ {claim.cid}: [{colour}]{claim.verdict}[/] — {claim.why}")
-        for problem in report.problems:
-            err.print(f"[red]problem:[/] {problem}")
-        out.print(report.summary())
+        _print(report, folder.record.run_id)
     if not report.ok:
         raise typer.Exit(code=1)

@@ -166,12 +166,19 @@ def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool) -> None:
     for name in METRICS:
         table.add_row(name, str(metadata.get(name, "")))
     table.add_row("errors", str(len(metadata.get("errors", []))))
-    for name, value in (metadata.get("grounding") or {}).items():
-        table.add_row(name.replace("_", " "), str(value))
+    grounding = metadata.get("grounding") or {}
+    for name, value in grounding.items():
+        if not isinstance(value, dict | bool):  # the answer is its own line, below
+            table.add_row(name.replace("_", " "), str(value))
     for name, spend in (metadata.get("budgets") or {}).items():
         if spend["limit"] is not None:
             table.add_row(f"budget {name}", f"{spend['spent']} of {spend['limit']}")
     out.print(table)
+    # "Citations hold" and "the question is answered" are different claims: say both apart.
+    if grounding.get("question_answered") is False:
+        err.print("[yellow]The sources read do not answer the question (see the report's note).[/]")
+    elif grounding.get("question_answered"):
+        out.print("question: the cited sources address it")
     out.print(
         f"Report: [bold]{folder.path / 'report.md'}[/]  (result.json, events.jsonl beside it)"
     )

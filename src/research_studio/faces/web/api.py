@@ -230,6 +230,8 @@ async def audit(run_id: str, state: State) -> dict[str, Any]:
         "summary": verdict.summary(),
         "problems": verdict.problems,
         "failing": [check.statement for check in verdict.statements if check.verdict == "fails"],
+        "answered": verdict.answered,
+        "unanswered": verdict.unanswered,
     }
 
 

@@ -13,7 +13,7 @@ from research_studio.grounding.statements import (
     Support,
     ground_statement,
 )
-from research_studio.pipelines.advanced.state import KnowledgeGap
+from research_studio.pipelines.kit.report import AnswerCoverage, unanswered_section
 
 LEGEND = "Indicators: ✓✓ cross-validated by two or more sources and confidence ≥ 0.8 · ✓ confidence ≥ 0.6 · ⚠ lower confidence."
 
@@ -73,16 +73,15 @@ def add_claim_lists(
         section.bullets.extend(records)
 
 
-def appendix(gaps: list[KnowledgeGap], quality: dict[str, Any], language: str = "en") -> list[str]:
-    """The gaps and the research-quality table, headed in `language`."""
+def appendix(coverage: AnswerCoverage, quality: dict[str, Any], language: str = "en") -> list[str]:
+    """Remaining gaps (the research questions no cited statement answers) and research quality.
+
+    Both are written by code: the gaps from the question coverage, never the model's gap prose.
+    """
     blocks = []
+    gaps = unanswered_section(coverage, localized("Remaining gaps", language))
     if gaps:
-        blocks.append(
-            f"## {localized('Remaining gaps', language)}\n\n"
-            + "\n".join(
-                f"- **{gap['section']}** ({gap['severity']}): {gap['description']}" for gap in gaps
-            )
-        )
+        blocks.append(gaps)
     rows = "\n".join(f"| {name} | {value} |" for name, value in quality.items())
     title, metric, value = (
         localized(key, language) for key in ("Research Quality", "Metric", "Value")

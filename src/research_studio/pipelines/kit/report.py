@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypedDict
 
-from research_studio.core.config import Configuration
+from research_studio.core.config import Configuration, ReportStructure
+from research_studio.core.languages import heading
+from research_studio.core.queries import content_words
 from research_studio.core.records import (
     ErrorRecord,
     EvidenceRecord,
@@ -14,6 +17,8 @@ from research_studio.core.records import (
     RunSummary,
     SourceRecord,
 )
+from research_studio.grounding.quotes import urls_in
+from research_studio.grounding.statements import GroundedReport, GroundedSection
 
 
 def source_index(sources: Sequence[SourceRecord]) -> dict[str, tuple[str, str]]:
@@ -140,3 +145,208 @@ def result_document(output: Mapping[str, Any], *, pipeline: str) -> dict[str, An
         "statements": list(output.get("statements", [])),
         "metadata": dict(output.get("metadata", {})),
     }
+
+
+# --- Does the report answer its question? (code decides, from the cited quotes) ---------------
+
+ANSWER_COVERAGE = "answer_coverage"
+_QUOTE_WORD = re.compile(r"\w+")
+NOT_ANSWERED_NOTICE = (
+    "The sources read do not answer this question: the passages cited below do not mention "
+    "{terms}. Read them as what was found, not as an answer."
+)
+QUESTIONS_HEADING = "Research questions"
+ANSWERED, NOT_ANSWERED = "answered by cited statements", "not answered by the sources read"
+
+
+class QuestionAnswer(TypedDict):
+    """Whether the cited quotes address one question's key terms, and which terms they miss."""
+
+    question: str
+    answered: bool
+    missing_terms: list[str]
+
+
+class AnswerCoverage(TypedDict):
+    """The report's coverage of its question and of each research question."""
+
+    answered: bool
+    missing_terms: list[str]
+    questions_asked: list[str]
+    questions: list[QuestionAnswer]
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
+
+
+def escape_markdown(text: str) -> str:
+    """Outside text (a question, a model's research question) as one literal Markdown line."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def _stem(word: str) -> str:
+    """A crude stem, so "roofs", "cooling" and "heated" meet "roof", "cool" and "heat"."""
+    return word[: max(4, len(word) - 3)] if len(word) > 5 else word
+
+
+def _answer(question: str, words: set[str]) -> QuestionAnswer:
+    terms = content_words(question)
+    missing = [term for term in terms if not any(word.startswith(_stem(term)) for word in words)]
+    # Most key terms must be there: "python" asked of urban-heat pages has none of its one term.
+    answered = bool(terms) and len(missing) * 2 <= len(terms) and len(missing) < len(terms)
+    return QuestionAnswer(question=question, answered=answered, missing_terms=missing)
+
+
+def question_coverage(
+    query: str, questions: Sequence[str], records: Iterable[Mapping[str, Any]]
+) -> AnswerCoverage:
+    """Whether the cited quotes of the printed statements address the question's key terms.
+
+    No cited statement answers nothing: zero statements never count as coverage.
+    """
+    words = {
+        word
+        for record in records
+        if record.get("sids")
+        for quote in record.get("quotes", [])
+        for word in _QUOTE_WORD.findall(str(quote.get("quote", "")).lower())
+    }
+    main = _answer(query, words)
+    asked = [question for question in dict.fromkeys(questions) if question.strip()]
+    return AnswerCoverage(
+        answered=main["answered"],
+        missing_terms=main["missing_terms"],
+        questions_asked=asked,
+        questions=[_answer(question, words) for question in asked],
+    )
+
+
+def coverage_notice(coverage: AnswerCoverage) -> str:
+    """The plain notice a report opens with when its sources do not answer the question."""
+    if coverage["answered"]:
+        return ""
+    terms = ", ".join(f'"{term}"' for term in coverage["missing_terms"]) or "its key terms"
+    return NOT_ANSWERED_NOTICE.format(terms=terms)
+
+
+def questions_section(coverage: AnswerCoverage, heading: str = QUESTIONS_HEADING) -> str:
+    """A code-written table: each research question and whether cited statements answer it."""
+    if not coverage["questions"]:
+        return ""
+    rows = [
+        f"| {escape_markdown(item['question'])} | "
+        f"{ANSWERED if item['answered'] else NOT_ANSWERED} |"
+        for item in coverage["questions"]
+    ]
+    return f"## {heading}\n\n| Question | Answer |\n|---|---|\n" + "\n".join(rows)
+
+
+def unanswered_section(coverage: AnswerCoverage, heading: str) -> str:
+    """The research questions the cited statements leave open (code-written "Remaining gaps")."""
+    open_questions = [item["question"] for item in coverage["questions"] if not item["answered"]]
+    if not open_questions:
+        return ""
+    return f"## {heading}\n\n" + "\n".join(
+        f"- {escape_markdown(question)}: {NOT_ANSWERED}" for question in open_questions
+    )
+
+
+def report_grounding(figures: Mapping[str, object], coverage: AnswerCoverage) -> dict[str, object]:
+    """The grounding figures with the answer coverage beside them (citations ≠ answered)."""
+    grounding = dict(figures)
+    if not grounding.get("cited_statements"):
+        grounding["citation_coverage"] = 0.0  # nothing cited is not 100 % cited
+    grounding[ANSWER_COVERAGE] = dict(coverage)
+    grounding["question_answered"] = coverage["answered"]
+    return grounding
+
+
+# --- What the report prints around its statements: all of it written by code --------------------
+
+ABOUT_HEADING = "About this report"
+CODE_HEADINGS = frozenset(
+    {ABOUT_HEADING, "Summary", "Conclusion", "Verified Findings", "Other findings", "Findings"}
+)
+
+
+def report_title(query: str) -> str:
+    """A report's title: the question itself (never model prose), as one literal line."""
+    return escape_markdown(query) or "Research report"
+
+
+def _heading_holds(heading: str, records: Sequence[Mapping[str, Any]], title: str) -> bool:
+    """A heading stays when it is no address, does not repeat the title, and its section's cited
+    quotes carry most of its key terms."""
+    if urls_in(heading) or " ".join(heading.lower().split()) == " ".join(title.lower().split()):
+        return False
+    return _answer(heading, _quote_words(records))["answered"]
+
+
+def _quote_words(records: Iterable[Mapping[str, Any]]) -> set[str]:
+    return {
+        word
+        for record in records
+        for quote in record.get("quotes", [])
+        for word in _QUOTE_WORD.findall(str(quote.get("quote", "")).lower())
+    }
+
+
+def checked_headings(report: GroundedReport, questions: Sequence[str], title: str) -> int:
+    """Headings from the research questions, or checked against their section's cited quotes.
+
+    A heading that fails becomes the research question its quotes address best (else
+    "Findings"). Returns how many headings were replaced.
+    """
+    replaced = 0
+    asked = [question for question in questions if question.strip()]
+    for section in report.sections:
+        if section.heading in CODE_HEADINGS or section.heading in asked:
+            continue
+        records = section.records()
+        if _heading_holds(section.heading, records, title):
+            continue
+        words = _quote_words(records)
+        answering = [q for q in asked if _answer(q, words)["answered"] and q != title]
+        section.heading = escape_markdown(answering[0]) if answering else "Findings"
+        replaced += 1
+    merged: dict[str, GroundedSection] = {}
+    for section in report.sections:  # renamed sections that now share a heading become one
+        kept = merged.setdefault(section.heading, section)
+        if kept is not section:
+            kept.paragraphs += section.paragraphs
+            kept.bullets += section.bullets
+            kept.intro = kept.intro or section.intro
+    report.sections = list(merged.values())
+    return replaced
+
+
+def close_report(
+    report: GroundedReport,
+    structure: ReportStructure,
+    *,
+    query: str,
+    questions: Sequence[str],
+    language: str,
+) -> AnswerCoverage:
+    """Code's part of every report: checked headings, the coverage notice and question list.
+
+    Call it after the statements are final and before rendering.
+    """
+    report.title = report_title(query)
+    checked_headings(report, questions, query)
+    coverage = question_coverage(query, questions, report.printed(structure))
+    notice = coverage_notice(coverage)
+    if notice:  # the report opens with it: the summary moves below, as a section
+        if report.summary:
+            summary = GroundedSection(heading="Summary", paragraphs=[report.summary])
+            report.sections.insert(0, summary)
+            report.summary = []
+        about = next((s for s in report.sections if s.heading == ABOUT_HEADING), None)
+        if about is None:
+            about = GroundedSection(heading=ABOUT_HEADING)
+        report.sections = [about, *(s for s in report.sections if s is not about)]
+        about.intro = f"{notice}\n\n{about.intro}" if about.intro else notice
+    listing = questions_section(coverage, heading(QUESTIONS_HEADING, language))
+    if listing:
+        report.appendix.insert(0, listing)
+    return coverage

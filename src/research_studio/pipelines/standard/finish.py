@@ -38,6 +38,7 @@ from research_studio.pipelines.kit.node_kit import (
     report_update,
     services_of,
 )
+from research_studio.pipelines.kit.report import close_report, report_grounding
 from research_studio.pipelines.standard.prompts import (
     STYLE,
     VERIFY_SYSTEM,
@@ -225,6 +226,13 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
             reason=reason,
             tally=grounded.tally if grounded else None,
         )
+    coverage = close_report(
+        grounded,
+        config.report_structure,
+        query=state["query"],
+        questions=state.get("research_questions", []),
+        language=language,
+    )
     limitations = limitations_section(
         Losses(
             errors=[*state.get("errors", []), *errors],
@@ -247,7 +255,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         coverage=state.get("coverage", 0.0),
         confidence=state.get("confidence", 0.0),
         cited_sources=cited,
-        grounding=grounding_figures(statements, grounded.tally),
+        grounding=report_grounding(grounding_figures(statements, grounded.tally), coverage),
         figures={},
     )
     return {

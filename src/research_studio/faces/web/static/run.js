@@ -142,6 +142,8 @@
     const audit = await RS.request("GET", `${api}/audit`);
     if (audit.ok) {
       verdict.dataset.ok = String(audit.data.ok);
+      // Citations that hold are not an answer: an unanswered question is never shown as green.
+      verdict.dataset.answered = String(audit.data.answered);
       verdict.textContent = `${audit.data.ok ? "✓" : "✗"} ${audit.data.summary.replace(/^audit /, "Audit: ")}`;
     } else {
       verdict.dataset.ok = "false";

@@ -39,6 +39,7 @@ from research_studio.pipelines.kit.node_kit import (
     report_update,
     services_of,
 )
+from research_studio.pipelines.kit.report import close_report, report_grounding
 from research_studio.services.clients import Services
 
 
@@ -101,12 +102,16 @@ async def _grounded(
             used=len({claim["supporting_sids"][0] for claim in verified}),
             sources=len(sources),
         )
-        report = _verbatim_report(plan["topic"], verified, note)
+        report = _verbatim_report(state.get("query", ""), verified, note)
     elif verified:
         draft, calls, errors = await _draft(services, state, config, verified)
         if draft is not None:
             report = ground_draft(
-                draft, support, title=plan["topic"], headings=outline, allowed_urls=allowed
+                draft,
+                support,
+                title=state.get("query", ""),
+                headings=questions_of(state),
+                allowed_urls=allowed,
             )
     if report is not None:
         # Concise reports say each claim once: the lists hold what the prose left out.
@@ -121,9 +126,9 @@ async def _grounded(
         report = await fallback_report(
             services.archive,
             config,
-            title=plan["topic"],
+            title=state.get("query", ""),
             request=state.get("query", ""),
-            questions=[question["question"] for question in plan["primary"]],
+            questions=questions_of(state),
             sources=sources,
             evidence=state.get("evidence", []),
             reason="extractive"
@@ -138,6 +143,11 @@ async def _grounded(
     return report, calls, errors
 
 
+def questions_of(state: AgentState) -> list[str]:
+    """The plan's primary research questions: what headings and coverage are checked against."""
+    return [question["question"] for question in state["plan"]["primary"]]
+
+
 async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Statements bound to verified claims; code cites, checks, adds indicators, gaps and quality."""
     config = runtime.context
@@ -147,6 +157,14 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
     verified = [claim for claim in claims if claim["verified"]]
     gaps = state.get("knowledge_gaps", [])
     report, calls, errors = await _grounded(services, state, config, verified)
+    language = report_language(config.language, state.get("query", ""))
+    coverage = close_report(
+        report,
+        config.report_structure,
+        query=state.get("query", ""),
+        questions=questions_of(state),
+        language=language,
+    )
     statements = report.printed(config.report_structure)
     cited = cited_sources(statements)
     iterations = state.get("research_iteration", 0) + 1
@@ -159,8 +177,7 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         "Sources used": str(len(cited)),
         "Iterations": str(iterations),
     }
-    language = report_language(config.language, state.get("query", ""))
-    report.appendix = appendix(gaps, quality, language)
+    report.appendix = [*report.appendix, *appendix(coverage, quality, language)]
     limitations = limitations_section(
         Losses(
             errors=[*state.get("errors", []), *errors],
@@ -176,7 +193,7 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
     if limitations:
         report.appendix.insert(0, limitations)
     markdown = report.markdown(config.report_structure, state.get("sources", []), language)
-    grounding = grounding_figures(statements, report.tally)
+    grounding = report_grounding(grounding_figures(statements, report.tally), coverage)
     summary = RunSummary(
         iterations=iterations,
         coverage=state.get("previous_confidence", 0.0),

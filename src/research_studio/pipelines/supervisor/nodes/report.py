@@ -38,6 +38,7 @@ from research_studio.pipelines.kit.node_kit import (
     report_update,
     services_of,
 )
+from research_studio.pipelines.kit.report import close_report, report_grounding
 from research_studio.pipelines.supervisor.nodes.common import role_caller
 from research_studio.pipelines.supervisor.nodes.council import APPROVALS, MAX_NOTES_CHARS
 from research_studio.pipelines.supervisor.nodes.evidence import rank_snippets, stored_sources
@@ -262,6 +263,9 @@ async def final_report_generation(
         )
     writer_wrote_block = place_verified_section(grounded, block_section)
     language = report_language(config.language, state["query"])
+    coverage = close_report(
+        grounded, config.report_structure, query=state["query"], questions=[], language=language
+    )
     limitations = limitations_section(
         Losses(
             errors=[*state.get("errors", []), *errors],
@@ -282,7 +286,7 @@ async def final_report_generation(
     cited = cited_sources(statements)
     snippets = state.get("evidence_snippets", [])
     passed = sum(1 for snippet in snippets if snippet["status"] == "PASS")
-    grounding = grounding_figures(statements, grounded.tally)
+    grounding = report_grounding(grounding_figures(statements, grounded.tally), coverage)
     summary = RunSummary(
         iterations=state.get("research_iterations", 0),
         coverage=float(grounding["citation_coverage"]),  # type: ignore[arg-type]

@@ -1,0 +1,115 @@
+"""What a run writes for its reader and its audit: the coverage notice, numbering, the seal."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from research_studio.faces.cli import app
+from research_studio.run.audit import audit_run
+from research_studio.run.runs import write_outputs
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import use_scripted_model
+from tests.evaluation.outputs import PAGES, good_document
+from tests.helpers import run_cli
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "urban-heat"
+NOTICE = "The sources read do not answer this question"
+runner = CliRunner()
+
+
+def _local_run(question: str, out: str) -> tuple[str, dict, str]:
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            question,
+            "--docs",
+            str(EXAMPLES),
+            "--model",
+            use_scripted_model(ResearchScript().model()),
+            "--out",
+            out,
+            "--single-agent",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    folder = Path(out)
+    report = (folder / "report.md").read_text()
+    return report, json.loads((folder / "result.json").read_text()), result.output
+
+
+@pytest.mark.e2e
+def test_an_off_topic_question_opens_with_a_plain_notice_and_audit_keeps_it_apart() -> None:
+    report, document, output = _local_run("python", "off-topic")
+    grounding = document["metadata"]["grounding"]
+    assert grounding["question_answered"] is False
+    assert grounding["answer_coverage"]["missing_terms"] == ["python"]
+    # The notice comes before anything the sources say.
+    first_section = report.split("\n## ", 2)[1]
+    assert NOTICE in first_section and '"python"' in first_section
+    assert "do not answer the question" in output
+    audit = runner.invoke(app, ["audit", "off-topic", "--json"])
+    verdict = json.loads(audit.stdout)
+    assert verdict["answered"] is False
+    if verdict["statements"]:  # citations may hold although the question is not answered
+        assert "do NOT answer" in runner.invoke(app, ["audit", "off-topic"]).stdout
+
+
+@pytest.mark.e2e
+def test_an_answered_question_has_no_notice_and_says_so_per_research_question() -> None:
+    report, document, _output = _local_run("Do cool roofs work?", "on-topic")
+    grounding = document["metadata"]["grounding"]
+    assert grounding["question_answered"] is True and NOTICE not in report
+    asked = grounding["answer_coverage"]["questions"]
+    assert asked and "## Research questions" in report
+    for item in asked:
+        assert item["question"] in report
+    verdict = json.loads(runner.invoke(app, ["audit", "on-topic", "--json"]).stdout)
+    assert verdict["ok"] and verdict["answered"] is True
+
+
+def test_zero_statements_is_not_full_coverage(tmp_path: Path) -> None:
+    from research_studio.pipelines.kit.report import question_coverage, report_grounding
+
+    coverage = question_coverage("How do cool roofs work?", ["Why?"], [])
+    grounding = report_grounding({"cited_statements": 0, "citation_coverage": 1.0}, coverage)
+    assert grounding["citation_coverage"] == 0.0 and grounding["question_answered"] is False
+
+
+def test_sources_are_renumbered_by_first_citation_everywhere(tmp_path: Path) -> None:
+    """A report that cites S2 first: S2 becomes S1 in report.md, result.json and sources/."""
+    document = good_document()
+    body, listing = document["report"].split("## Sources", 1)
+    sections = body.split("\n## ")
+    # Put the S2 section first, and list it first, as a pipeline would.
+    body = "\n## ".join([sections[0], sections[2].rstrip("\n") + "\n", sections[1]])
+    lines = listing.strip().splitlines()
+    listing = "\n".join([lines[1], lines[0]]) + "\n"
+    document["report"] = body.rstrip() + "\n\n## Sources\n\n" + listing
+    (tmp_path / "sources").mkdir()
+    for sid, (_title, _url, sentences) in PAGES.items():
+        (tmp_path / "sources" / f"{sid}.txt").write_text(" ".join(sentences))
+    written = write_outputs(tmp_path, document["report"], document)
+    report = (tmp_path / "report.md").read_text()
+    cited = list(dict.fromkeys(re.findall(r"\[(S\d+)\]", report.split("## Sources")[0])))
+    assert cited == ["S1", "S2"]
+    assert re.findall(r"^- \[(S\d+)\]", report, re.MULTILINE) == ["S1", "S2"]
+    trees = PAGES["S2"]
+    assert f"- [S1] {trees[0]} — {trees[1]}" in report
+    assert [(s["sid"], s["url"]) for s in written["sources"]] == [
+        ("S1", trees[1]),
+        ("S2", PAGES["S1"][1]),
+    ]
+    assert (tmp_path / "sources" / "S1.txt").read_text() == " ".join(trees[2])
+    stored = json.loads((tmp_path / "result.json").read_text())
+    assert stored["report"] == report and stored["sources"] == written["sources"]
+    for record in stored["statements"]:
+        page = (tmp_path / "sources" / f"{record['sids'][0]}.txt").read_text()
+        assert all(quote["quote"] in page for quote in record["quotes"])
+    assert audit_run(tmp_path).ok  # the renumbered folder is sealed as written
