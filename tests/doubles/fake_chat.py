@@ -15,9 +15,22 @@ from typing import Any, Literal, get_args
 
 JSON = dict[str, Any]
 ChatFaultKind = Literal[
-    "truncated", "prose", "empty", "html_500", "rate_limit", "context_length", "slow"
+    "truncated",
+    "prose",
+    "empty",
+    "html_500",
+    "rate_limit",
+    "context_length",
+    "slow",
+    "html_200",
+    "cut_body",
+    "wrong_shape",
 ]
 CHAT_FAULT_KINDS: tuple[ChatFaultKind, ...] = get_args(ChatFaultKind)
+# Malformed replies with HTTP 200, as a proxy or a broken gateway sends them: drawn only when
+# asked for, so the seeded suites written before them keep their sequences.
+MALFORMED_REPLY_KINDS: tuple[ChatFaultKind, ...] = ("html_200", "cut_body", "wrong_shape")
+DEFAULT_FAULT_KINDS = tuple(kind for kind in CHAT_FAULT_KINDS if kind not in MALFORMED_REPLY_KINDS)
 _PROSE = (
     "I'm sorry, but I can't put that into the requested format. In short, the sources "
     "disagree and more research would be needed before drawing a conclusion."
@@ -26,6 +39,11 @@ _HTML_500 = (
     b"<html>\r\n<head><title>500 Internal Server Error</title></head>\r\n<body>\r\n"
     b"<center><h1>500 Internal Server Error</h1></center>\r\n<hr><center>nginx</center>\r\n"
     b"</body>\r\n</html>\r\n"
+)
+
+_PROXY_PAGE = (
+    b"<!DOCTYPE html><html><head><title>Sign in to continue</title></head><body>"
+    b"<h1>Corporate proxy</h1><p>Please sign in to reach this site.</p></body></html>"
 )
 
 
@@ -60,12 +78,14 @@ class ChatFaults:
     truncated: the reply (content or tool arguments) cut off, finish_reason "length";
     prose / empty: text without JSON, or nothing; html_500: an nginx error page;
     rate_limit: HTTP 429 with Retry-After; context_length: HTTP 400 context_length_exceeded;
-    slow: the right reply after `slow_s` seconds. `limit` caps how many faults are injected.
+    slow: the right reply after `slow_s` seconds; html_200: a proxy's HTML page with HTTP 200;
+    cut_body: HTTP 200 with a JSON body cut off mid-way; wrong_shape: HTTP 200 with JSON that is
+    no chat completion. `limit` caps how many faults are injected.
     """
 
     rate: float
     seed: int = 0
-    kinds: tuple[ChatFaultKind, ...] = CHAT_FAULT_KINDS
+    kinds: tuple[ChatFaultKind, ...] = DEFAULT_FAULT_KINDS
     slow_s: float = 1.0
     retry_after_s: float = 0.05
     limit: int | None = None
@@ -188,7 +208,7 @@ class ChatEndpoint:
         if self.max_prompt_chars is not None and chars > self.max_prompt_chars:
             return ChatReply.of(400, _context_error(chars))
         fault = self._draw_fault()
-        if fault in ("html_500", "rate_limit", "context_length"):
+        if fault in ("html_500", "rate_limit", "context_length", *MALFORMED_REPLY_KINDS):
             return self._failure(fault, chars)
         try:
             if fault in ("prose", "empty"):
@@ -242,6 +262,12 @@ class ChatEndpoint:
     def _failure(self, fault: ChatFaultKind, chars: int) -> ChatReply:
         if fault == "html_500":
             return ChatReply(500, _HTML_500, "text/html")
+        if fault == "html_200":
+            return ChatReply(200, _PROXY_PAGE, "text/html")
+        if fault == "cut_body":
+            return ChatReply(200, b'{"id": "chatcmpl-cut", "object": "chat.completion", "choi')
+        if fault == "wrong_shape":
+            return ChatReply.of(200, {"object": "error", "message": "upstream unavailable"})
         if fault == "context_length":
             return ChatReply.of(400, _context_error(chars))
         seconds = self.faults.retry_after_s if self.faults else 0.0

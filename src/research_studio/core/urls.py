@@ -16,15 +16,22 @@ def _is_tracking(name: str) -> bool:
 
 
 def normalize_url(url: str) -> str:
-    """Lower-case scheme and host, drop default port, fragment and tracking parameters."""
-    parts = urlsplit(url.strip())
+    """Lower-case scheme and host, drop default port, fragment and tracking parameters.
+
+    Total: a URL that cannot be parsed (an unclosed IPv6 bracket, a bad port) comes back
+    stripped but otherwise as written, and fetching it is refused as one lost page.
+    """
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port if parts.scheme.lower() in DEFAULT_PORTS else None
+    except ValueError:
+        return url.strip()
     scheme = parts.scheme.lower()
     if scheme not in DEFAULT_PORTS:
         return urlunsplit((scheme, parts.netloc, parts.path, parts.query, ""))
     host = (parts.hostname or "").lower()
     if ":" in host:  # IPv6 literal
         host = f"[{host}]"
-    port = parts.port
     netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
     if parts.username:
         netloc = f"{parts.username}@{netloc}"

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import re
 
-from research_studio.export.document import RunDocument
+from research_studio.core.urls import is_web_url
+from research_studio.export.document import SOURCE_LINE, CitedSource, RunDocument
 from research_studio.export.report_html import report_html
 
-# A Sources-list entry as report_html renders it: the list item opens with the entry's own [Sn].
-_ENTRY = re.compile(
-    r'<li>(<p>)?<a class="cite" href="[^"]*" data-sid="(S\d+)"[^>]*>\[S\d+\]</a>'
-    r"(.*?)(</p>)?</li>",
-    re.DOTALL,
-)
-_URL = re.compile(r"((?:https?|file)://[^\s<]+)")
+# Each Sources-list line is swapped for a token before rendering; after rendering the token's
+# list item is rebuilt from the source's record, escaped: no regex turns rendered text into markup.
+_ENTRY_TOKEN = "- \u27e6entry:{sid}\u27e7"
+_ENTRY_ITEM = re.compile("<li>(?:<p>)?\u27e6entry:(S\\d+)\u27e7(?:</p>)?</li>")
 _TAG = re.compile(r"(<[^>]*>)")
 _MARKS = re.compile(r"(✓✓|✓|⚠)")
 _MARK_CLASS = {"✓✓": "ind ind-strong", "✓": "ind ind-ok", "⚠": "ind ind-warn"}
@@ -45,16 +45,42 @@ pre { background: #f3f4f6; padding: .8rem; overflow-x: auto; }
 @media print { body { background: #fff; } main { border: 0; margin: 0; max-width: none; } }
 """
 
+# The page's one stylesheet by its hash; nothing else may load or run (no script at all).
+_STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode("utf-8")).digest()).decode("ascii")
+CONTENT_SECURITY_POLICY = (
+    f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; img-src data:; "
+    "base-uri 'none'; form-action 'none'"
+)
+
 
 def source_anchor(sid: str) -> str:
     """The id of a source's entry in the Sources list."""
     return f"source-{sid}"
 
 
-def _entry(match: re.Match[str]) -> str:
-    sid, rest = match.group(2), match.group(3)
-    linked = _URL.sub(r'<a href="\1" rel="noopener noreferrer">\1</a>', rest)
-    return f'<li id="{source_anchor(sid)}" class="source"><span class="sid">[{sid}]</span>{linked}</li>'
+def _entry_tokens(markdown: str) -> str:
+    """The report with each Sources-list line replaced by its entry token."""
+    lines = []
+    for line in markdown.splitlines():
+        match = SOURCE_LINE.match(line)
+        lines.append(_ENTRY_TOKEN.format(sid=match.group(1)) if match else line)
+    return "\n".join(lines)
+
+
+def _source_link(url: str) -> str:
+    """A web address as a link; anything else (a local document) as plain text."""
+    shown = html.escape(url)
+    if not is_web_url(url):
+        return shown
+    return f'<a href="{html.escape(url, quote=True)}" rel="noopener noreferrer">{shown}</a>'
+
+
+def _entry(source: CitedSource) -> str:
+    title = html.escape(" ".join((source.title or source.url).split()))
+    return (
+        f'<li id="{source_anchor(source.sid)}" class="source"><span class="sid">[{source.sid}]</span>'
+        f" {title} — {_source_link(source.url)}</li>"
+    )
 
 
 def _mark_indicators(body: str) -> str:
@@ -71,16 +97,19 @@ def _mark_indicators(body: str) -> str:
 def report_page(document: RunDocument) -> str:
     """The whole HTML page: the report, its citations linked to their Sources-list entries."""
     body = report_html(
-        document.markdown,
+        _entry_tokens(document.markdown),
         document.statements,
         cite_href=lambda sid, _index: f"#{source_anchor(sid)}",
     )
-    body = _mark_indicators(_ENTRY.sub(_entry, body))
+    entries = {source.sid: _entry(source) for source in document.sources}
+    body = _mark_indicators(body)
+    body = _ENTRY_ITEM.sub(lambda match: entries.get(match.group(1), ""), body)
     title = html.escape(document.query)
     meta = html.escape(f"Research Studio · run {document.run_id} · {document.accessed}")
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="generator" content="Research Studio">\n'
         f"<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"

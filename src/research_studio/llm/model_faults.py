@@ -47,9 +47,38 @@ def _names(exc: BaseException) -> str:
     return " ".join(cls.__name__ for cls in type(exc).__mro__).lower()
 
 
+# Raised by a client library reading a reply it did not expect (an HTML page, a cut JSON
+# body, JSON without `choices`), after the server answered: not an API error of its own.
+_READ_ERRORS = (AttributeError, TypeError, KeyError, IndexError, ValueError)
+_HTML = re.compile(r"<\s*(!doctype|html|head|body|title)\b", re.IGNORECASE)
+
+
+def is_malformed_reply(exc: BaseException) -> bool:
+    """Whether the call failed because the reply could not be read as a chat completion."""
+    return (
+        isinstance(exc, _READ_ERRORS)
+        and (_status(exc) or 200) < 300  # LangChain attaches the answered (2xx) response
+        and not isinstance(exc, NotImplementedError)
+        and not any(name in _names(exc) for name in ("lengthfinishreason", "contextoverflow"))
+        and not _CONTEXT.search(str(exc))
+    )
+
+
+def malformed_reply_reason(exc: BaseException) -> str:
+    """What the unreadable reply was, in a few words (never the reply itself)."""
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    if "html" in str(headers.get("content-type", "")).lower() or _HTML.search(str(exc)):
+        return "malformed reply: an HTML page instead of a chat completion"
+    if "jsondecodeerror" in _names(exc):
+        return f"malformed reply: invalid or cut-off JSON ({exc})"
+    return f"malformed reply: not a chat completion ({type(exc).__name__})"
+
+
 def failure_kind(exc: BaseException) -> FailureKind:
     """What a failed model call was, from its class, HTTP status and message."""
     names, status, text = _names(exc), _status(exc), str(exc)
+    if is_malformed_reply(exc):
+        return "bad_response"
     if "lengthfinishreason" in names:
         return "truncated"
     if "contextoverflow" in names or status == 413:

@@ -25,7 +25,13 @@ from research_studio.llm.json_reply import (
     read_json_reply,
 )
 from research_studio.llm.messages import message_text
-from research_studio.llm.model_faults import failure_kind, is_cut_off, raw_from_parse_error, shorten
+from research_studio.llm.model_faults import (
+    failure_kind,
+    is_cut_off,
+    malformed_reply_reason,
+    raw_from_parse_error,
+    shorten,
+)
 from research_studio.llm.model_prompts import REPAIR_REQUEST, SCHEMA_INSTRUCTIONS
 from research_studio.llm.models import ModelTier
 from research_studio.llm.pricing import call_cost
@@ -89,6 +95,9 @@ class CallPolicy:
     context_tokens: int | None = None  # the model's window, when known: longer prompts are cut
     num_ctx_limit: int | None = None  # the server needs num_ctx sized per call (Ollama)
     reports_truncation: bool = False  # the server cuts long prompts silently (Ollama)
+    # A malformed reply (a proxy's HTML page, a cut body) is asked again like a transient fault.
+    malformed_retries: int = 2
+    retry_delay_s: float = 1.0
 
 
 class MethodMemory:
@@ -208,6 +217,20 @@ class ModelCaller:
     async def _invoke(
         self, runnable: Any, messages: Sequence[BaseMessage], method: str
     ) -> tuple[Any, ModelCallRecord]:
+        """One call; a malformed reply is asked again (each attempt is its own record)."""
+        retries = self._policy.malformed_retries
+        for attempt in range(retries + 1):
+            try:
+                return await self._invoke_once(runnable, messages, method)
+            except ModelError as exc:
+                if exc.kind != "bad_response" or attempt == retries:
+                    raise
+            await asyncio.sleep(self._policy.retry_delay_s * 2**attempt)
+        raise AssertionError("unreachable")
+
+    async def _invoke_once(
+        self, runnable: Any, messages: Sequence[BaseMessage], method: str
+    ) -> tuple[Any, ModelCallRecord]:
         reached = self._policy.budget.admit() if self._policy.budget else ""
         if reached:
             raise ModelError(
@@ -247,6 +270,11 @@ class ModelCaller:
             record["ended"], record["ok"], record["error_kind"] = time.time(), False, kind
             record["error"] = f"{type(exc).__name__}: {exc}"
             self._spend(record)
+            if kind == "bad_response":
+                record["error"] = malformed_reply_reason(exc)
+                raise ModelError(
+                    f"{self.spec} call failed in {self.node}: {record['error']}", kind=kind
+                ) from exc
             if kind == "truncated":  # the client refused to parse a reply cut at the length limit
                 raise _ParseFailure(raw_from_parse_error(exc), str(exc), record, cut=True) from exc
             if kind == "unsupported" and method != "text":

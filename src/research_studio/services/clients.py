@@ -242,6 +242,8 @@ class Services:
             else None,
             num_ctx_limit=self.config.ollama_max_context if ollama else None,
             reports_truncation=ollama,
+            malformed_retries=self.config.llm_max_retries,
+            retry_delay_s=self.config.retry_base_delay_s,
         )
 
     def close_now(self) -> None:

@@ -81,6 +81,15 @@ def _status_error(url: str, status: int) -> FetchError:
     return FetchError(url, f"HTTP {status}", kind="bad_response")
 
 
+def _check_parses(url: str) -> None:
+    """Refuse a URL the HTTP client cannot parse (octal or zero-padded IPv4, full-width digits,
+    circled letters, a bad port): one lost page, never an exception that ends the run."""
+    try:
+        httpx.URL(url)
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise FetchError(url, f"malformed URL ({exc})", kind="refused") from exc
+
+
 class PageFetcher:
     """Fetches with a size cap, a total deadline and a concurrency bound; parses in worker processes."""
 
@@ -134,6 +143,8 @@ class PageFetcher:
             raise FetchError(url, "too many redirects", kind="refused") from exc
         except httpx.TimeoutException as exc:
             raise FetchError(url, "timed out", kind="timeout") from exc
+        except (httpx.InvalidURL, UnicodeError) as exc:  # not HTTPErrors (a bad redirect target)
+            raise FetchError(url, f"malformed URL ({exc})", kind="refused") from exc
         except httpx.HTTPError as exc:
             raise FetchError(
                 url, f"network error ({type(exc).__name__}: {exc})", kind="network"
@@ -142,6 +153,7 @@ class PageFetcher:
     async def fetch(self, url: str) -> Page:
         if not is_web_url(url):
             raise FetchError(url, "only absolute http(s) URLs can be fetched", kind="refused")
+        _check_parses(url)
         async with self._semaphore:
             final_url, content_type, body, charset = await self._get(url)
         return await self._parse(url, final_url, content_type, body, charset)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +13,25 @@ from research_studio.core.errors import ConfigError
 from research_studio.faces.cli.common import ConfigFileOption, err, out, user_errors
 
 TOKEN_ENV = "RESEARCH_STUDIO_SERVE_TOKEN"
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before anything is printed: a taken port is one line."""
+    try:
+        family, kind, proto, _name, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except OSError as exc:
+        raise ConfigError(f"cannot serve on {host}: {exc.strerror or exc}") from None
+    listener = socket.socket(family, kind, proto)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+    except OSError as exc:
+        listener.close()
+        reason = exc.strerror or str(exc)
+        raise ConfigError(f"cannot serve on {host}:{port}: {reason.lower()}") from None
+    return listener
 
 
 def serve(
@@ -46,7 +66,10 @@ def serve(
             config_file=config_file,
         )
         settings.check_exposure()
+        listener = listening_socket(host, port)
         app = create_app(settings)
     out.print(f"Research Studio: [bold]{settings.url()}[/]", highlight=False)
     err.print("[dim]Ctrl-C stops the server; running runs are saved as interrupted.[/]")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    with listener:
+        server.run(sockets=[listener])

@@ -39,6 +39,9 @@ FORM_FIELDS = {"max_iterations": "iterations", "report_structure": "report_struc
 State = Annotated[WebState, Depends(web_state)]
 # As research_studio.export.ExportFormat (imported lazily: PDF and DOCX libraries load slowly).
 ExportName = Literal["md", "html", "pdf", "docx", "bib", "ris"]
+# The form sends a flat object; deeper bodies are refused before anything walks them.
+MAX_JSON_DEPTH = 16
+TOO_DEEP = f"the body nests deeper than {MAX_JSON_DEPTH} levels"
 
 
 def field_error(field: str | None, message: str, status: int = 422) -> JSONResponse:
@@ -52,11 +55,30 @@ async def _json_body(request: Request) -> dict[str, Any]:
         raise HTTPException(415, "send JSON (application/json)")
     try:
         body = await request.json()
+    except RecursionError:  # the decoder recursed through nesting no form ever sends
+        raise HTTPException(422, TOO_DEEP) from None
     except ValueError:
         raise HTTPException(400, "the body is not valid JSON") from None
     if not isinstance(body, dict):
         raise HTTPException(400, "the body must be a JSON object")
+    if _nesting(body) > MAX_JSON_DEPTH:
+        raise HTTPException(422, TOO_DEEP)
     return body
+
+
+def _nesting(value: Any) -> int:
+    """How deeply lists and objects nest in a decoded JSON value (without recursing)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_JSON_DEPTH:
+                stack.extend(
+                    (child, depth + 1)
+                    for child in (item.values() if isinstance(item, dict) else item)
+                )
+    return deepest
 
 
 @router.get("/options")

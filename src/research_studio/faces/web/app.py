@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 from fastapi.requests import Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
@@ -20,6 +22,13 @@ from research_studio.faces.web.settings import ServeSettings
 from research_studio.faces.web.state import WebState
 
 STATIC = Path(__file__).parent / "static"
+# Static text only: the unknown run id is not echoed back.
+NOT_FOUND_PAGE = (
+    '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>No such run</title>'
+    '<link rel="stylesheet" href="/static/style.css"></head><body><main><h1>No such run</h1>'
+    '<p>This run does not exist (it may have been deleted). <a href="/runs">All runs</a></p>'
+    "</main></body></html>\n"
+)
 
 
 def create_app(settings: ServeSettings) -> FastAPI:
@@ -53,6 +62,15 @@ def create_app(settings: ServeSettings) -> FastAPI:
             {"field": None, "message": str(exc.detail)}, status_code=exc.status_code
         )
 
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        # A bad path or query value (an unknown export format) in the one error shape.
+        first = exc.errors()[0] if exc.errors() else {}
+        location = [str(part) for part in first.get("loc", ()) if part not in ("path", "query")]
+        message = str(first.get("msg") or "invalid request")
+        field = location[-1] if location else None
+        return JSONResponse({"field": field, "message": message}, status_code=422)
+
     @app.get("/", include_in_schema=False)
     async def new_research() -> FileResponse:
         return FileResponse(STATIC / "index.html")
@@ -61,8 +79,13 @@ def create_app(settings: ServeSettings) -> FastAPI:
     async def runs_page() -> FileResponse:
         return FileResponse(STATIC / "runs.html")
 
-    @app.get("/runs/{run_id}", include_in_schema=False)
-    async def run_page(run_id: str) -> FileResponse:
+    @app.get("/runs/{run_id}", include_in_schema=False, response_model=None)
+    async def run_page(run_id: str, request: Request) -> FileResponse | HTMLResponse:
+        state: WebState = request.app.state.web
+        try:
+            await asyncio.to_thread(state.folder, run_id)
+        except HTTPException:
+            return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
         return FileResponse(STATIC / "run.html")
 
     app.add_middleware(AccessGuard, token=settings.token)

@@ -1,0 +1,69 @@
+"""Every refusal is `{field, message}` or a 404 page: deep JSON, bad export formats, unknown runs, taken ports."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from pathlib import Path
+
+import httpx
+from typer.testing import CliRunner
+
+from research_studio.faces.cli import app
+from tests.faces.web.conftest import LiveServer
+
+
+def _deep(levels: int) -> str:
+    return '{"question": ' + "[" * levels + "]" * levels + "}"
+
+
+def test_deeply_nested_json_is_a_field_error_not_a_crash(
+    server: LiveServer, tmp_path: Path
+) -> None:
+    with httpx.Client(base_url=server.url) as client:
+        for levels in (100_000, 40):
+            response = client.post(
+                "/api/runs", content=_deep(levels), headers={"content-type": "application/json"}
+            )
+            assert response.status_code == 422, response.text
+            assert response.json() == {
+                "field": None,
+                "message": "the body nests deeper than 16 levels",
+            }
+        assert client.get("/api/runs").status_code == 200  # the server lives on
+    assert not any((tmp_path / "runs").iterdir())  # and no run was started
+
+
+def test_a_bad_export_format_is_a_field_error(
+    server: LiveServer, finished_run_folder: Path, tmp_path: Path
+) -> None:
+    shutil.copytree(finished_run_folder, tmp_path / "runs" / "done")
+    with httpx.Client(base_url=server.url) as client:
+        response = client.get("/api/runs/done/export/exe")
+    assert response.status_code == 422
+    body = response.json()
+    assert set(body) == {"field", "message"} and body["field"] == "fmt"
+    assert "'md'" in body["message"] and "detail" not in body
+
+
+def test_an_unknown_run_page_is_a_404_page(
+    server: LiveServer, finished_run_folder: Path, tmp_path: Path
+) -> None:
+    shutil.copytree(finished_run_folder, tmp_path / "runs" / "done")
+    with httpx.Client(base_url=server.url) as client:
+        missing = client.get("/runs/no-such-run<script>")
+        known = client.get("/runs/done")
+    assert missing.status_code == 404 and "No such run" in missing.text
+    assert "no-such-run" not in missing.text and "<script>" not in missing.text
+    assert known.status_code == 200 and 'data-format="pdf"' in known.text
+
+
+def test_serve_on_a_taken_port_is_one_line_before_any_url(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(app, ["serve", "--port", str(port)])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert lines == [f"error: cannot serve on 127.0.0.1:{port}: address already in use"]
