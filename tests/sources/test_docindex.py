@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from research_studio.sources.docindex import DocumentIndex, match_expression
+from research_studio.sources.docindex import (
+    COMMON_CHUNKS,
+    MAX_RARE_WORDS,
+    DocumentIndex,
+    match_expression,
+    query_words,
+    search_plan,
+)
 from tests.doubles.pdf_builder import make_pdf
 
 
@@ -122,12 +129,42 @@ def test_pdf_and_html_are_readable(tmp_path: Path, folder: Path) -> None:
 
 
 def test_query_syntax_never_breaks_fts() -> None:
-    assert (
-        match_expression('roofs AND "trees" OR NEAR(x) -- * ^')
-        == '"roofs" OR "trees" OR "near" OR "x"'
+    words = query_words('roofs AND "trees" OR NEAR(x) -- * ^')
+    assert match_expression(words) == '"roofs" OR "trees" OR "near" OR "x"'
+    assert match_expression(query_words("the of")) == '"the" OR "of"'
+    assert query_words("!!!") == []
+
+
+def test_rare_words_carry_the_query_and_common_ones_are_matched_together() -> None:
+    common = COMMON_CHUNKS + 5
+    assert search_plan({"python": common, "tarfile": 12, "sparse": 40, "missing": 0}) == (
+        '"tarfile" OR "sparse"',
+        False,
     )
-    assert match_expression("the of") == '"the" OR "of"'
-    assert match_expression("!!!") == ""
+    many = {f"rare{n}": n + 1 for n in range(MAX_RARE_WORDS + 2)}
+    assert search_plan(many)[0].count(" OR ") == MAX_RARE_WORDS - 1
+    assert search_plan({"python": common, "return": common}) == ('"python" AND "return"', True)
+
+
+def test_questions_of_common_words_still_find_the_chunks_that_hold_them(tmp_path: Path) -> None:
+    folder = tmp_path / "common"
+    folder.mkdir()
+    # Every chunk holds "roofs"; only some hold "heat"; one holds "lichen" as well.
+    for number in range(COMMON_CHUNKS // 40 + 2):
+        body = "\n\n".join(
+            f"Roofs paragraph {number}-{part}" + (" with heat" if part % 3 == 0 else "") + "."
+            for part in range(50)
+        )
+        (folder / f"doc-{number:03}.md").write_text(f"# Doc {number}\n\n{body}\n\nLichen{number}.")
+    index = DocumentIndex.in_dir(tmp_path / "cache", chunk_size=40)
+    index.update([folder])
+    assert index.count()[1] > COMMON_CHUNKS
+    hits = index.search("How do roofs handle heat?", 5)
+    assert len(hits) == 5 and all("roofs" in hit.text.lower() for hit in hits)
+    assert any("heat" in hit.text for hit in hits)
+    [rare] = index.search("Which roofs grow lichen7?", 1)
+    assert "Lichen7" in rare.text
+    index.close()
 
 
 def test_links_leading_outside_the_folder_are_skipped(tmp_path: Path, folder: Path) -> None:
@@ -262,3 +299,42 @@ def test_two_processes_index_one_new_folder_at_once(tmp_path: Path) -> None:
     single = DocumentIndex.in_dir(tmp_path / "single", chunk_size=300)
     single.update([folder])
     assert (documents, chunks) == single.count() and documents == 60
+
+
+_INDEX_THEN_SEARCH = """
+import json, sys
+from pathlib import Path
+from research_studio.sources.docindex import DocumentIndex
+folder, cache = map(Path, sys.argv[1:])
+index = DocumentIndex.in_dir(cache, chunk_size=300)
+report = index.update([folder])
+hits = [len(index.search("cool roofs heat paragraph", 5)) for _ in range(30)]
+print(json.dumps([len(report.added), len(report.unchanged), min(hits)]))
+"""
+
+
+@pytest.mark.e2e
+def test_three_runs_index_and_search_one_new_folder_at_once(tmp_path: Path) -> None:
+    """Issue 25.6: processes that opened the index while another wrote failed their searches."""
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for number in range(400):
+        (folder / f"doc-{number:03}.md").write_text(
+            f"# Document {number}\n\n" + f"Paragraph {number} about cool roofs and heat. " * 60
+        )
+    processes = []
+    for _ in range(3):  # staggered: each opens the index while another is writing to it
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, "-c", _INDEX_THEN_SEARCH, str(folder), str(tmp_path / "cache")],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+        time.sleep(0.3)
+    outputs = [process.communicate(timeout=120) for process in processes]
+    assert [process.returncode for process in processes] == [0, 0, 0], outputs
+    reports = [json.loads(stdout) for stdout, _stderr in outputs]
+    assert sum(added for added, _unchanged, _hits in reports) == 400, "each document added once"
+    assert all(added + unchanged == 400 and hits == 5 for added, unchanged, hits in reports)

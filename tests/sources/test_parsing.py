@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -133,3 +137,68 @@ async def test_a_closed_pool_refuses_and_leaves_no_process() -> None:
     assert caught.value.kind == "refused"
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def imported(module: str) -> bool:
+    """Whether the process running this has `module` loaded (runs in a parser worker)."""
+    return module in sys.modules
+
+
+# A console script: no .py suffix and no module spec, importing the whole CLI like the real one.
+_CONSOLE_SCRIPT = """
+import asyncio, json, sys
+import research_studio.faces.cli
+from research_studio.sources.parsing import ParserPool
+from tests.sources.test_parsing import imported
+
+async def main():
+    pool = ParserPool(workers=1, timeout_s=30.0, max_memory_mb=256)
+    try:
+        cli = await pool.run(imported, "research_studio.faces.cli")
+        parser = await pool.run(imported, "trafilatura")
+    finally:
+        await pool.aclose()
+    print(json.dumps([cli, parser]))
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+
+
+@pytest.mark.e2e
+def test_workers_of_a_console_script_load_the_parser_not_the_cli(tmp_path: Path) -> None:
+    script = tmp_path / "research-studio"
+    script.write_text(_CONSOLE_SCRIPT)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [False, True]
+
+
+def test_the_shared_pool_serves_runs_on_different_event_loops() -> None:
+    async def one_run() -> tuple[str, list[int]]:
+        pool = ParserPool.shared(timeout_s=10.0, max_memory_mb=200)
+        try:
+            title, _text, _date = await pool.run(parse_document, "html", article(3), None)
+            return title, pool.pids()
+        finally:
+            await pool.aclose()  # the run lets go; the workers stay for the next run
+
+    first_title, first_pids = asyncio.run(one_run())
+    second_title, second_pids = asyncio.run(one_run())
+    assert first_title == second_title == "Article 3"
+    assert first_pids and set(second_pids) >= set(first_pids) and len(second_pids) <= 2
+
+
+async def test_the_shared_pool_bounds_its_workers_across_runs() -> None:
+    pools = [ParserPool.shared(timeout_s=10.0, max_memory_mb=201) for _ in range(4)]
+    pages = [pool.run(parse_document, "html", article(n), None) for n, pool in enumerate(pools)]
+    titles = [title for title, _text, _date in await asyncio.gather(*pages)]
+    assert titles == [f"Article {n}" for n in range(4)]
+    assert 1 <= len(pools[0].pids()) <= 2
+    await pools[0].aclose()
+    with pytest.raises(ParseError) as caught:
+        await pools[0].run(parse_document, "text", b"hello", None)
+    assert caught.value.kind == "refused"
+    assert (await pools[1].run(parse_document, "text", b"still here", None))[1] == "still here"

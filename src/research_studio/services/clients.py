@@ -144,7 +144,7 @@ class Services:
     def parser(self) -> ParserPool:
         """Worker processes that parse fetched pages (started on first use)."""
         if self._parser is None:
-            self._parser = ParserPool.sized_for_machine(
+            self._parser = ParserPool.shared(
                 timeout_s=self.config.parse_timeout_s,
                 max_memory_mb=self.config.parse_max_memory_mb,
             )

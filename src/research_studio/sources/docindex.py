@@ -43,6 +43,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
 );
 """
 _WORD = re.compile(r"\w+", re.UNICODE)
+# Query planning (see search_plan): a word in this many chunks or more is common.
+COMMON_CHUNKS = 2000
+MAX_RARE_WORDS = 4
+MAX_QUERY_WORDS = 12
+# Title matches count half as much as body matches (given per query: see _connection).
+_RANK = "bm25(1.0, 0.5)"
 # Text written per transaction: big enough for few FTS5 segments, short enough to take turns.
 _BATCH_CHARACTERS = 4_000_000
 
@@ -100,11 +106,30 @@ class StoredDocument:
     text: str
 
 
-def match_expression(query: str) -> str:
-    """An FTS5 query: the content words of `query`, each quoted, OR-ed (BM25 does the ranking)."""
+def query_words(query: str) -> list[str]:
+    """The distinct content words of a query, lower-cased, in order (stop words only if no other)."""
     words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))
-    content = [word for word in words if word not in STOP_WORDS] or words
-    return " OR ".join(f'"{word}"' for word in content[:32])
+    return ([word for word in words if word not in STOP_WORDS] or words)[:MAX_QUERY_WORDS]
+
+
+def match_expression(words: list[str], operator: str = "OR") -> str:
+    """An FTS5 query of the words, each quoted (so no word is read as query syntax)."""
+    return f" {operator} ".join('"' + word.replace('"', "") + '"' for word in words)
+
+
+def search_plan(counts: dict[str, int]) -> tuple[str, bool]:
+    """What to match for words with these (capped) chunk counts, and whether to bound the ranking.
+
+    BM25 must score every chunk that matches, so matching common words costs time in proportion
+    to the index. The rare words (found in fewer than COMMON_CHUNKS chunks) carry the ranking
+    anyway: the rarest few are OR-ed, which bounds the work whatever the index size. A question
+    of common words only matches chunks holding all of them, ranked within a bounded window.
+    """
+    rare = sorted((count, word) for word, count in counts.items() if 0 < count < COMMON_CHUNKS)
+    if rare:
+        return match_expression([word for _count, word in rare[:MAX_RARE_WORDS]]), False
+    common = [word for word, count in counts.items() if count]
+    return match_expression(common, "AND"), True
 
 
 def path_of_uri(uri: str) -> str:
@@ -165,13 +190,14 @@ class DocumentIndex:
             # Queries read many posting lists: keep them in memory (64 MiB cache, mapped file).
             db.execute("PRAGMA cache_size=-65536")
             db.execute("PRAGMA mmap_size=268435456")
+            # The ranking is given with each query, never stored in the table's configuration:
+            # a configuration write by one process made other processes' queries fail with
+            # "SQL logic error" (issue 25.6).
             db.execute("BEGIN IMMEDIATE")
             try:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         db.execute(statement)
-                # Title matches count half as much as body matches.
-                db.execute("INSERT INTO chunks(chunks, rank) VALUES ('rank', 'bm25(1.0, 0.5)')")
             except BaseException:
                 db.execute("ROLLBACK")
                 db.close()
@@ -339,23 +365,27 @@ class DocumentIndex:
 
     def search(self, query: str, limit: int, roots: Iterable[Path] = ()) -> list[ChunkHit]:
         """Best chunks for `query` by BM25, optionally only from documents under `roots`."""
-        expression = match_expression(query)
-        if not expression:
+        words = query_words(query)
+        if not words:
             return []
-        # FTS5 ranks and limits on its own (the configured `rank`); documents are joined only
-        # for the hits, which keeps a 10,000-chunk query in a few milliseconds.
-        sql = "SELECT rowid, doc_id, ordinal, text, rank FROM chunks WHERE chunks MATCH ?"
-        parameters: list[object] = [expression]
+        scope, scope_parameters = "", []
         prefixes = [str(root.expanduser().resolve()) for root in roots]
         if prefixes:
-            scope = " OR ".join("path = ? OR substr(path, 1, ?) = ?" for _ in prefixes)
-            sql += f" AND doc_id IN (SELECT id FROM documents WHERE {scope})"
+            paths = " OR ".join("path = ? OR substr(path, 1, ?) = ?" for _ in prefixes)
+            scope = f" AND doc_id IN (SELECT id FROM documents WHERE {paths})"
             for prefix in prefixes:
-                parameters += [prefix, len(prefix) + 1, prefix + "/"]
-        sql += " ORDER BY rank LIMIT ?"
-        parameters.append(limit)
+                scope_parameters += [prefix, len(prefix) + 1, prefix + "/"]
         with self._reading() as db:
-            rows = db.execute(sql, parameters).fetchall()
+            counts = {word: self._count(db, word) for word in words}
+            found = [word for word, count in counts.items() if count]
+            if not found:
+                return []
+            expression, bounded = search_plan(counts)
+            rows = self._ranked(db, expression, bounded, scope, scope_parameters, limit)
+            if not rows and bounded and len(found) > 1:  # no chunk holds every common word
+                rows = self._ranked(
+                    db, match_expression(found), True, scope, scope_parameters, limit
+                )
             ids = sorted({row[1] for row in rows})
             marks = ",".join("?" * len(ids))
             documents = {
@@ -374,6 +404,41 @@ class DocumentIndex:
             )
             for _rowid, doc_id, ordinal, text, rank in rows
         ]
+
+    @staticmethod
+    def _count(db: sqlite3.Connection, word: str) -> int:
+        """Chunks holding `word`, counted up to COMMON_CHUNKS (so a common word costs little)."""
+        return int(
+            db.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM chunks WHERE chunks MATCH ? LIMIT ?)",
+                (match_expression([word]), COMMON_CHUNKS),
+            ).fetchone()[0]
+        )
+
+    @staticmethod
+    def _ranked(
+        db: sqlite3.Connection,
+        expression: str,
+        bounded: bool,
+        scope: str,
+        scope_parameters: list[object],
+        limit: int,
+    ) -> list[tuple[int, int, int, str, float]]:
+        """The best `limit` chunks matching `expression`; documents are joined only for the hits."""
+        window, window_parameters = "", []
+        if bounded:  # rank among the first few thousand matches (by row) only
+            edge = db.execute(
+                "SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid LIMIT 1 OFFSET ?",
+                (expression, 2 * COMMON_CHUNKS),
+            ).fetchone()
+            if edge is not None:
+                window, window_parameters = " AND rowid <= ?", [edge[0]]
+        sql = (
+            "SELECT rowid, doc_id, ordinal, text, rank FROM chunks WHERE chunks MATCH ?"
+            f" AND rank MATCH ?{window}{scope} ORDER BY rank LIMIT ?"
+        )
+        parameters = [expression, _RANK, *window_parameters, *scope_parameters, limit]
+        return list(db.execute(sql, parameters).fetchall())
 
     def document(self, uri: str) -> StoredDocument | None:
         """The indexed document a file:// URI names (any #fragment ignored)."""

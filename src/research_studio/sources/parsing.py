@@ -7,6 +7,7 @@ separate processes; a document that crashes its worker or exceeds a bound costs 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import codecs
 import contextlib
 import functools
@@ -16,8 +17,10 @@ import multiprocessing
 import os
 import signal
 import threading
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from multiprocessing import context, forkserver, popen_forkserver, reduction, spawn, util
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
@@ -30,7 +33,8 @@ Parsed = tuple[str, str, str | None]
 T = TypeVar("T")
 
 # Imported by the fork server once: workers fork from it with the parsers loaded and warm.
-PRELOAD = ["__main__", "research_studio.sources.parser_warmup"]
+# Not "__main__": the parser needs none of the CLI (see _ParserPopen).
+PRELOAD = ["research_studio.sources.parser_warmup"]
 STARTUP_TIMEOUT_S = 60.0  # a fresh fork server imports and warms up first; slow machines take time
 # A small page parsed once per process: first use loads the domain list, date parsers and so on.
 _WARM_UP = (
@@ -172,12 +176,51 @@ def _serve(conn: Connection, max_memory_mb: int) -> None:
         os._exit(70)  # quietly: the parent reports the exit code, not a traceback on the terminal
 
 
+class _ParserPopen(popen_forkserver.Popen):
+    """Starts a worker from the fork server without re-running the parent's main script.
+
+    CPython (3.11 to 3.13) sends every forkserver child the parent's `__main__` to re-import, and
+    never preloads it in the server (it passes the wrong key): under the console script each
+    worker would import the whole CLI (about 3 CPU-s and 120 MiB). A parser worker needs only
+    this module, which the fork server has loaded already.
+    """
+
+    def _launch(self, process_obj: Any) -> None:
+        prep_data = spawn.get_preparation_data(process_obj._name)
+        prep_data.pop("init_main_from_path", None)
+        prep_data.pop("init_main_from_name", None)
+        buf = io.BytesIO()
+        context.set_spawning_popen(self)
+        try:
+            reduction.dump(prep_data, buf)
+            reduction.dump(process_obj, buf)
+        finally:
+            context.set_spawning_popen(None)
+        self.sentinel, write = forkserver.connect_to_new_process(self._fds)  # type: ignore[attr-defined]
+        # The child watches a duplicate of the data pipe to notice that its parent died.
+        parent_write = os.dup(write)
+        self.finalizer = util.Finalize(self, util.close_fds, (parent_write, self.sentinel))  # type: ignore[attr-defined]
+        with open(write, "wb", closefd=True) as pipe:
+            pipe.write(buf.getbuffer())
+        self.pid = forkserver.read_signed(self.sentinel)
+
+
+class _ParserProcess(context.ForkServerProcess):
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:
+        return _ParserPopen(process_obj)
+
+
+def _has_forkserver() -> bool:
+    return "forkserver" in multiprocessing.get_all_start_methods()
+
+
 def _context() -> BaseContext:
     """A fork server when there is one: workers fork from a clean, single-threaded process."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(PRELOAD)
-        return context
+    if _has_forkserver():
+        forkserver_context = multiprocessing.get_context("forkserver")
+        forkserver_context.set_forkserver_preload(PRELOAD)
+        return forkserver_context
     return multiprocessing.get_context("spawn")
 
 
@@ -195,10 +238,12 @@ def _describe_exit(code: int | None) -> str:
 class _Worker:
     """One parser process and the parent's end of its pipe."""
 
-    def __init__(self, context: BaseContext, max_memory_mb: int) -> None:
-        parent, child = context.Pipe()
+    def __init__(self, mp_context: BaseContext, max_memory_mb: int) -> None:
+        parent, child = mp_context.Pipe()
         self.conn = parent
-        self.process: BaseProcess = context.Process(  # type: ignore[attr-defined]
+        forked = mp_context.get_start_method() == "forkserver"
+        process_type = _ParserProcess if forked else mp_context.Process  # type: ignore[attr-defined]
+        self.process: BaseProcess = process_type(
             target=_serve, args=(child, max_memory_mb), name="research-studio-parser", daemon=True
         )
         self.process.start()
@@ -258,35 +303,76 @@ class _Worker:
             return self.process.exitcode
 
 
-class ParserPool:
-    """Up to `workers` parser processes, started on demand, reused, replaced when they die."""
+class _Slots:
+    """A counting semaphore that tasks on any event loop (or thread) can wait on.
 
-    def __init__(self, *, workers: int, timeout_s: float, max_memory_mb: int) -> None:
-        self.workers = workers
-        self.timeout_s = timeout_s
+    One pool serves every run in a process, and runs may live on different loops (a server's,
+    a test's, `asyncio.run` per CLI command), where an asyncio.Semaphore would be bound to one.
+    """
+
+    def __init__(self, count: int) -> None:
+        self._free = count
+        self._lock = threading.Lock()
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    async def acquire(self) -> None:
+        with self._lock:
+            if self._free > 0 and not self._waiters:
+                self._free -= 1
+                return
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            with self._lock:
+                granted = waiter not in self._waiters
+                if not granted:
+                    self._waiters.remove(waiter)
+            if granted:  # the slot arrived as the wait was cancelled: pass it on
+                self.release()
+            raise
+
+    def release(self) -> None:
+        while True:
+            with self._lock:
+                if not self._waiters:
+                    self._free += 1
+                    return
+                waiter = self._waiters.popleft()
+            try:
+                waiter.get_loop().call_soon_threadsafe(_grant, waiter)
+                return
+            except RuntimeError:  # that waiter's loop is closed: the next one gets the slot
+                continue
+
+
+def _grant(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+class _Workers:
+    """Up to `count` parser processes, started on demand, reused, replaced when they die."""
+
+    def __init__(self, count: int, max_memory_mb: int) -> None:
+        self.count = count
         self.max_memory_mb = max_memory_mb
         self._context = _context()
-        self._slots = asyncio.Semaphore(workers)
+        self._slots = _Slots(count)
         # Threads only wait on pipes; the parsing itself happens in the worker processes.
-        self._threads = ThreadPoolExecutor(max_workers=workers * 2, thread_name_prefix="parser")
+        self._threads = ThreadPoolExecutor(max_workers=count * 2, thread_name_prefix="parser")
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
-        self._closed = False
-
-    @classmethod
-    def sized_for_machine(cls, *, timeout_s: float, max_memory_mb: int) -> ParserPool:
-        """Two workers, or one on a single-core machine."""
-        return cls(
-            workers=min(2, os.cpu_count() or 1), timeout_s=timeout_s, max_memory_mb=max_memory_mb
-        )
+        self.closed = False
 
     def _spawn(self) -> _Worker:
         worker = _Worker(self._context, self.max_memory_mb)
         worker.wait_ready(STARTUP_TIMEOUT_S)
         with self._lock:
             self._all.add(worker)
-            closed = self._closed
+            closed = self.closed
         if closed:  # the pool closed while this worker was starting
             self._discard(worker)
             raise ParseError("the parser pool is closed", kind="refused")
@@ -302,27 +388,40 @@ class ParserPool:
         with self._lock:
             owned = worker in self._all
             self._all.discard(worker)
-        if owned:  # else aclose() reaps it
+        if owned:  # else close() reaps it
             # RuntimeError: the pool has just closed; the killed process is reaped at exit.
             with contextlib.suppress(RuntimeError):
                 self._threads.submit(worker.reap)
+
+    def _park(self, worker: _Worker) -> None:
+        """An idle, healthy worker back on the list (or ended when not needed)."""
+        with self._lock:
+            keep = not self.closed and len(self._idle) < self.count
+            if keep:
+                self._idle.append(worker)
+        if not keep:
+            self._discard(worker)
 
     def _adopt(self, future: asyncio.Future[_Worker] | Future[_Worker]) -> None:
         """Keep a worker whose caller was cancelled while it started (or end it if not needed)."""
         if future.cancelled() or future.exception() is not None:
             return
-        worker = future.result()
-        if self._closed or len(self._idle) >= self.workers:
-            self._discard(worker)
-        else:
-            self._idle.append(worker)
+        self._park(future.result())
 
-    async def _take(self) -> _Worker:
-        while self._idle:
-            worker = self._idle.pop()
+    def _idle_worker(self) -> _Worker | None:
+        while True:
+            with self._lock:
+                if not self._idle:
+                    return None
+                worker = self._idle.pop()
             if worker.alive():
                 return worker
             self._discard(worker)
+
+    async def _take(self) -> _Worker:
+        worker = self._idle_worker()
+        if worker is not None:
+            return worker
         # Starting a process blocks (the fork server may be starting too): not on the event loop.
         future = asyncio.get_running_loop().run_in_executor(self._threads, self._spawn)
         try:
@@ -331,56 +430,46 @@ class ParserPool:
             future.add_done_callback(self._adopt)
             raise
 
-    async def run(self, func: Callable[..., T], *args: Any) -> T:
-        """`func(*args)` in a worker; ParseError when it fails, crashes, times out or runs out of memory.
-
-        `func` and its arguments must be picklable (a module-level function).
-        """
-        async with self._slots:
+    async def run(
+        self, func: Callable[..., Any], args: tuple[Any, ...], timeout_s: float
+    ) -> tuple[str, Any]:
+        """One job on a free worker, retried once on a worker that died idle; (status, value)."""
+        await self._slots.acquire()
+        try:
             for _attempt in range(2):
-                status, value = await self._exchange(func, args)
+                status, value = await self._exchange(func, args, timeout_s)
                 if status != "unsent":
                     break
-        if status == "ok":
-            result: T = value
-            return result
-        if status == "error":
-            raise ParseError(str(value), kind="bad_response")
-        if self._closed:
-            raise ParseError("the parser pool was closed", kind="refused")
-        if status == "memory":
-            raise ParseError(
-                f"parsing needed more than {self.max_memory_mb} MB of memory", kind="too_large"
-            )
-        raise ParseError(f"the parser process died ({_describe_exit(value)})", kind="bad_response")
+        finally:
+            self._slots.release()
+        return status, value
 
-    async def _exchange(self, func: Callable[..., Any], args: tuple[Any, ...]) -> tuple[str, Any]:
+    async def _exchange(
+        self, func: Callable[..., Any], args: tuple[Any, ...], timeout_s: float
+    ) -> tuple[str, Any]:
         """One job on one worker; the worker goes back to the idle list only if it is healthy."""
-        if self._closed:
+        if self.closed:
             raise ParseError("the parser pool is closed", kind="refused")
         worker = await self._take()
         loop = asyncio.get_running_loop()
         try:
-            async with asyncio.timeout(self.timeout_s):
+            async with asyncio.timeout(timeout_s):
                 status, value = await loop.run_in_executor(
                     self._threads, worker.exchange, (func, args)
                 )
         except TimeoutError:
             self._discard(worker)
-            raise ParseError(
-                f"parsing took longer than {self.timeout_s:g} s", kind="timeout"
-            ) from None
+            raise ParseError(f"parsing took longer than {timeout_s:g} s", kind="timeout") from None
         except BaseException:  # cancelled by a caller's deadline: the worker is mid-document
             self._discard(worker)
             raise
-        if status in ("ok", "error") and not self._closed:
-            self._idle.append(worker)
+        if status in ("ok", "error"):
+            self._park(worker)
         else:
             self._discard(worker)
         return status, value
 
     def pids(self, *, parsing: bool = False) -> list[int]:
-        """Process ids of the live workers, or of those parsing a document now (for diagnostics)."""
         with self._lock:
             workers = [w for w in self._all if w.alive() and (w.parsing or not parsing)]
         return [w.process.pid for w in workers if w.process.pid is not None]
@@ -392,20 +481,107 @@ class ParserPool:
 
     def _kill_all(self) -> list[_Worker]:
         """Close the pool and kill every worker; the killed workers, still to be reaped."""
-        self._closed = True
         with self._lock:
+            self.closed = True
             workers = list(self._all)
             self._all.clear()
-        self._idle.clear()
+            self._idle.clear()
         for worker in workers:
             worker.kill()
         return workers
 
     async def aclose(self) -> None:
-        """End every worker; documents still being parsed fail with a cancelled or closed error."""
         workers = self._kill_all()
         loop = asyncio.get_running_loop()
         await asyncio.gather(
             *(loop.run_in_executor(self._threads, worker.reap) for worker in workers)
         )
         self._threads.shutdown(wait=False, cancel_futures=True)
+
+
+# One set of workers per process and memory bound, shared by every run in it (CLI, server, eval).
+_shared: dict[int, _Workers] = {}
+_shared_lock = threading.Lock()
+
+
+def _shared_workers(max_memory_mb: int) -> _Workers:
+    with _shared_lock:
+        workers = _shared.get(max_memory_mb)
+        if workers is None or workers.closed:
+            workers = _shared[max_memory_mb] = _Workers(min(2, os.cpu_count() or 1), max_memory_mb)
+            workers.warm_up()  # the first worker starts now, in the background
+            atexit.register(workers.kill_now)
+        return workers
+
+
+class ParserPool:
+    """Documents parsed in worker processes, each bounded by `timeout_s` and `max_memory_mb`.
+
+    A pool built directly owns its `workers` processes; `ParserPool.shared` hands a run the
+    process's common workers, which outlive the run (closing the run's pool only stops its use).
+    """
+
+    def __init__(self, *, workers: int, timeout_s: float, max_memory_mb: int) -> None:
+        self._workers = _Workers(workers, max_memory_mb)
+        self._owner = True
+        self.timeout_s = timeout_s
+        self._closed = False
+
+    @classmethod
+    def shared(cls, *, timeout_s: float, max_memory_mb: int) -> ParserPool:
+        """This process's parser workers (two, or one on a single-core machine), warming up."""
+        pool = cls.__new__(cls)
+        pool._workers = _shared_workers(max_memory_mb)
+        pool._owner = False
+        pool.timeout_s = timeout_s
+        pool._closed = False
+        return pool
+
+    @property
+    def workers(self) -> int:
+        return self._workers.count
+
+    @property
+    def max_memory_mb(self) -> int:
+        return self._workers.max_memory_mb
+
+    def warm_up(self) -> None:
+        """Start one worker in the background now, so the first page does not wait for it."""
+        self._workers.warm_up()
+
+    async def run(self, func: Callable[..., T], *args: Any) -> T:
+        """`func(*args)` in a worker; ParseError when it fails, crashes, times out or runs out of memory.
+
+        `func` and its arguments must be picklable (a module-level function).
+        """
+        if self._closed:
+            raise ParseError("the parser pool is closed", kind="refused")
+        status, value = await self._workers.run(func, args, self.timeout_s)
+        if status == "ok":
+            result: T = value
+            return result
+        if status == "error":
+            raise ParseError(str(value), kind="bad_response")
+        if self._closed or self._workers.closed:
+            raise ParseError("the parser pool was closed", kind="refused")
+        if status == "memory":
+            raise ParseError(
+                f"parsing needed more than {self.max_memory_mb} MB of memory", kind="too_large"
+            )
+        raise ParseError(f"the parser process died ({_describe_exit(value)})", kind="bad_response")
+
+    def pids(self, *, parsing: bool = False) -> list[int]:
+        """Process ids of the live workers, or of those parsing a document now (for diagnostics)."""
+        return self._workers.pids(parsing=parsing)
+
+    def kill_now(self) -> None:
+        """Stop using the pool; an owned pool's workers end now (no event loop needed)."""
+        self._closed = True
+        if self._owner:
+            self._workers.kill_now()
+
+    async def aclose(self) -> None:
+        """Stop using the pool; an owned pool's workers end, and documents in them fail."""
+        self._closed = True
+        if self._owner:
+            await self._workers.aclose()

@@ -1,26 +1,87 @@
-"""The `research-studio` command line."""
+"""The `research-studio` command line.
+
+Commands are imported when they run: `--help` and `--version` load none of them (the listing reads
+each command's docstring from its source), so they cost a fraction of a CPU-second.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import ast
+import importlib
+import importlib.util
+import inspect
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from research_studio import __version__
-from research_studio.faces.cli import (
-    ask,
-    audit,
-    bench,
-    documents,
-    mcp,
-    remote,
-    research,
-    tools,
-    verify,
-)
-from research_studio.faces.cli import eval as evaluation
-from research_studio.faces.cli import export as exporting
-from research_studio.faces.cli import serve as serving
+
+# Command name: (module in this package, function). Listed in this order by --help.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("research", "run"),
+    "resume": ("research", "resume"),
+    "runs": ("research", "runs"),
+    "ask": ("ask", "ask"),
+    "audit": ("audit", "audit"),
+    "verify": ("verify", "verify"),
+    "export": ("export", "export"),
+    "index": ("documents", "index"),
+    "bench": ("bench", "bench"),
+    "search": ("tools", "search"),
+    "fetch": ("tools", "fetch"),
+    "config": ("tools", "config"),
+    "eval": ("eval", "eval_command"),
+    "mcp": ("mcp", "mcp"),
+    "serve": ("serve", "serve"),
+    "remote": ("remote", "remote"),
+}
+
+
+def _docstring(module: str, function: str) -> str:
+    """A command function's docstring, read from its source without importing the module."""
+    spec = importlib.util.find_spec(f"{__name__}.{module}")
+    if spec is None or spec.origin is None:
+        return ""
+    with open(spec.origin, encoding="utf-8") as source:
+        tree = ast.parse(source.read())
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            return inspect.cleandoc(ast.get_docstring(node) or "")
+    return ""
+
+
+def load_command(name: str) -> Any:
+    """The click command `name`, built from its module (imported now, with its dependencies)."""
+    module, function = COMMANDS[name]
+    single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    single.command(name=name)(getattr(importlib.import_module(f"{__name__}.{module}"), function))
+    return typer.main.get_command(single)
+
+
+class _LazyGroup(TyperGroup):
+    """A group whose commands are placeholders (name and help) until one is invoked."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self._listing = False
+        self.commands = {
+            name: TyperCommand(name=name, help=_docstring(module, function))
+            for name, (module, function) in COMMANDS.items()
+        }
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if self._listing or cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        return load_command(cmd_name)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = True  # the listing needs names and help only
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
 
 app = typer.Typer(
     name="research-studio",
@@ -28,23 +89,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_LazyGroup,
 )
-app.command()(research.run)
-app.command()(research.resume)
-app.command()(research.runs)
-app.command()(ask.ask)
-app.command()(audit.audit)
-app.command()(verify.verify)
-app.command()(exporting.export)
-app.command()(documents.index)
-app.command()(bench.bench)
-app.command()(tools.search)
-app.command()(tools.fetch)
-app.command()(tools.config)
-app.command(name="eval")(evaluation.eval_command)
-app.command()(mcp.mcp)
-app.command()(serving.serve)
-app.command()(remote.remote)
 
 
 def _version(value: bool) -> None:
