@@ -64,6 +64,8 @@ class FamilyKnobs:
     subject: str | None = None
     # analyzer: the kind of entity the subject is (default: the query type)
     subject_kind: str | None = None
+    # analyzer: how complex it reads the query ("moderate" leaves the heuristic alone)
+    complexity: str = "moderate"
 
 
 def _words(text: str) -> set[str]:
@@ -172,6 +174,7 @@ class FamilyRoles:
         return {
             **analysis,
             "primary_subject": subject,
+            "complexity": self.knobs.complexity,
             "query_type": query_type,
             "entities": [{"name": subject, "kind": self.knobs.subject_kind or query_type}],
             "anchor_terms": anchors or [subject],
