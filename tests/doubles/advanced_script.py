@@ -60,6 +60,12 @@ class FamilyKnobs:
     candidates: list[dict[str, Any]] | None = None
     # auto_refine: the confidence after the targeted searches
     refine_confidence: float = 0.9
+    # analyzer: the subject it names (default: the pattern's first anchor, else the script's)
+    subject: str | None = None
+    # analyzer: the kind of entity the subject is (default: the query type)
+    subject_kind: str | None = None
+    # analyzer: how complex it reads the query ("moderate" leaves the heuristic alone)
+    complexity: str = "moderate"
 
 
 def _words(text: str) -> set[str]:
@@ -158,16 +164,20 @@ class FamilyRoles:
         return {"relevant_sids": relevant, "excluded": excluded}
 
     def era_cot_analysis(self, prompt: str) -> dict[str, Any]:
+        """Confirms the fast pattern's reading shown in the prompt (its anchors), else the script's."""
         analysis = self.script.query_analysis(prompt)
-        subject = analysis["primary_subject"]
+        reading = after_label(discovery.PATTERN_LABEL, prompt)
+        _type, _, shown = reading.partition(discovery.PATTERN_ANCHORS)
+        anchors = shown.split(", ") if shown else []
+        subject = self.knobs.subject or (anchors[0] if anchors else analysis["primary_subject"])
         query_type = self.knobs.query_type or CLASS_TYPE.get(analysis["query_class"], "other")
         return {
             **analysis,
-            "query_structure": f"a request about {subject}",
+            "primary_subject": subject,
+            "complexity": self.knobs.complexity,
             "query_type": query_type,
-            "entities": [{"name": subject, "kind": query_type}],
-            "relationships": [],
-            "anchor_terms": [subject],
+            "entities": [{"name": subject, "kind": self.knobs.subject_kind or query_type}],
+            "anchor_terms": anchors or [subject],
         }
 
     def entity_clustering(self, prompt: str) -> dict[str, Any]:

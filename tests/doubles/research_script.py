@@ -377,7 +377,7 @@ class ResearchScript:
                 "question": f"What about {topic}: {angle}?",
                 "section": outline[min(i, 2)],
                 "queries": [f"{topic} {angle}"],
-                "target_sources": ["news"],
+                "target_sources": [],  # the templates exercise source targeting
                 "priority": priority,
             }
             for i, (angle, priority) in enumerate(angles)

@@ -92,6 +92,7 @@ class SupervisorScript:
     rounds: int = 1  # delegation rounds before ResearchComplete
     council: list[str] = field(default_factory=lambda: ["approve"])  # decisions, in turn
     council_confidence: float = 0.9
+    council_feedback: str = "Name the time period to cover."
     fabricated_quote: str | None = None  # the compressor claims a page says this
     selector_fabricates: bool = False  # the selector alters a passage and offers the fabrication
     writer_rewrites_block: bool = False
@@ -142,8 +143,12 @@ class SupervisorScript:
         return {
             "decision": decision,
             "confidence": self.council_confidence,
-            "feedback": "" if decision == "approve" else "Name the time period to cover.",
+            "feedback": "" if decision == "approve" else self.council_feedback,
         }
+
+    def feedback_synthesis(self, prompt: str) -> dict[str, Any]:
+        points = [line[2:].strip(" .") for line in prompt.splitlines() if line.startswith("- ")]
+        return {"instruction": "Revise the brief: " + "; ".join(points) + "."}
 
     def findings_review(self, prompt: str) -> dict[str, Any]:
         return {"issues": [{"kind": "uncited_claim", "detail": d} for d in self.findings_issues]}
@@ -260,6 +265,7 @@ class SupervisorScript:
             "BriefContext": self.brief_context,
             "ResearchQuestion": self.brief,
             "CouncilReview": self.council_review,
+            "FeedbackSynthesis": self.feedback_synthesis,
             "FindingsReview": self.findings_review,
             "ToolChoice": self.tool_choice,
             "PageSummary": self.page_summary,

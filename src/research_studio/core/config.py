@@ -285,7 +285,8 @@ class Configuration(BaseModel):
     )
     use_council: bool = Field(True, description="A council of models reviews the research brief.")
     council_models: list[str] = Field(
-        default_factory=list, description="Council members as provider:name; empty: `model` alone."
+        default_factory=list,
+        description="Council members as provider:name; empty: the run's model and the fast model.",
     )
     council_min_consensus: float = _unit(0.7, "Council consensus needed to accept a brief.")
     council_max_revisions: int = Field(

@@ -5,14 +5,17 @@ from __future__ import annotations
 from research_studio.pipelines.advanced.prompts import ANALYZER_SYSTEM
 from research_studio.sources.search import SearchResult
 
-ERA_COT_STEPS = """
-Think in five steps (ERA-CoT) and report each:
-1. query_structure: how the query is built (subject, qualifiers, what is asked).
-2. entities: every entity named, with its kind (person, organization, concept, place, product).
-3. relationships: how the entities relate ("studies at", "compared with", ...).
-4. anchor_terms: the terms every search must keep, the main name first, then its qualifiers.
-5. query_type (person, organization, concept, technical, comparison, other) and analysis_confidence.
-A fast pattern reading of the query, to confirm or correct: {pattern}"""
+PATTERN_LABEL = "A fast pattern reading of the query, to confirm or correct:"
+PATTERN_ANCHORS = "; anchors: "  # between the pattern's query type and its anchors
+NO_PATTERN = "no pattern matched"
+ERA_COT_STEPS = f"""
+Think in five steps (ERA-CoT): how the query is built (subject, qualifiers, what is asked); which
+entities it names; how they relate ("studies at", "compared with", ...); which terms every
+search must keep; what type of query it is. Report:
+- entities: every entity named, with its kind (person, organization, concept, place, product);
+- anchor_terms: the terms every search must keep, the main name first, then its qualifiers;
+- query_type (person, organization, concept, technical, comparison, other) and analysis_confidence.
+{PATTERN_LABEL} {{pattern}}"""
 
 ERA_COT_SYSTEM = ANALYZER_SYSTEM + ERA_COT_STEPS
 

@@ -22,12 +22,12 @@ class EntityMention(BaseModel):
 class EraCotAnalysis(QueryAnalysisOutput):
     """The analyzer's step-by-step reading (ERA-CoT) on top of the query analysis."""
 
-    query_structure: str = Field("", description="Step 1: how the query is built.")
     query_type: QueryType = "other"
-    entities: list[EntityMention] = Field(default_factory=list)
-    relationships: list[str] = Field(default_factory=list)
+    entities: list[EntityMention] = Field(
+        default_factory=list, description="Named person, organization and place anchor searches."
+    )
     anchor_terms: list[str] = Field(
-        default_factory=list, description="Step 4: terms every search must keep (names first)."
+        default_factory=list, description="Terms every search must keep (names first)."
     )
 
 

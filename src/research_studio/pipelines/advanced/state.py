@@ -183,6 +183,7 @@ class AgentState(MessagesState, Accounting, total=False):
     section_confidence: dict[str, float]
     overall_confidence: float
     previous_confidence: float
+    coverage_history: list[float]  # the gap detector's overall confidence, one per round
     stop_reason: StopReason
     # trust and output
     source_credibility: dict[str, SourceCredibility]

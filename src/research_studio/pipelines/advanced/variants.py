@@ -34,6 +34,7 @@ from research_studio.pipelines.advanced.nodes.discovery import (
     clarify,
     confidence_check,
     discovery,
+    namesakes,
     route_after_refine,
 )
 from research_studio.pipelines.advanced.nodes.family_analyzer import analyzer
@@ -122,8 +123,8 @@ def route_after_confidence_check(state: AgentState) -> Literal["planner", "clari
 
 
 def route_after_complexity(state: AgentState) -> Literal["confidence_check", "planner"]:
-    """The fast path skips the confidence check."""
-    return "planner" if state.get("fast_path") else "confidence_check"
+    """The fast path skips the confidence check, unless the subject has namesakes."""
+    return "planner" if state.get("fast_path") and not namesakes(state) else "confidence_check"
 
 
 def _stop_or(next_node: str, trust: str) -> Any:

@@ -66,12 +66,16 @@ def advanced_stop_reason(
     refinements: int,
     min_confidence: float,
     min_gain: float,
+    sufficient: bool = False,
 ) -> StopReason:
-    """The advanced loop (spec's stop rules): cap, confidence, small gain, no gaps or searches."""
+    """The advanced loop (spec's stop rules): cap, confidence, sufficiency, small gain, no gaps
+    or searches. `sufficient`: the assessor said so and code found no weak section."""
     if iteration + 1 >= max_iterations:
         return "iteration_cap"
     if confidence >= min_confidence:
         return "coverage_reached"
+    if sufficient:
+        return "ready"
     if iteration > 0 and confidence - previous < min_gain:
         return "gain_below_threshold"
     if not gaps:

@@ -53,6 +53,7 @@ from research_studio.pipelines.standard.schemas import Verification
 from research_studio.pipelines.standard.state import ResearchState
 
 MAX_CLAIMS = 20
+UNCHECKED = "not checked: the verification call failed"
 
 
 def _claims_to_check(evidence: list[EvidenceRecord]) -> list[EvidenceRecord]:
@@ -124,7 +125,7 @@ def evidence_claim(number: int, item: EvidenceRecord, supported: bool, reason: s
 async def _judge(
     caller: ModelCaller, items: list[EvidenceRecord], numbers: list[int], errors: list[ErrorRecord]
 ) -> dict[int, tuple[bool, str]]:
-    """The model's verdicts by claim number; on failure the quote check alone decides."""
+    """The model's verdicts by claim number; when the call fails, none is supported (fail closed)."""
     listing = claims_to_verify(items, numbers)
     try:
         result = await caller.structured(
@@ -136,7 +137,7 @@ async def _judge(
         )
     except ResearchStudioError as exc:
         errors.append(error_record("verify", exc))
-        return {number: (True, "not checked by the model; quote check only") for number in numbers}
+        return {number: (False, UNCHECKED) for number in numbers}
     return {check.index: (check.supported, check.reason) for check in result.claims}
 
 

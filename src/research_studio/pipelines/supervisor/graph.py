@@ -13,6 +13,7 @@ from research_studio.core.config import Configuration
 from research_studio.pipelines.kit.contract import ResearchInput, ResearchOutput
 from research_studio.pipelines.supervisor.nodes.claims import verify_claims
 from research_studio.pipelines.supervisor.nodes.council import (
+    brief_rejected,
     make_review_brief,
     validate_brief,
     validate_findings,
@@ -27,6 +28,7 @@ from research_studio.pipelines.supervisor.nodes.intake import (
 from research_studio.pipelines.supervisor.nodes.report import (
     final_report_generation,
     make_review_report,
+    route_after_review_report,
 )
 from research_studio.pipelines.supervisor.nodes.supervisor import research_supervisor
 from research_studio.pipelines.supervisor.state import AgentState
@@ -39,9 +41,12 @@ def route_after_clarify_with_user(state: AgentState) -> Literal["clarify", "writ
 
 def route_after_validate_brief(
     state: AgentState,
-) -> Literal["write_research_brief", "review_brief"]:
-    """Back to the brief while the council asks for a revision, else on to its review."""
-    return "write_research_brief" if state.get("council_outcome") == "revise" else "review_brief"
+) -> Literal["write_research_brief", "review_brief", "brief_rejected"]:
+    """Back to the brief while the council asks for a revision; a rejection ends the run."""
+    outcome = state.get("council_outcome")
+    if outcome == "rejected":
+        return "brief_rejected"
+    return "write_research_brief" if outcome == "revise" else "review_brief"
 
 
 def build_graph(
@@ -49,14 +54,15 @@ def build_graph(
     interrupt_on_clarify: bool = True,
     *,
     store: BaseStore | None = None,
-    human_review: bool | None = None,
+    human_review: bool = True,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the supervisor pipeline; with `interrupt_on_clarify` it pauses before `clarify`.
 
-    `human_review` (default: as `interrupt_on_clarify`) lets review_mode interrupt for a person;
+    `human_review` lets review_mode interrupt for a person (`--no-clarify` does not change it:
+    it only skips the clarification question);
     `store` keeps the run's sources (a LangGraph server supplies its own).
     """
-    ask_human = interrupt_on_clarify if human_review is None else human_review
+    ask_human = human_review
     builder = StateGraph(
         AgentState,
         context_schema=Configuration,
@@ -70,6 +76,7 @@ def build_graph(
         ("write_research_brief", write_research_brief),
         ("validate_brief", validate_brief),
         ("review_brief", make_review_brief(ask_human)),
+        ("brief_rejected", brief_rejected),
         ("research_supervisor", research_supervisor),
         ("validate_findings", validate_findings),
         ("extract_evidence", extract_evidence),
@@ -88,15 +95,20 @@ def build_graph(
     builder.add_edge("clarify", "write_research_brief")
     builder.add_edge("write_research_brief", "validate_brief")
     builder.add_conditional_edges(
-        "validate_brief", route_after_validate_brief, ["write_research_brief", "review_brief"]
+        "validate_brief",
+        route_after_validate_brief,
+        ["write_research_brief", "review_brief", "brief_rejected"],
     )
+    builder.add_edge("brief_rejected", END)
     builder.add_edge("review_brief", "research_supervisor")
     builder.add_edge("research_supervisor", "validate_findings")
     builder.add_edge("validate_findings", "extract_evidence")
     builder.add_edge("extract_evidence", "verify_evidence")
     builder.add_edge("verify_evidence", "final_report_generation")
     builder.add_edge("final_report_generation", "review_report")
-    builder.add_edge("review_report", "verify_claims")
+    builder.add_conditional_edges(
+        "review_report", route_after_review_report, ["final_report_generation", "verify_claims"]
+    )
     builder.add_edge("verify_claims", END)
     return builder.compile(
         checkpointer=checkpointer,

@@ -160,6 +160,12 @@ Issues the fact-check flagged (avoid these): {{flagged}}
 {EVIDENCE_LABEL}
 {{evidence}}"""
 
+REVIEW_FEEDBACK_LABEL = "The reader reviewed your previous report and asks:"
+REVIEW_FEEDBACK_BLOCK = f"""
+
+{REVIEW_FEEDBACK_LABEL} {{feedback}}
+Revise the report accordingly, under the same rules: cite only the evidence listed."""
+
 STYLE = {
     "detailed": "Write a detailed report: a summary, one section per aspect of the brief, a conclusion.",
     "concise": "Write a concise report: a short summary and brief sections.",

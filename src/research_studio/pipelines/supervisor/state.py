@@ -120,6 +120,8 @@ class AgentState(MessagesState, Accounting, total=False):
     claims: list[ClaimRecord]
     statements: list[StatementRecord]
     human_report_feedback: str
+    report_revisions: int  # reports rewritten after the reader's feedback (review_mode=full)
+    revise_report: bool  # the reader's feedback is waiting for the writer
     metadata: dict[str, Any]
 
 

@@ -10,13 +10,14 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from research_studio.core.config import Configuration
-from research_studio.pipelines.registry import graph_builder
+from research_studio.pipelines.registry import compile_pipeline, graph_builder
 from research_studio.pipelines.supervisor.nodes.council import (
     consensus,
     council_outcome,
     impossible_dates,
+    rejection,
 )
-from research_studio.pipelines.supervisor.prompts import FEEDBACK_LABEL
+from research_studio.pipelines.supervisor.prompts import FEEDBACK_LABEL, REVIEW_FEEDBACK_LABEL
 from research_studio.pipelines.supervisor.state import CouncilVote
 from research_studio.services.clients import open_services
 from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
@@ -42,6 +43,14 @@ def test_the_outcome_revises_until_the_cap() -> None:
     assert council_outcome(None, 0.7, 0, 3) == "no_council"
 
 
+def test_a_rejection_is_final_whatever_the_revision_count() -> None:
+    assert council_outcome(0.0, 0.7, 0, 3, rejected=1.0) == "rejected"
+    assert council_outcome(0.5, 0.7, 3, 3, rejected=0.5) == "rejected"
+    assert council_outcome(0.75, 0.7, 0, 3, rejected=0.25) == "approved"
+    assert rejection([vote("approve", 0.9), vote("reject", 0.3)]) == 0.25
+    assert rejection([vote("failed")]) == 0.0
+
+
 def test_code_flags_future_years_that_no_source_states() -> None:
     flagged = impossible_dates("Reefs died in 2091 and 2024.", "a source from 2024", 2025)
     assert flagged == ["impossible_date: 2091 is in the future and in no source"]
@@ -63,6 +72,53 @@ async def test_a_disagreeing_council_sends_the_brief_back_until_the_revision_cap
     assert [v["decision"] for v in state["council_votes"]] == ["approve", "revise"] * 3
     assert state["metadata"]["council_consensus"] == 0.5 and state["report"]
     assert "(revision 2)" in state["research_brief"]
+
+
+@pytest.mark.e2e
+async def test_the_default_council_is_the_run_model_and_the_fast_model(
+    run_supervisor: Callable[..., Any],
+) -> None:
+    smart = SupervisorScript().model()
+    fast = SupervisorScript().model()
+    smart_spec, fast_spec = use_scripted_model(smart, "smart"), use_scripted_model(fast, "fast")
+    state, _ = await run_supervisor(chat_model=smart, model=smart_spec, fast_model=fast_spec)
+    assert [v["model"] for v in state["council_votes"]] == [smart_spec, fast_spec]
+    assert len(smart.calls_for("CouncilReview")) == len(fast.calls_for("CouncilReview")) == 1
+
+
+@pytest.mark.e2e
+async def test_a_rejected_brief_is_never_researched_even_with_revisions_left(
+    run_supervisor: Callable[..., Any],
+) -> None:
+    yes = use_scripted_model(SupervisorScript(council=["approve"]).model(), "yes")
+    no = use_scripted_model(
+        SupervisorScript(council=["reject"], council_feedback="It asks about forests.").model(),
+        "no",
+    )
+    state, model = await run_supervisor(council_models=[yes, no], council_max_revisions=3)
+    assert state["council_outcome"] == "rejected" and "council_revision_count" not in state
+    assert len(model.calls_for("ResearchQuestion")) == 1
+    assert not [call for call in model.calls if (call.schema_name or "").startswith(TOOLS_KEY)]
+    assert "rejected the research brief" in state["report"]
+    assert "It asks about forests." in state["report"]
+    assert state["metadata"]["council_outcome"] == "rejected" and not state["sources"]
+
+
+@pytest.mark.e2e
+async def test_the_councils_feedback_reaches_the_brief_as_one_instruction(
+    run_supervisor: Callable[..., Any],
+) -> None:
+    first = SupervisorScript(council=["revise", "approve"], council_feedback="Name the years.")
+    second = SupervisorScript(council=["revise", "approve"], council_feedback="Name the region.")
+    a, b = use_scripted_model(first.model(), "a"), use_scripted_model(second.model(), "b")
+    state, model = await run_supervisor(council_models=[a, b])
+    [merge] = model.calls_for("FeedbackSynthesis")
+    assert "- Name the years." in merge.prompt and "- Name the region." in merge.prompt
+    instruction = "Revise the brief: Name the years; Name the region."
+    assert state["feedback_on_brief"] == [instruction]
+    revised = model.calls_for("ResearchQuestion")[1].prompt
+    assert revised.count("Name the years") == 1 and f"- {instruction}" in revised
+    assert state["council_outcome"] == "approved"
 
 
 @pytest.mark.e2e
@@ -128,7 +184,8 @@ async def test_brief_review_interrupts_and_the_edited_brief_is_researched(
 async def test_full_review_also_asks_about_the_report(
     make_config: Callable[..., Configuration],
 ) -> None:
-    config = make_config(model=use_scripted_model(SupervisorScript().model()), review_mode="full")
+    model = SupervisorScript().model()
+    config = make_config(model=use_scripted_model(model), review_mode="full")
     async with open_services(config):
         graph, thread = await paused_run(config)
         await graph.ainvoke(Command(resume="approve"), thread, context=config)
@@ -136,8 +193,43 @@ async def test_full_review_also_asks_about_the_report(
         assert paused.next == ("review_report",)
         assert paused.interrupts[0].value["report"].startswith("# ")
         await graph.ainvoke(Command(resume="Add more on recovery."), thread, context=config)
+        again = await graph.aget_state(thread)
+        assert again.next == ("review_report",)  # the revised report, for another look
+        await graph.ainvoke(Command(resume="approve"), thread, context=config)
         state = (await graph.aget_state(thread)).values
-    assert state["metadata"]["human_review"] == "Add more on recovery."
+    drafts = model.calls_for("ReportDraft")
+    assert len(drafts) == 2 and REVIEW_FEEDBACK_LABEL not in drafts[0].prompt
+    assert f"{REVIEW_FEEDBACK_LABEL} Add more on recovery." in drafts[1].prompt
+    assert state["metadata"]["human_review"] == "approved" and state["report_revisions"] == 1
+
+
+@pytest.mark.e2e
+async def test_feedback_past_the_cap_is_kept_but_not_rewritten_again(
+    make_config: Callable[..., Configuration],
+) -> None:
+    model = SupervisorScript().model()
+    config = make_config(model=use_scripted_model(model), review_mode="full")
+    async with open_services(config):
+        graph, thread = await paused_run(config)
+        await graph.ainvoke(Command(resume="approve"), thread, context=config)
+        for turn in range(3):
+            await graph.ainvoke(Command(resume=f"More detail {turn}."), thread, context=config)
+        state = await graph.aget_state(thread)
+    assert state.next == () and len(model.calls_for("ReportDraft")) == 3
+    assert state.values["metadata"]["human_review"] == "More detail 2."
+
+
+@pytest.mark.e2e
+async def test_no_clarify_keeps_the_brief_review(make_config: Callable[..., Configuration]) -> None:
+    model = SupervisorScript().model()
+    config = make_config(model=use_scripted_model(model), review_mode="brief")
+    graph = compile_pipeline("supervisor", InMemorySaver(), interrupt_on_clarify=False)
+    thread: Any = {"configurable": {"thread_id": "no-clarify"}}
+    async with open_services(config):
+        await graph.ainvoke({"query": QUERY}, thread, context=config)
+        paused = await graph.aget_state(thread)
+    assert paused.next == ("review_brief",)
+    assert paused.interrupts[0].value["kind"] == "brief_review"
 
 
 @pytest.mark.e2e

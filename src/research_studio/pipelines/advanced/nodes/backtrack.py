@@ -76,7 +76,8 @@ def alternatives(end: DeadEnd, anchor: str, context_terms: list[str]) -> list[st
         broader = _with_anchor(words[: max(2, len(words) - 2)], anchor)
         return [" ".join(broader), " ".join([*broader[:3], "overview"])]
     if reason == "irrelevant":
-        extra = [term for term in context_terms if term.lower() not in query.lower()][:2]
+        present = {word.lower() for word in query.split()}
+        extra = [t for t in context_terms if not set(t.lower().split()) <= present][:2]
         return [" ".join([*base, *extra])] if extra else []
     if reason in ("paywall", "fetch_error"):
         host = urlsplit(end["url"]).hostname or ""
@@ -89,10 +90,25 @@ def alternatives(end: DeadEnd, anchor: str, context_terms: list[str]) -> list[st
     return []
 
 
-def _context_terms(state: AgentState) -> list[str]:
-    """Terms that pin the subject down: discovery's anchor terms, else the brief's words."""
-    terms = list(state.get("anchor_terms", []))
-    return terms or content_words(brief(state))[:4]
+def _context_terms(state: AgentState, end: DeadEnd) -> list[str]:
+    """Terms that pin the subject down, for a search that found only irrelevant pages:
+    discovery's anchor terms, then the words of the dead end's section and question, the
+    analysis's focus and domain, and last the brief's words (terms already in the failed
+    search are skipped by `alternatives`)."""
+    finding = next(
+        (f for f in state.get("subagent_findings", []) if f["subagent_id"] == end["subagent_id"]),
+        None,
+    )
+    analysis = state.get("query_analysis")
+    texts = [
+        finding["section"] if finding else "",
+        finding["question"] if finding else "",
+        analysis["topic_focus"] if analysis else "",
+        analysis["domain"] if analysis else "",
+        brief(state),
+    ]
+    terms = [*state.get("anchor_terms", []), *(w for text in texts for w in content_words(text))]
+    return list(dict.fromkeys(term for term in terms if term.strip()))
 
 
 def route_after_backtrack(state: AgentState, trust: str) -> str:
@@ -112,7 +128,7 @@ def backtrack_handler(state: AgentState, runtime: Runtime[Configuration]) -> dic
     added: list[PlanQuery] = []
     for end in ends:
         fresh = dedupe_queries(
-            alternatives(end, anchor, _context_terms(state)),
+            alternatives(end, anchor, _context_terms(state, end)),
             done + [item["query"] for item in refinements + added],
             config.query_similarity_threshold,
         )
@@ -136,7 +152,9 @@ def backtrack_handler(state: AgentState, runtime: Runtime[Configuration]) -> dic
             *(dead_end_key(end) for end in ends),
         ],
         "refinement_queries": refinements + added,
-        "research_iteration": iteration + 1,
+        # A round follows when alternatives were added or the loop was going on anyway;
+        # a backtrack that reopens nothing is not an iteration.
+        "research_iteration": iteration + 1 if added or not state.get("stop_reason") else iteration,
         # Alternatives reopen a loop that stopped for want of searches; nothing else does.
         "stop_reason": "" if added else state.get("stop_reason", ""),
         "research_trajectory": [

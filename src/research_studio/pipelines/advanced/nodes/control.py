@@ -66,9 +66,24 @@ def classify_complexity(query: str) -> Complexity:
     return "medium"
 
 
+def with_model_reading(heuristic: Complexity, model: str) -> Complexity:
+    """The heuristic, corrected by the analyzer's reading of the query's complexity.
+
+    A query the model calls complex never takes the fast path; one it calls simple does
+    when the heuristic only found it medium. Without an analysis the heuristic decides.
+    """
+    if heuristic == "simple" and model in ("complex", "comprehensive"):
+        return "medium"
+    if heuristic == "medium" and model == "simple":
+        return "simple"
+    return heuristic
+
+
 def complexity_router(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Simple queries take the fast path (one worker, one round, no confidence check)."""
-    complexity = classify_complexity(state["query"])
+    analysis = state.get("query_analysis")
+    model = analysis["complexity"] if analysis and analysis["analysis_confidence"] > 0 else ""
+    complexity = with_model_reading(classify_complexity(state["query"]), model)
     fast = complexity == "simple"
     emitter(runtime, "complexity_router")(
         f"{complexity} query" + ("; fast path: one worker" if fast else "")

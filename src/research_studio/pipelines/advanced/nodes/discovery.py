@@ -50,6 +50,7 @@ SIMILAR_MARGIN = 0.2  # candidates this close to the best one are "similar"
 PROCEED = 0.85  # confidence_check: go straight to planning
 REFINE_BELOW = 0.7  # confidence_check: one candidate below this is refined automatically
 UNAMBIGUOUS_TYPES = ("concept", "technical", "comparison")  # rarely about a particular entity
+NAMESAKE_KINDS = ("person", "organization", "place")  # kinds that share names
 Route = Literal["planner", "clarify", "auto_refine"]
 _YES = {"yes", "y", "yeah", "yep", "correct", "right", "that one", "ok", "sure"}
 _NO = {"no", "n", "nope", "neither", "none", "wrong"}
@@ -175,6 +176,13 @@ async def discovery(state: AgentState, runtime: Runtime[Configuration]) -> dict[
     return update
 
 
+def namesakes(state: AgentState) -> bool:
+    """A person, organization or place with more than one candidate: never skip disambiguation."""
+    found = state["discovery_result"]
+    kinds = {found["query_type"], state["query_analysis"]["subject_type"].strip().lower()}
+    return bool(kinds & set(NAMESAKE_KINDS)) and len(found["entity_candidates"]) > 1
+
+
 def confidence_route(state: AgentState) -> Route:
     """Planner when sure (or the query names no particular entity), clarify when torn, refine when unsure."""
     found = state["discovery_result"]
@@ -206,6 +214,23 @@ def refinement_queries(candidate: EntityCandidate) -> list[str]:
     return [f"{name} {first}", f"{name} profile", f"{name} linkedin github"]
 
 
+def _question(state: AgentState, candidates: list[EntityCandidate]) -> dict[str, Any]:
+    """The candidates as options; without candidates, the analyzer's own question and options."""
+    subject = state["primary_anchor"]
+    options = [_option(c) for c in candidates[:5]]
+    if len(options) > 1:
+        question = f"Several matches for {subject}: which one do you mean?"
+    elif options:
+        question = f"Is this the {subject} you mean?"
+    else:
+        analysis = state["query_analysis"]
+        options = list(analysis["clarification_options"])
+        question = analysis["clarification_question"] or (
+            f"Which {subject} do you mean? Name what sets it apart (field, place, organization)."
+        )
+    return {"clarification_question": question, "clarification_options": options}
+
+
 def confidence_check(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Decide the route by code; prepare the question or the targeted searches it needs."""
     route = confidence_route(state)
@@ -215,16 +240,7 @@ def confidence_check(state: AgentState, runtime: Runtime[Configuration]) -> dict
     )
     update: dict[str, Any] = {"discovery_route": route}
     if route == "clarify":
-        options = [_option(c) for c in candidates[:5]]
-        update.update(
-            needs_clarification=True,
-            clarification_question=(
-                f"Several matches for {state['primary_anchor']}: which one do you mean?"
-                if len(options) > 1
-                else f"Is this the {state['primary_anchor']} you mean?"
-            ),
-            clarification_options=options,
-        )
+        update.update(needs_clarification=True, **_question(state, candidates))
     elif route == "planner" and candidates and not state.get("selected_entity"):
         update.update(_selection(candidates[0]))  # proceed with the best reading there is
     return update

@@ -1,7 +1,9 @@
 """analyzer (the family's variants): fast patterns first, then the model's ERA-CoT analysis.
 
 Patterns: "X at Y" → person at organization, "What is X" → concept, "X vs Y" → comparison,
-"How does X work" → technical. Ambiguous queries get three passes and a majority vote.
+"How does X work" → technical. The model sees the pattern's reading and confirms or corrects
+it; its answer decides, and the pattern only fills in what the model could not give (its call
+failed, or it left a field empty). Ambiguous queries get three passes and a majority vote.
 """
 
 from __future__ import annotations
@@ -16,13 +18,17 @@ from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ModelError, ProviderError
-from research_studio.pipelines.advanced.discovery_prompts import ERA_COT_SYSTEM
+from research_studio.pipelines.advanced.discovery_prompts import (
+    ERA_COT_SYSTEM,
+    NO_PATTERN,
+    PATTERN_ANCHORS,
+)
 from research_studio.pipelines.advanced.discovery_schemas import EraCotAnalysis
 from research_studio.pipelines.advanced.nodes.analyzer import _analysis
 from research_studio.pipelines.advanced.prompts import ANALYZER_USER
 from research_studio.pipelines.advanced.routing import caller_for
 from research_studio.pipelines.advanced.schemas import QUERY_CLASSES
-from research_studio.pipelines.advanced.state import DiscoveryResult
+from research_studio.pipelines.advanced.state import DiscoveryResult, QueryAnalysis
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     clip,
@@ -33,6 +39,8 @@ from research_studio.pipelines.kit.node_kit import (
 )
 
 SELF_CONSISTENCY_PASSES = 3
+TIMELESS_TYPES = ("concept", "technical")  # their templates plan timeless subjects
+NAMED_KINDS = ("person", "organization", "place")  # entities a search must keep by name
 _NAME = r"[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)+"
 _ORG = r"[A-Z][\w&.'’-]*(?:\s+(?:of\s+|the\s+|for\s+)?[A-Z][\w&.'’-]*)*"
 # Names are matched by their capitals: only the surrounding words ignore case.
@@ -64,8 +72,8 @@ class PatternReading:
 
     def describe(self) -> str:
         if not self.query_type:
-            return "no pattern matched"
-        return f"{self.query_type}; anchors: {', '.join(self.anchors)}"
+            return NO_PATTERN
+        return f"{self.query_type}{PATTERN_ANCHORS}{', '.join(self.anchors)}"
 
 
 def fast_pattern(query: str) -> PatternReading:
@@ -86,6 +94,40 @@ def _majority(passes: list[EraCotAnalysis]) -> EraCotAnalysis:
     votes = Counter((p.query_type, p.primary_subject.strip().lower()) for p in passes)
     winner = votes.most_common(1)[0][0]
     return next(p for p in passes if (p.query_type, p.primary_subject.strip().lower()) == winner)
+
+
+def _query_type(model_type: str, reading: PatternReading, analysis: QueryAnalysis) -> str:
+    """The model's query type (the pattern's when the model failed) if the scope allows it.
+
+    A type with a timeless template never plans a recent matter.
+    """
+    query_type = model_type or reading.query_type or "other"
+    if query_type in TIMELESS_TYPES and analysis["temporal_scope"] == "recent":
+        return "other"
+    return query_type
+
+
+def _anchors(output: EraCotAnalysis | None, reading: PatternReading) -> list[str]:
+    """The model's anchor terms, with the names of the entities it found; else the pattern's."""
+    if output is None:
+        return list(reading.anchors)
+    anchors = [term.strip() for term in output.anchor_terms if term.strip()]
+    subject = output.primary_subject.strip()
+    if subject and subject.lower() not in (a.lower() for a in anchors):
+        anchors.insert(0, subject)
+    for entity in output.entities:  # step 2's named entities anchor the searches too
+        name = entity.name.strip()
+        if entity.kind in NAMED_KINDS and name.lower() not in (a.lower() for a in anchors):
+            anchors.append(name)
+    return anchors or list(reading.anchors)
+
+
+def _subject_kind(output: EraCotAnalysis, analysis: QueryAnalysis) -> str:
+    """The kind the model gave the entity that is the subject (step 2), if it named it."""
+    subject = analysis["primary_subject"].lower()
+    return next(
+        (e.kind for e in output.entities if e.kind and e.name.strip().lower() == subject), ""
+    )
 
 
 def _ambiguous(reading: PatternReading, analysis: EraCotAnalysis) -> bool:
@@ -128,12 +170,16 @@ async def analyzer(state: Any, runtime: Runtime[Configuration]) -> dict[str, Any
             subject_type="topic",
             analysis_confidence=0.0,
         )
-    query_type = reading.query_type or output.query_type
-    anchors = clip(reading.anchors or output.anchor_terms or [output.primary_subject], 5)
     analysis = _analysis(output)
-    if reading.query_type:  # the pattern is certain of the type; the class follows it
+    answered = not errors
+    query_type = _query_type(output.query_type if answered else "", reading, analysis)
+    anchors = clip(_anchors(output if answered else None, reading), 5)
+    if not answered and reading.query_type:  # no model reading: the pattern's class
         analysis["query_class"] = TYPE_CLASS.get(query_type, analysis["query_class"])
+    if not analysis["primary_subject"] and anchors:
         analysis["primary_subject"] = anchors[0]
+    if answered and output.entities:
+        analysis["subject_type"] = _subject_kind(output, analysis) or analysis["subject_type"]
     subject = analysis["primary_subject"] or (anchors[0] if anchors else query)
     return {
         "query": query,

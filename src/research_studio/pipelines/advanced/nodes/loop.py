@@ -67,6 +67,29 @@ def consolidate_sources(state: AgentState, runtime: Runtime[Configuration]) -> d
     return {"sources": sources, "evidence": evidence}
 
 
+WEAK_SECTION = 0.5  # a section below this keeps the loop going whatever the model recommends
+
+
+def missing_gaps(
+    analysis: GapAnalysis, gaps: list[KnowledgeGap], anchor: str
+) -> list[KnowledgeGap]:
+    """Weak sections the model said something is missing from, but listed no gap for: a gap
+    each, searched for what is missing."""
+    listed = {gap["section"].lower() for gap in gaps}
+    return [
+        KnowledgeGap(
+            section=item.section,
+            severity="high" if item.confidence < WEAK_SECTION / 2 else "medium",
+            description=item.missing.strip(),
+            suggested_queries=[" ".join(f"{anchor} {item.missing}".split()[:8])],
+        )
+        for item in analysis.section_analysis
+        if item.confidence < WEAK_SECTION
+        and item.missing.strip()
+        and item.section.lower() not in listed
+    ]
+
+
 async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Coverage by outline section (model), gaps with queries, and the stop decision (code)."""
     config = runtime.context
@@ -109,9 +132,13 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
             )
             for gap in analysis.gaps
         ]
+        gaps += missing_gaps(analysis, gaps, anchor)
+        weak = [s for s, value in section_confidence.items() if value < WEAK_SECTION]
+        sufficient = analysis.recommendation == "sufficient" and not weak and confidence > 0
     except ResearchStudioError as exc:
         errors.append(error_record("gap_detector", exc))
         section_confidence, confidence, gaps = {}, state.get("overall_confidence", 0.0), []
+        sufficient = False
     priority = {"high": 1.0, "medium": 0.7, "low": 0.4}
     refinements = [
         PlanQuery(
@@ -132,6 +159,7 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
         refinements=len(refinements),
         min_confidence=config.min_confidence,
         min_gain=config.min_confidence_gain,
+        sufficient=sufficient,
     )
     emitter(runtime, "gap_detector")(
         f"iteration {iteration + 1}: confidence {confidence:.2f}, {len(gaps)} gap(s)"
@@ -144,6 +172,7 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
         "section_confidence": section_confidence,
         "overall_confidence": confidence,
         "previous_confidence": confidence,
+        "coverage_history": [*state.get("coverage_history", []), confidence],
         "stop_reason": reason,
         "research_trajectory": [
             TrajectoryStep(

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
-from research_studio.core.prompt_blocks import inline
+from research_studio.core.prompt_blocks import NONE, inline
 from research_studio.core.queries import content_words
 from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.prompts import CLASS_GUIDANCE, PLANNER_SYSTEM, PLANNER_USER
@@ -193,6 +193,8 @@ async def planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
                         intent=analysis["intent"],
                         query_class=analysis["query_class"],
                         anchor=anchor,
+                        subject_type=analysis["subject_type"] or NONE,
+                        topic_focus=analysis["topic_focus"] or NONE,
                         temporal_scope=analysis["temporal_scope"],
                         domain=analysis["domain"],
                         questions=inline(analysis["suggested_questions"]),

@@ -32,7 +32,25 @@ from research_studio.services.extraction import extract_sentences, query_terms, 
 
 CONFIDENT = 0.7
 LOW_TRUST = 0.4
-MAX_EVIDENCE_PER_PAGE = 4
+# The words that aim a search at a planned source type (the plan's target_sources).
+TARGET_TERMS = {
+    "news": "news",
+    "official": "official",
+    "academic": "study",
+    "legal": "court ruling",
+    "analysis": "analysis",
+    "reference": "overview",
+    "advocacy": "advocacy",
+}
+
+
+def targeted_queries(queries: list[str], targets: list[str], config: Configuration) -> list[str]:
+    """The assignment's searches and, when there is room, one aimed at its first source type."""
+    aimed = [f"{queries[0]} {TARGET_TERMS[t]}" for t in targets if t in TARGET_TERMS][:1]
+    if not queries or not aimed or len(queries) >= config.searches_per_worker:
+        return queries
+    fresh = dedupe_queries(aimed, queries, config.query_similarity_threshold)
+    return [*queries, *fresh][: config.searches_per_worker]
 
 
 def _dead_ends(subagent_id: str, gathered: Gathered) -> list[DeadEnd]:
@@ -79,7 +97,11 @@ async def _batch_extract(
     result = await caller.structured(
         SubagentExtraction,
         [
-            SystemMessage(content=SUBAGENT_SYSTEM.format(anchor=state.get("anchor", ""))),
+            SystemMessage(
+                content=SUBAGENT_SYSTEM.format(
+                    anchor=state.get("anchor", ""), facts_per_page=config.facts_per_page
+                )
+            ),
             HumanMessage(
                 content=SUBAGENT_USER.format(
                     context=brief_line(state["context"]),
@@ -98,7 +120,7 @@ async def _batch_extract(
         if (
             1 <= item.page <= len(pages)
             and item.text.strip()
-            and per_page.get(item.page, 0) < MAX_EVIDENCE_PER_PAGE
+            and per_page.get(item.page, 0) < config.facts_per_page
         ):
             per_page[item.page] = per_page.get(item.page, 0) + 1
             items.append((pages[item.page - 1], item.text.strip(), item.quote.strip()))
@@ -117,7 +139,7 @@ def _extractive(
             questions=[state["assignment"]["question"]],
             url=page.result.url,
             text=page.text,
-        )[:MAX_EVIDENCE_PER_PAGE]:
+        )[: config.facts_per_page]:
             items.append((page, finding["text"], finding["quote"]))
     summary = " ".join(text for _page, text, _quote in items[:2])
     return items, min(1.0, len(items) / 4), summary, []
@@ -131,7 +153,7 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
     emit = emitter(runtime, "subagent")
     caller = services.caller("subagent", tier_of("subagent"))
     known = set(state.get("known_urls", []))
-    queries = list(assignment["queries"])
+    queries = targeted_queries(list(assignment["queries"]), assignment["target_sources"], config)
     tried: list[str] = list(state.get("searches_done", []))
     sources: list[PageRecord] = []
     evidence: list[FindingRecord] = []

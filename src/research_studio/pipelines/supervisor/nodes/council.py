@@ -15,9 +15,15 @@ from pydantic import BaseModel
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
 from research_studio.core.prompt_blocks import request_block
-from research_studio.core.records import ErrorRecord, ModelCallRecord
+from research_studio.core.records import ErrorRecord, ModelCallRecord, RunSummary
 from research_studio.llm.structured import ModelCaller
-from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.kit.node_kit import (
+    call_records,
+    emitter,
+    error_record,
+    report_update,
+    services_of,
+)
 from research_studio.pipelines.supervisor.nodes.common import today
 from research_studio.pipelines.supervisor.prompts import (
     COUNCIL_SYSTEM,
@@ -30,9 +36,38 @@ from research_studio.pipelines.supervisor.state import AgentState, CouncilVote
 from research_studio.services.clients import Services
 
 ReviewT = TypeVar("ReviewT", bound=BaseModel)
+REJECT_SHARE = 0.5  # this share of the council's confidence rejecting ends the run
+SYNTHESIS_SYSTEM = """You merge a review council's feedback on a research brief into one instruction.
+Keep every concrete point, drop repetition, resolve overlaps, and write one or two imperative sentences."""
+SYNTHESIS_USER = """Feedback from the council members:
+{feedback}"""
+REJECTED_REPORT = (
+    "The review council rejected the research brief, so no research was done.\n\n"
+    "Brief: {brief}\n\nWhy: {reason}"
+)
+
+
+class FeedbackSynthesis(BaseModel):
+    """The council's feedback as one instruction for the brief's writer."""
+
+    instruction: str
+
+
 APPROVALS = frozenset({"", "approve", "approved", "yes", "y", "ok", "accept"})
 MAX_NOTES_CHARS = 12_000
 _YEAR = re.compile(r"\b(1[89]\d\d|2\d\d\d)\b")
+
+
+def council_members(services: Services, config: Configuration, node: str) -> list[str]:
+    """`council_models`, else two: the run's model and the fast model (one when they are the same)."""
+    if config.council_models:
+        return list(dict.fromkeys(config.council_models))
+    run_model = config.model_overrides.get(node) or config.research_model
+    members = [
+        services.caller(node, "smart", spec=run_model).spec,
+        services.caller(node, "fast", spec=config.fast_model).spec,
+    ]
+    return list(dict.fromkeys(members))
 
 
 async def convene(
@@ -43,20 +78,18 @@ async def convene(
     messages: Sequence[BaseMessage],
 ) -> tuple[list[tuple[str, ReviewT | None]], list[ModelCallRecord], list[ErrorRecord]]:
     """Every council member's answer, asked in parallel; a member that fails answers None."""
-    members: list[str | None] = list(config.council_models) or [None]  # None: the run's model
-    default = config.model_overrides.get(node) or config.research_model
+    members = council_members(services, config, node)
     callers: list[ModelCaller] = []
 
-    async def ask(member: str | None) -> ReviewT:
-        caller = services.caller(node, "smart", spec=member or default)  # may be misconfigured
+    async def ask(member: str) -> ReviewT:
+        caller = services.caller(node, "smart", spec=member)  # may be misconfigured
         callers.append(caller)
         return await caller.structured(schema, messages)
 
     answers = await asyncio.gather(*(ask(member) for member in members), return_exceptions=True)
     results: list[tuple[str, ReviewT | None]] = []
     errors: list[ErrorRecord] = []
-    for member, answer in zip(members, answers, strict=True):
-        name = member or default or config.model or "model"
+    for name, answer in zip(members, answers, strict=True):
         if isinstance(answer, BaseException):
             if not isinstance(answer, ResearchStudioError):
                 raise answer
@@ -67,25 +100,66 @@ async def convene(
     return results, call_records(*callers), errors
 
 
-def consensus(votes: Sequence[CouncilVote]) -> float | None:
-    """The confidence-weighted share of approvals among the members that answered."""
+def _share(votes: Sequence[CouncilVote], decision: str) -> float | None:
+    """The confidence-weighted share of one decision among the members that answered."""
     answered = [vote for vote in votes if vote["decision"] != "failed"]
     if not answered:
         return None
     weights = [max(vote["confidence"], 0.05) for vote in answered]  # a shrug still counts a little
-    approved = sum(
-        w for w, vote in zip(weights, answered, strict=True) if vote["decision"] == "approve"
+    chosen = sum(
+        w for w, vote in zip(weights, answered, strict=True) if vote["decision"] == decision
     )
-    return round(approved / sum(weights), 3)
+    return round(chosen / sum(weights), 3)
 
 
-def council_outcome(agreement: float | None, minimum: float, revision: int, cap: int) -> str:
-    """approved, revise, revision_cap (accepted as it is), or no_council (every member failed)."""
+def consensus(votes: Sequence[CouncilVote]) -> float | None:
+    """The confidence-weighted share of approvals among the members that answered."""
+    return _share(votes, "approve")
+
+
+def rejection(votes: Sequence[CouncilVote]) -> float:
+    """The confidence-weighted share of rejections among the members that answered."""
+    return _share(votes, "reject") or 0.0
+
+
+def council_outcome(
+    agreement: float | None, minimum: float, revision: int, cap: int, rejected: float = 0.0
+) -> str:
+    """approved, rejected (final), revise, revision_cap (accepted as it is), or no_council.
+
+    A brief that half the council (by confidence) rejects researches the wrong thing: no
+    revision count lets it through.
+    """
     if agreement is None:
         return "no_council"
+    if rejected >= REJECT_SHARE:
+        return "rejected"
     if agreement >= minimum:
         return "approved"
     return "revise" if revision < cap else "revision_cap"
+
+
+async def synthesised_feedback(
+    services: Services, feedback: list[str]
+) -> tuple[str, list[ModelCallRecord], list[ErrorRecord]]:
+    """The members' feedback as one instruction: the fast model merges several, code dedupes."""
+    unique = list(dict.fromkeys(item.strip() for item in feedback if item.strip()))
+    if len(unique) < 2:
+        return (unique[0] if unique else ""), [], []
+    caller = services.caller("validate_brief", "fast")
+    listing = "\n".join(f"- {item}" for item in unique)
+    try:
+        merged = await caller.structured(
+            FeedbackSynthesis,
+            [
+                SystemMessage(content=SYNTHESIS_SYSTEM),
+                HumanMessage(content=SYNTHESIS_USER.format(feedback=listing)),
+            ],
+        )
+    except ResearchStudioError as exc:
+        # Without the merge every point is still one instruction, in the council's order.
+        return "; ".join(unique), call_records(caller), [error_record("validate_brief", exc)]
+    return merged.instruction.strip() or "; ".join(unique), call_records(caller), []
 
 
 async def validate_brief(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
@@ -119,26 +193,67 @@ async def validate_brief(state: AgentState, runtime: Runtime[Configuration]) -> 
     ]
     agreement = consensus(votes)
     outcome = council_outcome(
-        agreement, config.council_min_consensus, revision, config.council_max_revisions
+        agreement,
+        config.council_min_consensus,
+        revision,
+        config.council_max_revisions,
+        rejection(votes),
     )
     feedback = [
         vote["feedback"]
         for vote in votes
         if vote["decision"] in ("revise", "reject") and vote["feedback"]
     ]
+    instruction = ""
+    if outcome in ("revise", "rejected"):
+        instruction, merge_calls, merge_errors = await synthesised_feedback(
+            services_of(runtime), feedback
+        )
+        calls, errors = [*calls, *merge_calls], [*errors, *merge_errors]
     emit(f"council: {outcome} (consensus {agreement})")
     update: dict[str, Any] = {
         "council_votes": [*state.get("council_votes", []), *votes],
         "council_consensus": agreement if agreement is not None else 0.0,
         "council_outcome": outcome,
-        "council_brief_feedback": " ".join(feedback),
+        "council_brief_feedback": instruction,
         "llm_calls": calls,
         "errors": errors,
     }
     if outcome == "revise":
         update["council_revision_count"] = revision + 1
-        update["feedback_on_brief"] = feedback or ["Make the brief more specific to the request."]
+        update["feedback_on_brief"] = [
+            instruction or "Make the brief more specific to the request."
+        ]
     return update
+
+
+def brief_rejected(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """The council rejected the brief: no research on the wrong thing; the report says why."""
+    reason = state.get("council_brief_feedback", "") or "it researches the wrong thing"
+    emitter(runtime, "brief_rejected")(f"the council rejected the brief: {reason}")
+    report = f"# {state['query']}\n\n{REJECTED_REPORT.format(brief=state.get('research_brief', ''), reason=reason)}\n"
+    summary = RunSummary(
+        iterations=0,
+        coverage=0.0,
+        confidence=0.0,
+        cited_sources=[],
+        grounding={},
+        figures={
+            "council_outcome": "rejected",
+            "council_consensus": state.get("council_consensus", 0.0),
+            "council_revisions": state.get("council_revision_count", 0),
+            "council_votes": state.get("council_votes", []),
+            "council_feedback": reason,
+        },
+    )
+    return {
+        **report_update(
+            runtime, state, report=report, statements=[], summary=summary, calls=[], errors=[]
+        ),
+        "sources": [],
+        "evidence": [],
+        "claims": [],
+    }
 
 
 def make_review_brief(

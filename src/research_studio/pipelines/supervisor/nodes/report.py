@@ -46,6 +46,7 @@ from research_studio.pipelines.supervisor.prompts import (
     CANDIDATE_LINE,
     EVIDENCE_LINE,
     NO_TEXT,
+    REVIEW_FEEDBACK_BLOCK,
     SELECTOR_SYSTEM,
     SELECTOR_USER,
     STYLE,
@@ -64,6 +65,7 @@ from research_studio.pipelines.supervisor.state import AgentState, StoredSource
 from research_studio.services.clients import Services
 
 MIN_VERIFIED, MAX_VERIFIED = 3, 5
+MAX_REPORT_REVISIONS = 2  # rewrites the reader's feedback may ask for (review_mode=full)
 SELECTOR_CANDIDATES = 15
 MAX_EVIDENCE = 40
 NOTHING_VERIFIED = "no passage of the sources could be verified"
@@ -198,6 +200,11 @@ async def _write(
                     for item in evidence
                 ),
             )
+            + (
+                REVIEW_FEEDBACK_BLOCK.format(feedback=state.get("human_report_feedback", ""))
+                if state.get("revise_report")
+                else ""
+            )
         ),
     ]
     try:
@@ -330,7 +337,7 @@ async def final_report_generation(
 def make_review_report(
     ask_human: bool,
 ) -> Callable[[AgentState, Runtime[Configuration]], dict[str, Any]]:
-    """review_mode=full: the human approves the report or leaves feedback, kept in metadata."""
+    """review_mode=full: the human approves the report or replies with feedback the writer applies."""
 
     def review_report(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
         if not ask_human or runtime.context.review_mode != "full":
@@ -343,11 +350,21 @@ def make_review_report(
             }
         )
         text = reply.get("feedback", "") if isinstance(reply, dict) else str(reply or "")
+        metadata = state.get("metadata", {})
         if text.strip().lower() in APPROVALS:
-            return {"metadata": {**state.get("metadata", {}), "human_review": "approved"}}
+            return {"revise_report": False, "metadata": {**metadata, "human_review": "approved"}}
+        revisions = state.get("report_revisions", 0)
+        revise = revisions < MAX_REPORT_REVISIONS
         return {
             "human_report_feedback": text.strip(),
-            "metadata": {**state.get("metadata", {}), "human_review": text.strip()},
+            "revise_report": revise,
+            "report_revisions": revisions + int(revise),
+            "metadata": {**metadata, "human_review": text.strip()},
         }
 
     return review_report
+
+
+def route_after_review_report(state: AgentState) -> str:
+    """The reader's feedback goes back to the writer (up to the cap); else on to claim checks."""
+    return "final_report_generation" if state.get("revise_report") else "verify_claims"
