@@ -18,6 +18,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain click help: it wraps at the terminal's width without Rich's narrow panel columns.
+    rich_markup_mode=None,
+    context_settings={"max_content_width": 100},
 )
 app.command()(research.run)
 app.command()(research.resume)

@@ -16,6 +16,7 @@ from research_studio.faces.cli.common import (
     print_json,
     user_errors,
 )
+from research_studio.faces.cli.terminal import foreign, line
 from research_studio.run.audit import audit_rows, audit_run
 from research_studio.run.runs import find_run
 
@@ -40,13 +41,17 @@ def audit(
             table.add_column(column, overflow="fold")
         for statement, sources, verdict, why in audit_rows(report):
             colour = "green" if verdict == "holds" else "red"
-            table.add_row(statement[:160], sources, f"[{colour}]{verdict}[/]", why)
+            table.add_row(
+                foreign(statement[:160]), foreign(sources), foreign(verdict, colour), foreign(why)
+            )
         out.print(table)
         for claim in report.claims:
             colour = "green" if claim.verdict == "holds" else "red"
-            out.print(f"✓✓ {claim.cid}: [{colour}]{claim.verdict}[/] — {claim.why}")
+            out.print(
+                line(f"✓✓ {claim.cid}: ", foreign(claim.verdict, colour), " — ", foreign(claim.why))
+            )
         for problem in report.problems:
-            err.print(f"[red]problem:[/] {problem}")
-        out.print(report.summary())
+            err.print(line(("problem: ", "red"), foreign(problem)))
+        out.print(foreign(report.summary()))
     if not report.ok:
         raise typer.Exit(code=1)
