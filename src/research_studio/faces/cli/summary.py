@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
@@ -56,8 +57,11 @@ def _audit_line(folder: RunFolder) -> Text:
     return line((report.summary(), "green" if report.ok else "bold red"))
 
 
-def closing_summary(folder: RunFolder, metadata: dict[str, Any]) -> Table:
-    """What a reader wants after a run: the report first, then sources, citations, audit, cost, time."""
+def closing_summary(folder: RunFolder, metadata: dict[str, Any]) -> Group:
+    """What a reader wants after a run: the report first, then sources, citations, audit, cost, time.
+
+    One line per row, never wrapped by us: the report path and the run id stay whole to copy.
+    """
     grounding = metadata.get("grounding") or {}
     statements = grounding.get("factual_statements", 0)
     cited = grounding.get("cited_statements", 0)
@@ -66,35 +70,34 @@ def closing_summary(folder: RunFolder, metadata: dict[str, Any]) -> Table:
     iterations = metadata.get("iterations", 0)
     errors = len(metadata.get("errors", []))
     stop = str(metadata.get("stop_reason") or "").replace("_", " ")
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold")
-    table.add_column(overflow="fold")
-    table.add_row("Report", foreign(folder.path.resolve() / "report.md", "bold"))
-    table.add_row(
-        "Sources",
-        f"{metadata.get('cited_sources', 0)} cited of {metadata.get('sources_count', 0)} found",
-    )
-    table.add_row(
-        "Citations",
-        f"{cited} of {statements} factual statements cited"
-        + (f", {verbatim} verbatim passage{'s' if verbatim != 1 else ''}" if verbatim else ""),
-    )
-    table.add_row("Audit", _audit_line(folder))
-    table.add_row(
-        "Cost",
-        f"${metadata.get('cost_usd') or 0:.4f} · {metadata.get('llm_calls', 0)} model calls "
-        f"· {tokens:,} tokens",
-    )
-    table.add_row(
-        "Time",
-        f"{elapsed_text(float(metadata.get('elapsed_s') or 0))} · {iterations} "
-        f"iteration{'s' if iterations != 1 else ''}" + (f" · stopped: {stop}" if stop else ""),
-    )
     run_note = line(folder.record.run_id)
     if errors:
         run_note.append_text(line((f"  {errors} error(s) recorded in events.jsonl", "yellow")))
-    table.add_row("Run", run_note)
-    return table
+    rows: list[tuple[str, Text | str]] = [
+        ("Report", foreign(folder.path.resolve() / "report.md", "bold")),
+        (
+            "Sources",
+            f"{metadata.get('cited_sources', 0)} cited of {metadata.get('sources_count', 0)} found",
+        ),
+        (
+            "Citations",
+            f"{cited} of {statements} factual statements cited"
+            + (f", {verbatim} verbatim passage{'s' if verbatim != 1 else ''}" if verbatim else ""),
+        ),
+        ("Audit", _audit_line(folder)),
+        (
+            "Cost",
+            f"${metadata.get('cost_usd') or 0:.4f} · {metadata.get('llm_calls', 0)} model calls "
+            f"· {tokens:,} tokens",
+        ),
+        (
+            "Time",
+            f"{elapsed_text(float(metadata.get('elapsed_s') or 0))} · {iterations} "
+            f"iteration{'s' if iterations != 1 else ''}" + (f" · stopped: {stop}" if stop else ""),
+        ),
+        ("Run", run_note),
+    ]
+    return Group(*(line((f"{label:<10}", "bold"), value) for label, value in rows))
 
 
 _STATUS_STYLE = {
@@ -117,6 +120,4 @@ def run_lines(record: RunRecord) -> Text:
         foreign(f"{record.pipeline}/{record.mode}"),
         "  ",
         (created, "dim"),
-        "\n  ",
-        foreign(record.query),
-    )
+    ).append("\n  ").append_text(foreign(record.query))
