@@ -7,7 +7,17 @@ from typing import Annotated
 import typer
 
 from research_studio import __version__
-from research_studio.faces.cli import ask, audit, bench, documents, mcp, remote, research, tools
+from research_studio.faces.cli import (
+    ask,
+    audit,
+    bench,
+    doctor,
+    documents,
+    mcp,
+    remote,
+    research,
+    tools,
+)
 from research_studio.faces.cli import eval as evaluation
 from research_studio.faces.cli import export as exporting
 from research_studio.faces.cli import serve as serving
@@ -37,6 +47,7 @@ app.command(name="eval")(evaluation.eval_command)
 app.command()(mcp.mcp)
 app.command()(serving.serve)
 app.command()(remote.remote)
+app.command()(doctor.doctor)
 
 
 def _version(value: bool) -> None:

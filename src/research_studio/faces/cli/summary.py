@@ -112,12 +112,16 @@ _STATUS_STYLE = {
 def run_lines(record: RunRecord) -> Text:
     """A run in two lines: the whole id (never cut), status, pipeline and time; its question."""
     created = record.created.replace("T", " ")[:16]
-    return line(
-        (record.run_id, "bold"),
-        "  ",
-        foreign(record.status, _STATUS_STYLE.get(record.status, "yellow")),
-        "  ",
-        foreign(f"{record.pipeline}/{record.mode}"),
-        "  ",
-        (created, "dim"),
-    ).append("\n  ").append_text(foreign(record.query))
+    return (
+        line(
+            (record.run_id, "bold"),
+            "  ",
+            foreign(record.status, _STATUS_STYLE.get(record.status, "yellow")),
+            "  ",
+            foreign(f"{record.pipeline}/{record.mode}"),
+            "  ",
+            (created, "dim"),
+        )
+        .append("\n  ")
+        .append_text(foreign(record.query))
+    )
