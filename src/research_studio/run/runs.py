@@ -291,7 +291,9 @@ def find_run(runs_dir: Path, run: str) -> RunFolder:
             f" and {len(matches) - 5} more" if len(matches) > 5 else ""
         )
         raise ResearchStudioError(f"run id prefix {run!r} matches {len(matches)} runs: {shown}")
-    raise ResearchStudioError(f"no run {run!r} in {runs_dir} (nor a run folder at that path)")
+    raise ResearchStudioError(
+        f"no run found: {run!r} is neither a run id in {runs_dir} nor a run folder"
+    )
 
 
 def _plain_name(run: str) -> bool:
