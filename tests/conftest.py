@@ -23,6 +23,9 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         if name.startswith("RESEARCH_STUDIO_") or name in PROVIDER_ENV_VARS.values():
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    # Run history in the test's folder (the per-user default is tested on its own).
+    monkeypatch.setenv("RESEARCH_STUDIO_RUNS_DIR", str(tmp_path / "runs"))
     # Subprocesses (the MCP fixture server, the bench) import tests.doubles and benchmarks.
     paths = [str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))

@@ -60,8 +60,12 @@ class ServeProcess:
         assert command, "the research-studio script is not installed in this virtualenv"
         clean = {
             "PATH": os.environ.get("PATH", ""),
+            # The code under test (a worktree's src first), not only what the venv installed.
+            "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
             "HOME": str(folder),
             "XDG_CACHE_HOME": str(folder / "cache"),
+            # The run history in this folder (the per-user default would be under HOME).
+            "RESEARCH_STUDIO_RUNS_DIR": str(folder / "runs"),
             "LANGSMITH_TRACING": "false",
             "LANGCHAIN_TRACING_V2": "false",
             **env,

@@ -8,9 +8,11 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
 from research_studio.run.runs import (
     CALLS_FILE,
@@ -126,3 +128,105 @@ def test_questions_no_run_is_made_of(query: str, message: str) -> None:
 def test_a_question_is_stripped_and_any_script_counts_as_words() -> None:
     assert check_query("  珊瑚の白化?  ", max_chars=50) == "珊瑚の白化?"
     assert check_query("x" * 50, max_chars=50) == "x" * 50
+
+
+# --- History: a per-user folder, ids by unique prefix, search (through the CLI) ---
+
+
+def stored_run(runs_dir: Path, run_id: str, query: str = "q", **fields: object) -> RunFolder:
+    folder = RunFolder.create(
+        runs_dir / run_id,
+        RunRecord.model_validate(
+            {"run_id": run_id, "query": query, "pipeline": "standard", "mode": "multi", **fields}
+        ),
+    )
+    folder.save(status="completed", owner=None)
+    return folder
+
+
+def invoke(*args: str) -> Any:
+    from typer.testing import CliRunner
+
+    from research_studio.faces.cli import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+def test_history_defaults_to_the_per_user_data_folder_and_is_found_from_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RESEARCH_STUDIO_RUNS_DIR")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    history = tmp_path / "data" / "research-studio" / "runs"
+    assert Configuration().runs_dir == history
+    stored_run(history, "20261124-135501-abcdef", "urban heat islands")
+    elsewhere = tmp_path / "some" / "other" / "folder"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    listing = invoke("runs")
+    assert listing.exit_code == 0, listing.output
+    assert "20261124-135501-abcdef" in listing.stdout and "urban heat islands" in listing.stdout
+    # An explicit runs_dir still wins.
+    monkeypatch.setenv("RESEARCH_STUDIO_RUNS_DIR", str(tmp_path / "mine"))
+    assert "No runs in" in invoke("runs").output
+
+
+def test_a_unique_prefix_opens_a_run_and_an_ambiguous_one_names_the_candidates(
+    tmp_path: Path,
+) -> None:
+    runs_dir = tmp_path / "runs"
+    stored_run(runs_dir, "20261124-135501-abcdef")
+    stored_run(runs_dir, "20261124-135502-123456")
+    stored_run(runs_dir, "20261125-090000-fedcba")
+    assert find_run(runs_dir, "20261125").record.run_id == "20261125-090000-fedcba"
+    assert find_run(runs_dir, "20261124-135501-abcdef").path == runs_dir / "20261124-135501-abcdef"
+    with pytest.raises(ResearchStudioError) as ambiguous:
+        find_run(runs_dir, "20261124-1355")
+    message = str(ambiguous.value)
+    assert "matches 2 runs" in message and "\n" not in message
+    assert "20261124-135501-abcdef" in message and "20261124-135502-123456" in message
+    for missing in ("2027", "../runs", "*", "2026112?"):
+        with pytest.raises(ResearchStudioError, match="no run"):
+            find_run(runs_dir, missing)
+
+
+def test_every_command_that_takes_a_run_id_takes_a_prefix(
+    finished_run_folder: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    run_id = json.loads((finished_run_folder / "run.json").read_text())["run_id"]
+    shutil.copytree(finished_run_folder, tmp_path / "runs" / run_id)
+    stored_run(tmp_path / "runs", "19990101-000000-aaaaaa")
+    prefix = run_id[:11]
+    audited = invoke("audit", prefix)
+    assert audited.exit_code == 0, audited.output
+    assert run_id in audited.stdout
+    exported = invoke("export", prefix, "--format", "md", "--out", str(tmp_path / "r.md"))
+    assert exported.exit_code == 0, exported.output
+    assert (tmp_path / "r.md").read_text().startswith("# ")
+    resumed = invoke("resume", prefix)
+    assert resumed.exit_code == 2 and "already completed" in resumed.output
+    stored_run(tmp_path / "runs", "19990101-000000-bbbbbb")
+    twice = invoke("export", "1999", "--format", "md")
+    assert twice.exit_code == 2 and len(twice.output.strip().splitlines()) == 1
+    assert "matches 2 runs" in twice.output
+
+
+def test_runs_search_filters_by_question_pipeline_and_status(tmp_path: Path) -> None:
+    runs_dir = tmp_path / "runs"
+    stored_run(runs_dir, "20261124-000001-aaaaaa", "Urban heat islands in Europe")
+    stored_run(runs_dir, "20261124-000002-bbbbbb", "Coral bleaching", pipeline="advanced")
+    failed = stored_run(runs_dir, "20261124-000003-cccccc", "Battery costs")
+    failed.save(status="failed")
+
+    def found(text: str) -> set[str]:
+        listing = json.loads(invoke("runs", "--search", text, "--json").stdout)
+        return {record["run_id"][-6:] for record in listing}
+
+    assert found("urban HEAT") == {"aaaaaa"}
+    assert found("advanced") == {"bbbbbb"}
+    assert found("failed") == {"cccccc"}
+    assert found("nothing like it") == set()
+    shown = invoke("runs", "--search", "coral")
+    assert "20261124-000002-bbbbbb" in shown.stdout and "Urban" not in shown.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -46,6 +47,18 @@ def default_cache_dir() -> Path:
     """The per-user cache folder (XDG_CACHE_HOME honoured)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "research-studio"
+
+
+def default_runs_dir() -> Path:
+    """The per-user run history: XDG_DATA_HOME, else the platform's user data folder."""
+    if base := os.environ.get("XDG_DATA_HOME"):
+        return Path(base) / "research-studio" / "runs"
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(local) / "research-studio" / "runs"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "research-studio" / "runs"
+    return Path.home() / ".local" / "share" / "research-studio" / "runs"
 
 
 def _unit(default: float, description: str) -> Any:
@@ -242,7 +255,10 @@ class Configuration(BaseModel):
     use_cache: bool = Field(True, description="Cache searches and pages.")
     search_cache_ttl_s: int = Field(86_400, ge=0, description="Lifetime of cached searches.")
     page_cache_ttl_s: int = Field(7 * 86_400, ge=0, description="Lifetime of cached pages.")
-    runs_dir: Path = Field(Path("runs"), description="Folder of run folders.")
+    runs_dir: Path = Field(
+        default_factory=default_runs_dir,
+        description="Folder of run folders (default: the per-user data folder).",
+    )
     checkpoints: Annotated[str | None, AfterValidator(_checkpoints_url)] = Field(
         None,
         description="Checkpoints and store: a postgresql:// URL; else SQLite in the run folder.",

@@ -272,19 +272,63 @@ def write_outputs(path: Path, report: str, result: dict[str, Any]) -> dict[str, 
 
 
 def find_run(runs_dir: Path, run: str) -> RunFolder:
-    """A run by id (inside runs_dir) or by folder path."""
-    candidate = Path(run)
-    path = candidate if (candidate / RECORD_FILE).exists() else runs_dir / run
-    return RunFolder.open(path)
+    """A run by folder path, by id inside runs_dir, or by a unique prefix of its id.
+
+    An ambiguous prefix is a one-line error naming the candidates; no match says where it looked.
+    """
+    candidate = Path(run).expanduser()
+    if run and (candidate / RECORD_FILE).exists():
+        return RunFolder.open(candidate)
+    if run and _plain_name(run) and (runs_dir / run / RECORD_FILE).exists():
+        return RunFolder.open(runs_dir / run)
+    matches = (
+        sorted(path.parent.name for path in runs_dir.glob(f"{glob_escape(run)}*/{RECORD_FILE}"))
+        if run and _plain_name(run)
+        else []
+    )
+    if len(matches) == 1:
+        return RunFolder.open(runs_dir / matches[0])
+    if len(matches) > 1:
+        shown = ", ".join(matches[:5]) + (
+            f" and {len(matches) - 5} more" if len(matches) > 5 else ""
+        )
+        raise ResearchStudioError(f"run id prefix {run!r} matches {len(matches)} runs: {shown}")
+    raise ResearchStudioError(
+        f"no run found: {run!r} is neither a run id in {runs_dir} nor a run folder"
+    )
 
 
-def list_runs(runs_dir: Path) -> list[RunRecord]:
-    """Every run under runs_dir, newest first (dead owners' runs as interrupted); damaged skipped."""
+def _plain_name(run: str) -> bool:
+    """A bare folder name: no separators, no parent references (never leaves runs_dir)."""
+    return run not in (".", "..") and not any(sep in run for sep in ("/", "\\", "\0"))
+
+
+def glob_escape(text: str) -> str:
+    """Text matched literally by Path.glob (its wildcards bracketed)."""
+    return "".join(f"[{char}]" if char in "*?[]" else char for char in text)
+
+
+def list_runs(runs_dir: Path, search: str | None = None) -> list[RunRecord]:
+    """Every run under runs_dir, newest first (dead owners' runs as interrupted); damaged skipped.
+
+    With `search`, only runs whose question, pipeline, status or id hold it (case ignored).
+    """
     records = []
     for record_file in sorted(runs_dir.glob(f"*/{RECORD_FILE}")):
         try:
             record = RunRecord.model_validate_json(record_file.read_text(encoding="utf-8"))
-        except ValueError:
+        except (ValueError, OSError):
             continue
-        records.append(record.seen_from_here())
+        record = record.seen_from_here()
+        if search and not matches_search(record, search):
+            continue
+        records.append(record)
     return sorted(records, key=lambda record: record.created + record.run_id, reverse=True)
+
+
+def matches_search(record: RunRecord, search: str) -> bool:
+    """Whether every word of `search` is in the run's question, pipeline, mode, status or id."""
+    haystack = " ".join(
+        (record.query, record.pipeline, record.mode, record.status, record.run_id)
+    ).casefold()
+    return all(word in haystack for word in search.casefold().split())

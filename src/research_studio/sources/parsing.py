@@ -28,6 +28,10 @@ from typing import Any, Literal, TypeVar
 
 from research_studio.core.errors import FailureKind
 
+# pypdf logs its own warnings about damaged PDFs; the caller reports an unreadable file once,
+# in its words, so these would only interleave with that line.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
+
 ContentKind = Literal["html", "pdf", "text", "markdown"]
 Parsed = tuple[str, str, str | None]
 T = TypeVar("T")

@@ -59,3 +59,23 @@ def test_an_unknown_run_is_a_one_line_error(tmp_path: Path) -> None:
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: no run found")
     assert not list(tmp_path.glob("*.md"))
+
+
+def test_bibtex_is_bib_and_a_missing_folder_is_a_one_line_error(
+    finished_run_folder: Path, tmp_path: Path
+) -> None:
+    result = runner.invoke(
+        app, ["export", str(finished_run_folder), "--format", "BibTeX", "--out", "refs.bib"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "@misc{" in (tmp_path / "refs.bib").read_text(encoding="utf-8")
+    missing = runner.invoke(
+        app, ["export", str(finished_run_folder), "-f", "pdf", "--out", "/nonexistent/dir/x.pdf"]
+    )
+    assert missing.exit_code == 2 and len(missing.output.strip().splitlines()) == 1
+    assert "/nonexistent/dir does not exist" in missing.output
+    assert not Path("/nonexistent").exists()
+    nested = runner.invoke(app, ["export", str(finished_run_folder), "-f", "md", "--out", "a/b/"])
+    assert nested.exit_code == 2 and not (tmp_path / "a").exists()
+    unknown = runner.invoke(app, ["export", str(finished_run_folder), "-f", "odt"])
+    assert unknown.exit_code == 2 and "bibtex" in unknown.output

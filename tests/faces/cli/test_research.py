@@ -346,3 +346,26 @@ def test_advanced_pipeline_through_the_cli(web: FakeWeb, tmp_path: Path) -> None
     assert document["metadata"]["evidence_count"] == len(document["evidence"])
     report = (tmp_path / "adv" / "report.md").read_text()
     assert set(re.findall(r"\[(S\d+)\]", report)) <= {s["sid"] for s in document["sources"]}
+
+
+def test_a_run_shows_steps_in_words_and_closes_with_a_short_summary_report_first(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    # Rich markup and an IPv6 literal in the question are text, in progress, summary and `runs`.
+    question = "coral bleaching [/] heat stress [fe80::1]"
+    result = run_cli(web, "run", question, "--single-agent", "--iterations", "1")
+    assert result.exit_code == 0, result.output
+    labels = [line.split()[0] for line in result.stdout.splitlines() if line.strip()]
+    assert labels == ["Report", "Sources", "Citations", "Audit", "Cost", "Time", "Run"]
+    (folder,) = (tmp_path / "runs").iterdir()
+    assert result.stdout.split()[1] == str((folder / "report.md").resolve())
+    assert "audit all checks hold" in result.stdout
+    assert "llm_calls_all_attempts" not in result.stdout
+    progress = result.stderr
+    assert "planning the research: done" in progress and "writing the report" in progress
+    assert not re.search(r"(\w+): \1 (started|finished)", progress)
+    listing = runner.invoke(app, ["runs", "--search", "[fe80::1]"])
+    assert question in listing.stdout
+    verbose = run_cli(web, "run", question, "--out", "again", "--single-agent", "--verbose")
+    assert verbose.exit_code == 0, verbose.output
+    assert "llm_calls_all_attempts" in verbose.stdout and "Report" in verbose.stdout

@@ -35,6 +35,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("mcp", "mcp"),
     "serve": ("serve", "serve"),
     "remote": ("remote", "remote"),
+    "doctor": ("doctor", "doctor"),
+}
+# Plain click help: it wraps at the terminal's width without Rich's narrow panel columns.
+HELP_STYLE: dict[str, Any] = {
+    "rich_markup_mode": None,
+    "context_settings": {"max_content_width": 100},
 }
 
 
@@ -54,7 +60,7 @@ def _docstring(module: str, function: str) -> str:
 def load_command(name: str) -> Any:
     """The click command `name`, built from its module (imported now, with its dependencies)."""
     module, function = COMMANDS[name]
-    single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    single = typer.Typer(add_completion=False, pretty_exceptions_enable=False, **HELP_STYLE)
     single.command(name=name)(getattr(importlib.import_module(f"{__name__}.{module}"), function))
     return typer.main.get_command(single)
 
@@ -90,6 +96,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     cls=_LazyGroup,
+    **HELP_STYLE,
 )
 
 

@@ -22,6 +22,7 @@ from research_studio.faces.cli.common import (
     run_async,
     user_errors,
 )
+from research_studio.faces.cli.terminal import foreign, line
 from research_studio.run.followup import FOLLOWUPS_DIR, answer_followup
 from research_studio.run.runs import check_query, find_run
 from research_studio.services.resolution import resolve
@@ -63,7 +64,9 @@ def ask(
         config, _, _ = resolve(loaded)
     with user_errors():
         followup = run_async(
-            answer_followup(folder, config, text, lambda message: err.print(f"[dim]{message}[/]"))
+            answer_followup(
+                folder, config, text, lambda message: err.print(foreign(message, "dim"))
+            )
         )
     path = folder.path / FOLLOWUPS_DIR / f"F{followup.number}.md"
     if as_json:
@@ -76,5 +79,5 @@ def ask(
             }
         )
         return
-    out.print(followup.answer, markup=False, highlight=False)
-    out.print(f"Answer: [bold]{path}[/]")
+    out.print(foreign(followup.answer, newlines=True), highlight=False)
+    out.print(line("Answer: ", foreign(path, "bold")))

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from research_studio.core.config import Configuration, load_configuration
@@ -21,6 +20,7 @@ from research_studio.faces.cli.common import (
     settings,
     user_errors,
 )
+from research_studio.faces.cli.terminal import foreign, line
 from research_studio.run.audit import AuditReport, SourceDrift, audit_rows, audit_run, live_drift
 from research_studio.run.runs import find_run
 from research_studio.services.clients import open_services
@@ -46,22 +46,38 @@ def _print(report: AuditReport, run_id: str) -> None:
         table.add_column(column, overflow="fold")
     for tid, statement, sources, verdict, why in audit_rows(report):
         colour = "green" if verdict == "holds" else "red"
-        table.add_row(tid, escape(statement[:160]), sources, f"[{colour}]{verdict}[/]", escape(why))
+        table.add_row(
+            foreign(tid),
+            foreign(statement[:160]),
+            foreign(sources),
+            foreign(verdict, colour),
+            foreign(why),
+        )
     out.print(table)
     for claim in report.claims:
         colour = "green" if claim.verdict == "holds" else "red"
-        out.print(f"✓✓ {claim.cid}: [{colour}]{claim.verdict}[/] — {escape(claim.why)}")
+        out.print(
+            line(f"✓✓ {claim.cid}: ", foreign(claim.verdict, colour), " — ", foreign(claim.why))
+        )
     for problem in report.problems:
-        err.print(f"[red]problem:[/] {escape(problem)}")
+        err.print(line(("problem: ", "red"), foreign(problem)))
     for drift in report.drift:
         colour = "green" if drift.status == "same" else "yellow"
-        detail = f" — {escape(drift.detail)}" if drift.detail else ""
-        out.print(f"live {drift.sid}: [{colour}]{drift.status}[/] {escape(drift.url)}{detail}")
+        detail = [" — ", foreign(drift.detail)] if drift.detail else []
+        out.print(
+            line(
+                f"live {drift.sid}: ",
+                foreign(drift.status, colour),
+                " ",
+                foreign(drift.url),
+                *detail,
+            )
+        )
     if report.answered is False:
-        err.print("[yellow]The sources read do not answer the question.[/]")
+        err.print(line(("The sources read do not answer the question.", "yellow")))
     for question in report.unanswered:
-        err.print(f"[yellow]not answered:[/] {escape(question)}")
-    out.print(escape(report.summary()))
+        err.print(line(("not answered: ", "yellow"), foreign(question)))
+    out.print(foreign(report.summary()))
 
 
 def audit(

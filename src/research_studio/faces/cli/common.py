@@ -21,11 +21,13 @@ from research_studio.core.config import (
     load_configuration,
 )
 from research_studio.core.errors import ResearchStudioError
+from research_studio.faces.cli.terminal import foreign, line
 
 T = TypeVar("T")
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+# No emoji codes: ":warning:" in a page title stays text.
+out = Console(soft_wrap=True, emoji=False)
+err = Console(stderr=True, soft_wrap=True, emoji=False)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 ConfigFileOption = Annotated[
@@ -33,7 +35,7 @@ ConfigFileOption = Annotated[
 ]
 SearchOption = Annotated[
     SearchProviderName | None,
-    typer.Option("--search", help="Search provider: tavily, duckduckgo, searxng, local or mcp."),
+    typer.Option("--search", help="Search provider (default: chosen from your set-up)."),
 ]
 SearxngOption = Annotated[str | None, typer.Option("--searxng-url", help="SearXNG base URL.")]
 TavilyUrlOption = Annotated[
@@ -53,7 +55,7 @@ FastModelOption = Annotated[
     str | None, typer.Option("--fast-model", help="Fast model (extraction, per-page work).")
 ]
 FormatOption = Annotated[
-    ReportStructure | None, typer.Option("--format", help="detailed, concise or bullet_points.")
+    ReportStructure | None, typer.Option("--format", help="Shape of the report.")
 ]
 IterationsOption = Annotated[
     int | None, typer.Option("--iterations", min=1, max=20, help="Research loop iterations.")
@@ -81,7 +83,7 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except ResearchStudioError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err.print(line(("error: ", "bold red"), foreign(exc)), highlight=False)
         raise typer.Exit(code=2) from None
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
@@ -96,9 +98,10 @@ def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
 
 def prompt_choice(question: str, options: list[str]) -> str:
     """Ask at the terminal: a numbered option or free text (blocking; call it in a thread)."""
-    err.print(f"\n[bold]{question}[/]")
+    err.print()
+    err.print(foreign(question, "bold"))
     for number, option in enumerate(options, 1):
-        err.print(f"  {number}. {option}")
+        err.print(line(f"  {number}. ", foreign(option)))
     reply = Prompt.ask("Pick a number or type your own answer", console=err).strip()
     if reply.isdigit() and 1 <= int(reply) <= len(options):
         return options[int(reply) - 1]

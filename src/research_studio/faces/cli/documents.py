@@ -20,6 +20,7 @@ from research_studio.faces.cli.common import (
     settings,
     user_errors,
 )
+from research_studio.faces.cli.terminal import foreign
 from research_studio.run.launch import check_docs
 from research_studio.sources.docindex import DocumentIndex, IndexReport
 
@@ -45,14 +46,14 @@ def update_index(config: Configuration, paths: list[Path]) -> IndexReport:
     finally:
         index.close()
     for path, reason in report.skipped:
-        err.print(f"[yellow]skipped {path}: {reason}[/]", highlight=False)
+        err.print(foreign(f"skipped {path}: {reason}", "yellow"), highlight=False)
     if not report.documents:
         raise ConfigError(
             f"no readable documents in {', '.join(report.empty)} "
             "(Markdown, text, HTML or PDF files inside the folder)"
         )
     for root in report.empty:
-        err.print(f"[yellow]no readable documents in {root}[/]", highlight=False)
+        err.print(foreign(f"no readable documents in {root}", "yellow"), highlight=False)
     return report
 
 

@@ -35,6 +35,7 @@ from research_studio.faces.cli.common import (
     settings,
     user_errors,
 )
+from research_studio.faces.cli.terminal import foreign
 from research_studio.llm.models import split_spec
 from research_studio.run.runs import write_atomically
 
@@ -61,7 +62,9 @@ def _judge(
     try:
         return default_judge(config), False
     except ConfigError as exc:
-        err.print(f"[yellow]no judge model ({exc}); judge evaluators skipped[/]", highlight=False)
+        err.print(
+            foreign(f"no judge model ({exc}); judge evaluators skipped", "yellow"), highlight=False
+        )
         return None, False
 
 
@@ -194,10 +197,12 @@ def eval_command(
             catalog=catalog,
         )
         if live:
-            err.print(f"[dim]judge: {spec or 'none'}; snapshots: {snapshots}[/]", highlight=False)
+            err.print(
+                foreign(f"judge: {spec or 'none'}; snapshots: {snapshots}", "dim"), highlight=False
+            )
 
     def progress(message: str) -> None:
-        err.print(message, highlight=False, markup=False)
+        err.print(foreign(message), highlight=False)
 
     report = run_async(run_eval(plan, config, on_progress=progress))
     with user_errors():

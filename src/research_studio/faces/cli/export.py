@@ -3,24 +3,45 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 
 from research_studio.core.config import load_configuration
 from research_studio.core.errors import ResearchStudioError
-from research_studio.export import ExportFormat, export_run
+from research_studio.export import FORMATS, ExportFormat, export_run
 from research_studio.faces.cli.common import ConfigFileOption, out, user_errors
 from research_studio.run.runs import find_run
 
+ALIASES: dict[str, ExportFormat] = {"bibtex": "bib", "markdown": "md", "word": "docx"}
+
+
+def export_format(value: str) -> ExportFormat:
+    """A format name or a common alias (bibtex, markdown, word), case ignored."""
+    name = value.strip().lower()
+    name = ALIASES.get(name, name)
+    if name not in FORMATS:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(FORMATS)} (or bibtex)")
+    return cast(ExportFormat, name)
+
 
 def target_path(out_option: str | None, filename: str) -> Path:
-    """Where to write: the current folder, a folder (existing, or written with a final /), a file."""
+    """Where to write: the current folder, a folder (existing, or new with a final /), a file.
+
+    No folder tree is created: a typo in --out is a one-line error, not new directories.
+    """
     if not out_option:
         return Path.cwd() / filename
     path = Path(out_option).expanduser()
-    if path.is_dir() or out_option.endswith(("/", "\\")):
+    if path.is_dir():
         return path / filename
+    if out_option.endswith(("/", "\\")):  # a new folder, asked for by name: one level only
+        if not path.parent.is_dir():
+            raise ResearchStudioError(f"folder {path.parent} does not exist; create it first")
+        path.mkdir(exist_ok=True)
+        return path / filename
+    if not path.parent.is_dir():
+        raise ResearchStudioError(f"folder {path.parent} does not exist; create it first")
     return path
 
 
@@ -29,8 +50,13 @@ def export(
         str, typer.Argument(help="Run id (in the runs folder) or a run folder path.")
     ],
     fmt: Annotated[
-        ExportFormat,
-        typer.Option("--format", "-f", help="md, html, pdf, docx (report) or bib, ris (sources)."),
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="md, html, pdf, docx (report) or bib (bibtex), ris (sources).",
+            parser=export_format,
+        ),
     ],
     out_path: Annotated[
         str | None,
@@ -42,10 +68,9 @@ def export(
     with user_errors():
         runs_dir = load_configuration(config_file=config_file).config.runs_dir
         folder = find_run(runs_dir, run_id)
-        exported = export_run(folder.path, fmt)
+        exported = export_run(folder.path, export_format(fmt))
         path = target_path(out_path, exported.filename)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(exported.content)
         except OSError as exc:
             raise ResearchStudioError(f"cannot write {path}: {exc.strerror or exc}") from None

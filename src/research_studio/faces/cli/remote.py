@@ -21,6 +21,7 @@ from research_studio.faces.cli.common import (
     run_async,
     user_errors,
 )
+from research_studio.faces.cli.terminal import foreign, line
 from research_studio.faces.remote import RemoteAsk, research_remote
 from research_studio.pipelines.registry import PipelineName
 from research_studio.run.runs import check_query, write_atomically
@@ -31,7 +32,9 @@ def _asker(answer: str | None) -> RemoteAsk:
         if answer is not None:
             return answer
         if not sys.stdin.isatty():
-            err.print(f"[yellow]The server asks: {question}; continuing without (no terminal).[/]")
+            err.print(
+                foreign(f"The server asks: {question}; continuing without (no terminal).", "yellow")
+            )
             return ""
 
         return await asyncio.to_thread(prompt_choice, question, options)
@@ -72,7 +75,7 @@ def remote(
             pipeline=pipeline,
             context=context,
             ask=_asker(answer),
-            on_node=lambda node: err.print(f"[dim]{node} finished[/]", highlight=False),
+            on_node=lambda node: err.print(foreign(f"{node} finished", "dim"), highlight=False),
         )
     )
     if as_json:
@@ -82,7 +85,13 @@ def remote(
         return
     if out_file is not None:
         write_atomically(out_file, result.report)
-        err.print(f"Report: [bold]{out_file}[/] (thread {result.thread_id} on {server})")
+        err.print(
+            line(
+                "Report: ",
+                foreign(out_file, "bold"),
+                foreign(f" (thread {result.thread_id} on {server})"),
+            )
+        )
         return
-    out.print(result.report, markup=False, highlight=False)
-    err.print(f"[dim]thread {result.thread_id} on {server}[/]", highlight=False)
+    out.print(foreign(result.report, newlines=True), highlight=False)
+    err.print(foreign(f"thread {result.thread_id} on {server}", "dim"), highlight=False)

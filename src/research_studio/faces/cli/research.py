@@ -39,6 +39,8 @@ from research_studio.faces.cli.common import (
 from research_studio.faces.cli.documents import DocsOption, update_index
 from research_studio.faces.cli.progress import ProgressView
 from research_studio.faces.cli.review import print_pending_review, reviewer
+from research_studio.faces.cli.summary import METRICS, closing_summary, metrics_table, run_lines
+from research_studio.faces.cli.terminal import foreign, line
 from research_studio.pipelines.registry import (
     SINGLE_WORKER_PIPELINES,
     PipelineName,
@@ -55,34 +57,21 @@ from research_studio.services.extraction import choose_extraction
 from research_studio.services.resolution import ModelChoice, resolve
 from research_studio.sources.search import SearchChoice
 
-METRICS = (
-    "iterations",
-    "coverage",
-    "confidence",
-    "sources_count",
-    "evidence_count",
-    "verified_quotes",
-    "cited_sources",
-    "searches",
-    "fetches",
-    "llm_calls",
-    "prompt_tokens",
-    "completion_tokens",
-    "cost_usd",
-    "stop_reason",
-    "elapsed_s",
-    "attempts",
-    "llm_calls_all_attempts",
-)
+VerboseFlag = Annotated[
+    bool, typer.Option("--verbose", "-v", help="Also print every figure of the run.")
+]
 
 
 def _announce(config: Configuration, model: ModelChoice, search: SearchChoice) -> None:
     """Say what was chosen and why, before any work."""
     fast = f" (fast: {model.fast_model})" if model.fast_model != model.model else ""
-    err.print(f"[dim]model: {model.model}{fast} — {model.reason}[/]", highlight=False)
-    err.print(f"[dim]search: {search.name} — {search.reason}[/]", highlight=False)
     extraction = choose_extraction(config, model.fast_model or model.model)
-    err.print(f"[dim]extraction: {extraction.describe()}[/]", highlight=False)
+    for text in (
+        f"model: {model.model}{fast} — {model.reason}",
+        f"search: {search.name} — {search.reason}",
+        f"extraction: {extraction.describe()}",
+    ):
+        err.print(foreign(text, "dim"), highlight=False)
 
 
 def _asker(view: ProgressView, *, answer: str | None, interactive: bool) -> AskFn:
@@ -91,7 +80,11 @@ def _asker(view: ProgressView, *, answer: str | None, interactive: bool) -> AskF
             return answer
         if not interactive:
             err.print(
-                f"[yellow]The request is ambiguous ({question}); continuing without asking (no terminal).[/]"
+                foreign(
+                    f"The request is ambiguous ({question}); continuing without asking "
+                    "(no terminal).",
+                    "yellow",
+                )
             )
             return ""
 
@@ -125,63 +118,47 @@ async def _execute(
                 review=reviewer(view, reply=plan_reply, interactive=interactive),
             )
     except RunStopped as stopped:  # saved as interrupted: say how to resume, exit as signalled
-        err.print(f"[yellow]{stopped}[/]", highlight=False)
+        err.print(foreign(stopped, "yellow"), highlight=False)
         raise typer.Exit(code=128 + stopped.signum) from None
 
 
-def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool) -> None:
+def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool, verbose: bool) -> None:
+    run_id = folder.record.run_id
     if outcome.status == "awaiting_clarification":
         err.print(
-            f"[yellow]Run {folder.record.run_id} waits for an answer to: {outcome.question}[/]"
+            line((f"Run {run_id} waits for an answer to: ", "yellow")),
+            foreign(outcome.question or "", "yellow"),
+            sep="",
         )
-        err.print(f'Resume with: research-studio resume {folder.record.run_id} --answer "..."')
+        err.print(line(f'Resume with: research-studio resume {run_id} --answer "..."'))
         raise typer.Exit(code=3)
     if outcome.status == "awaiting_review":
-        err.print(f"[yellow]Run {folder.record.run_id} waits for your review:[/]")
-        err.print(outcome.question, highlight=False, markup=False)
+        err.print(line((f"Run {run_id} waits for your review:", "yellow")))
+        err.print(foreign(outcome.question or "", newlines=True))
         err.print(
-            f"Approve: research-studio resume {folder.record.run_id} --answer approve\n"
-            f'Change:  research-studio resume {folder.record.run_id} --answer "your edit or feedback"',
-            highlight=False,
-            markup=False,
+            line(
+                f"Approve: research-studio resume {run_id} --answer approve\n"
+                f'Change:  research-studio resume {run_id} --answer "your edit or feedback"'
+            )
         )
         raise typer.Exit(code=3)
     if outcome.status == "awaiting_plan_review":
-        print_pending_review(folder.record.run_id, outcome.question)
+        print_pending_review(run_id, outcome.question)
         raise typer.Exit(code=3)
     if outcome.status == "cancelled":
-        err.print(f"[yellow]Run {folder.record.run_id} cancelled at plan review.[/]")
+        err.print(line((f"Run {run_id} cancelled at plan review.", "yellow")))
         raise typer.Exit(code=4)
     if outcome.status != "completed":
         raise ResearchStudioError(
-            f"run {folder.record.run_id} ended as {outcome.status}: {folder.record.error or ''}"
+            f"run {run_id} ended as {outcome.status}: {folder.record.error or ''}"
         )
     metadata = outcome.state.get("metadata", {})
     if as_json:
-        print_json(
-            {"run_id": folder.record.run_id, "folder": str(folder.path), "metadata": metadata}
-        )
+        print_json({"run_id": run_id, "folder": str(folder.path), "metadata": metadata})
         return
-    table = Table(title=f"Run {folder.record.run_id}", show_header=False)
-    for name in METRICS:
-        table.add_row(name, str(metadata.get(name, "")))
-    table.add_row("errors", str(len(metadata.get("errors", []))))
-    grounding = metadata.get("grounding") or {}
-    for name, value in grounding.items():
-        if not isinstance(value, dict | bool):  # the answer is its own line, below
-            table.add_row(name.replace("_", " "), str(value))
-    for name, spend in (metadata.get("budgets") or {}).items():
-        if spend["limit"] is not None:
-            table.add_row(f"budget {name}", f"{spend['spent']} of {spend['limit']}")
-    out.print(table)
-    # "Citations hold" and "the question is answered" are different claims: say both apart.
-    if grounding.get("question_answered") is False:
-        err.print("[yellow]The sources read do not answer the question (see the report's note).[/]")
-    elif grounding.get("question_answered"):
-        out.print("question: the cited sources address it")
-    out.print(
-        f"Report: [bold]{folder.path / 'report.md'}[/]  (result.json, events.jsonl beside it)"
-    )
+    if verbose:
+        out.print(metrics_table(folder, metadata))
+    out.print(closing_summary(folder, metadata))
 
 
 def _is_utf8(text: str) -> bool:
@@ -199,8 +176,8 @@ def run(
         PipelineName,
         typer.Option(
             "--pipeline",
-            help="standard, advanced, advanced-full (full 7-node trust engine), "
-            "advanced-optimized (batched trust engine, early stops), or supervisor.",
+            help="advanced-full: the 7-node trust engine; advanced-optimized: batched, "
+            "stops early.",
         ),
     ] = "standard",
     single_agent: Annotated[
@@ -232,7 +209,7 @@ def run(
     ] = False,
     answer: AnswerOption = None,
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Run folder (default: runs/<run-id>).")
+        Path | None, typer.Option("--out", help="Run folder (default: <runs_dir>/<run-id>).")
     ] = None,
     review_plan: Annotated[
         bool | None,
@@ -281,6 +258,7 @@ def run(
     ] = None,
     no_cache: NoCacheFlag = False,
     as_json: JsonFlag = False,
+    verbose: VerboseFlag = False,
     config_file: ConfigFileOption = None,
 ) -> None:
     """Research a question and write report.md, result.json and events.jsonl."""
@@ -318,7 +296,9 @@ def run(
         checked = check_run(query, pipeline, overrides, config_file, docs or [])
         loaded_settings, question, window = checked.config, checked.question, checked.window
         if window:
-            err.print(f"[dim]time range: {window.describe()}; undated sources kept, marked[/]")
+            err.print(
+                foreign(f"time range: {window.describe()}; undated sources kept, marked", "dim")
+            )
         if compare and compare_with:
             raise ConfigError("use --compare (single vs multi) or --compare-with, not both")
         pipelines = [pipeline, compare_with] if compare_with else [pipeline]
@@ -372,7 +352,7 @@ def run(
         )
         with user_errors():
             if not comparing:
-                _report_outcome(folder, outcome, as_json)
+                _report_outcome(folder, outcome, as_json, verbose)
         outcomes.append((folder, outcome))
     if comparing:
         _print_comparison(outcomes, as_json)
@@ -405,7 +385,7 @@ def _print_comparison(outcomes: list[tuple[RunFolder, Outcome]], as_json: bool) 
         table.add_row(name, *(str(metadata.get(name, "")) for metadata in rows.values()))
     out.print(table)
     for folder, _outcome in outcomes:
-        out.print(f"{_label(folder, outcomes)}: {folder.path / 'report.md'}")
+        out.print(foreign(f"{_label(folder, outcomes)}: {folder.path.resolve() / 'report.md'}"))
 
 
 def resume(
@@ -417,6 +397,7 @@ def resume(
         typer.Option("--answer", help="Answer to a pending clarification or plan review."),
     ] = None,
     as_json: JsonFlag = False,
+    verbose: VerboseFlag = False,
     config_file: ConfigFileOption = None,
 ) -> None:
     """Continue an interrupted run from its last checkpoint."""
@@ -436,38 +417,33 @@ def resume(
             )
         config = resume_settings(folder, config_file)
     interactive = sys.stdin.isatty()
-    err.print(f"[dim]resuming {folder.record.run_id} ({folder.record.status})[/]")
+    err.print(line((f"resuming {folder.record.run_id} ({folder.record.status})", "dim")))
     outcome = run_async(
         _execute(folder, config, initial=None, answer=answer, interactive=interactive)
     )
     with user_errors():
-        _report_outcome(folder, outcome, as_json)
+        _report_outcome(folder, outcome, as_json, verbose)
 
 
 def runs(
+    search: Annotated[
+        str | None,
+        typer.Option("--search", "-s", help="Only runs whose question, pipeline or status has it."),
+    ] = None,
     as_json: JsonFlag = False,
     config_file: ConfigFileOption = None,
 ) -> None:
-    """List runs with their status."""
+    """List runs, newest first: run id, status, pipeline, time and question."""
     with user_errors():
         runs_dir = load_configuration(config_file=config_file).config.runs_dir
-    records = list_runs(runs_dir)
+    records = list_runs(runs_dir, search)
     if as_json:
         print_json([record.model_dump() for record in records])
         return
+    where = f"{runs_dir}" + (f" matching {search!r}" if search else "")
     if not records:
-        err.print(f"No runs in {runs_dir}.")
+        err.print(foreign(f"No runs in {where}."))
         return
-    table = Table(title=f"Runs in {runs_dir}")
-    for column in ("run id", "status", "pipeline", "mode", "created", "query"):
-        table.add_column(column)
+    out.print(foreign(f"{len(records)} run(s) in {where}", "bold"))
     for record in records:
-        table.add_row(
-            record.run_id,
-            record.status,
-            record.pipeline,
-            record.mode,
-            record.created,
-            record.query[:60],
-        )
-    out.print(table)
+        out.print(run_lines(record), highlight=False)

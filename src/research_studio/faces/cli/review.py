@@ -9,6 +9,7 @@ from rich.prompt import Prompt
 
 from research_studio.faces.cli.common import err
 from research_studio.faces.cli.progress import ProgressView
+from research_studio.faces.cli.terminal import foreign, line
 from research_studio.run.runner import ReviewFn
 
 HOW = (
@@ -28,7 +29,7 @@ def reviewer(view: ProgressView, *, reply: str | None, interactive: bool) -> Rev
 
         def ask() -> str:
             err.print("\n[bold]Research plan[/]")
-            err.print(plan, highlight=False, markup=False)
+            err.print(foreign(plan, newlines=True), highlight=False)
             answer = Prompt.ask(HOW, console=err, default="", show_default=False).strip()
             if answer.lower() in {"e", "edit"}:
                 edited = click.edit(plan)
@@ -43,8 +44,8 @@ def reviewer(view: ProgressView, *, reply: str | None, interactive: bool) -> Rev
 
 def print_pending_review(run_id: str, plan: str) -> None:
     """The plan a paused run waits on, and how to answer it."""
-    err.print(f"[yellow]Run {run_id} waits for plan review:[/]")
-    err.print(plan, highlight=False, markup=False)
+    err.print(line((f"Run {run_id} waits for plan review:", "yellow")))
+    err.print(foreign(plan, newlines=True), highlight=False)
     err.print(
         f"Approve:  research-studio resume {run_id} --answer approve\n"
         f'Edit:     research-studio resume {run_id} --answer "- first question\\n- second question"\n'

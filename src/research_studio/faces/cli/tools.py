@@ -27,6 +27,7 @@ from research_studio.faces.cli.common import (
     user_errors,
 )
 from research_studio.faces.cli.documents import DocsOption, check_docs
+from research_studio.faces.cli.terminal import foreign, line, visible
 from research_studio.services.clients import open_services
 from research_studio.services.resolution import choose_search
 from research_studio.sources.fetch import Page
@@ -37,7 +38,7 @@ async def _search(config: Configuration, query: str, limit: int) -> tuple[str, l
     choose_search(config)  # fail fast, naming the options, when nothing can serve
     async with open_services(config) as services:
         choice = services.search_choice
-        err.print(f"[dim]search: {choice.name} ({choice.reason})[/]")
+        err.print(foreign(f"search: {choice.name} ({choice.reason})", "dim"))
         with err.status(f"Searching {choice.name}…"):
             return choice.name, await services.search.search(query, limit)
 
@@ -73,7 +74,7 @@ def search(
         print_json([result.model_dump() for result in results])
         return
     if not results:
-        err.print(f"No results from {provider} for {query!r}.")
+        err.print(foreign(f"No results from {provider} for {query!r}."))
         return
     table = Table(show_lines=False, title=f"{len(results)} results from {provider}")
     table.add_column("#", justify="right")
@@ -81,7 +82,9 @@ def search(
     table.add_column("Snippet")
     for rank, result in enumerate(results, 1):
         table.add_row(
-            str(rank), f"[bold]{result.title}[/]\n[cyan]{result.url}[/]", result.snippet[:200]
+            str(rank),
+            line(foreign(result.title, "bold"), "\n", foreign(result.url, "cyan")),
+            foreign(result.snippet[:200]),
         )
     out.print(table)
 
@@ -111,8 +114,12 @@ def fetch(
         print_json(page.model_dump())
         return
     if page.title:
-        err.print(f"[bold]{page.title}[/]  [dim]{page.final_url} ({page.kind})[/]")
-    sys.stdout.write(page.text.rstrip() + "\n")
+        err.print(
+            line(
+                foreign(page.title, "bold"), "  ", foreign(f"{page.final_url} ({page.kind})", "dim")
+            )
+        )
+    sys.stdout.write(visible(page.text.rstrip(), newlines=True) + "\n")
 
 
 def config(

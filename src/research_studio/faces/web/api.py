@@ -28,6 +28,7 @@ from research_studio.pipelines.registry import SINGLE_WORKER_PIPELINES, Pipeline
 from research_studio.run.audit import audit_run
 from research_studio.run.launch import RequestError, ResearchRequest, prepare_run
 from research_studio.run.runs import list_runs
+from research_studio.run.steps import AFTER_LOOP, STEP_WORDS
 from research_studio.services.resolution import choose_model, choose_search
 
 if TYPE_CHECKING:
@@ -91,6 +92,12 @@ async def options(state: State) -> dict[str, Any]:
         "report_structures": list(typing.get_args(ReportStructure)),
         "docs": [str(path) for path in state.allowed_docs],
     }
+
+
+@router.get("/steps")
+async def steps() -> dict[str, Any]:
+    """Graph nodes in words (the same table as the terminal's progress) and the post-loop steps."""
+    return {"words": STEP_WORDS, "after_loop": sorted(AFTER_LOOP)}
 
 
 @router.get("/config")

@@ -97,7 +97,8 @@ async def detect_gaps(state: ResearchState, runtime: Runtime[Configuration]) -> 
         ],
     )
     emitter(runtime, "detect_gaps")(
-        f"iteration {iteration}: coverage {coverage:.0%}, {len(assessment.gaps)} gap(s)",
+        f"iteration {iteration} done: {len(assessment.gaps)} open question(s) left "
+        f"(the model judges {coverage:.0%} of the question covered)",
         iteration=iteration,
     )
     return update
@@ -181,7 +182,8 @@ async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> d
         messages=[AIMessage(content=f"Synthesis {iteration}: {output.summary}")],
     )
     emitter(runtime, "synthesize")(
-        f"iteration {iteration}: confidence {confidence:.0%}, {len(output.gaps)} gap(s)",
+        f"iteration {iteration} done: {len(output.gaps)} open question(s) left "
+        f"(the model's own confidence: {confidence:.0%})",
         iteration=iteration,
     )
     return update

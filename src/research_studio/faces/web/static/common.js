@@ -37,5 +37,13 @@ const RS = (() => {
     }
   }
   document.addEventListener("DOMContentLoaded", () => fixLinks(document));
+  // Ctrl+Enter (Cmd+Enter) sends the form being typed in, from any field, the textarea included.
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return;
+    const form = event.target instanceof Element ? event.target.closest("form") : null;
+    if (!form) return;
+    event.preventDefault();
+    form.requestSubmit();
+  });
   return { token, withToken, request, el, fixLinks };
 })();

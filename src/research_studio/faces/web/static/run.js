@@ -8,18 +8,68 @@
   let stream = null;
   let lastEvent = 0;  // the last event line shown: following again (Resume) starts after it
   let reportShown = false;
+  let steps = { words: {}, after_loop: [] };  // node -> words, from the server (one table for all faces)
+  let record = null;
+  let metadata = null;
+  let maxIterations = 3;
+  let iterationsDone = 0;
+  let currentNode = "";
+  let currentStatus = "";
+  let lastCite = null;  // focus returns here when the source card closes
+  const FINAL = ["completed", "failed", "interrupted", "cancelled"];
+
+  const stepWords = (node) => steps.words[node] || String(node || "").replaceAll("_", " ");
+  function ownMessage(node, message) {
+    for (const prefix of [`${node}: `, `${node} `]) if (node && message.startsWith(prefix)) return message.slice(prefix.length);
+    return message;
+  }
+  function duration(seconds) {
+    const whole = Math.max(0, Math.round(seconds));
+    const hours = Math.floor(whole / 3600), minutes = Math.floor((whole % 3600) / 60), secs = whole % 60;
+    const two = (n) => String(n).padStart(2, "0");
+    return hours ? `${hours}:${two(minutes)}:${two(secs)}` : `${minutes}:${two(secs)}`;
+  }
+
+  function elapsedSeconds() {
+    if (!record) return 0;
+    if (metadata && typeof metadata.elapsed_s === "number") return metadata.elapsed_s;
+    const start = Date.parse(record.created);
+    const end = FINAL.includes(currentStatus) && record.updated ? Date.parse(record.updated) : Date.now();
+    return (end - start) / 1000;
+  }
+
+  /* A rough estimate from the phase: research iterations fill most of the bar, writing the rest. */
+  function estimate() {
+    if (currentStatus === "completed") return 100;
+    if (steps.after_loop.includes(currentNode)) return 90;
+    const share = Math.min(iterationsDone, maxIterations) / Math.max(1, maxIterations);
+    return Math.round(5 + 80 * share);
+  }
+
+  function showClock() {
+    $("elapsed").textContent = `${FINAL.includes(currentStatus) ? "took" : "running for"} ${duration(elapsedSeconds())}`;
+    const value = estimate();
+    $("estimate").value = value;
+    const running = !FINAL.includes(currentStatus);
+    $("estimate").hidden = !running;
+    $("estimate-text").textContent = running
+      ? `about ${value}% (rough estimate: ${iterationsDone} of at most ${maxIterations} iterations done${currentNode ? `; now ${stepWords(currentNode)}` : ""})`
+      : "";
+  }
+  setInterval(showClock, 1000);
 
   function setCounters(counters) {
     for (const [name, value] of Object.entries(counters)) {
       const slot = document.querySelector(`#counters [data-counter="${name}"]`);
       if (slot) slot.textContent = String(value);
+      if (name === "iteration") iterationsDone = Number(value) || 0;
     }
   }
 
   function timelineNode(name) {
     if (!nodes.has(name)) {
       const li = RS.el("li", { className: "node", "data-node": name, "data-state": "running" },
-        RS.el("span", { className: "node-name", text: name.replaceAll("_", " ") }),
+        RS.el("span", { className: "node-name", title: name, text: stepWords(name) }),
         RS.el("span", { className: "node-message" }));
       $("timeline").append(li);
       nodes.set(name, { li, active: 0 });
@@ -32,7 +82,8 @@
     const log = $("events");
     const following = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
     log.append(RS.el("li", { className: `kind-${event.kind}` },
-      RS.el("time", { text: time }), ` ${event.node}: ${event.message}`));
+      RS.el("time", { text: time }), ` ${stepWords(event.node)}: ${ownMessage(event.node, event.message)}`));
+    if (event.node && event.node !== "run") currentNode = event.node;
     if (following) log.scrollTop = log.scrollHeight;  // follow the newest unless the reader scrolled up
     if (event.node === "run" || !event.node) {
       if (event.kind === "error") $("errors").append(RS.el("li", { text: event.message }));
@@ -44,23 +95,31 @@
       entry.active = Math.max(0, entry.active - 1);
       if (entry.li.dataset.state !== "failed" || entry.active === 0) entry.li.dataset.state = entry.active ? "running" : "done";
     } else if (event.kind === "error") {
-      $("errors").append(RS.el("li", {}, RS.el("strong", { text: event.node }), `: ${event.message}`));
+      $("errors").append(RS.el("li", {}, RS.el("strong", { text: stepWords(event.node) }), `: ${ownMessage(event.node, event.message)}`));
       if (event.message.startsWith(`${event.node} failed`)) {
         entry.active = Math.max(0, entry.active - 1);
         entry.li.dataset.state = "failed";
       }
     }
-    entry.li.querySelector(".node-message").textContent = event.message;
+    const said = ownMessage(event.node, event.message);
+    entry.li.querySelector(".node-message").textContent = /^(started|finished)$/.test(said) ? "" : said;
   }
 
   function onStatus(state) {
     const status = $("status");
     status.dataset.status = state.status;
-    status.textContent = state.status.replaceAll("_", " ");
+    currentStatus = state.status;
+    const stopped = state.status === "interrupted" || state.status === "cancelled";
+    status.textContent = stopped ? `${state.status} · can resume` : state.status.replaceAll("_", " ");
+    if (FINAL.includes(state.status)) {
+      // Nothing runs any more: a step left "running" was stopped with the run.
+      for (const li of document.querySelectorAll('li.node[data-state="running"]')) li.dataset.state = stopped ? "stopped" : "failed";
+    }
+    showClock();
     const running = state.status === "running";
     $("cancel").hidden = !(running && state.running_here);
     $("resume").hidden = !["interrupted", "failed"].includes(state.status);
-    $("run-error").hidden = !state.error;
+    $("run-error").hidden = !state.error || stopped;
     $("run-error").textContent = state.error || "";
     const pending = state.pending || {};
     const clarifying = state.status === "awaiting_clarification";
@@ -69,7 +128,10 @@
     const reviewing = state.status === "awaiting_plan_review" || state.status === "awaiting_review";
     $("review").hidden = !reviewing;
     if (reviewing) $("review-text").textContent = pending.question || "The run waits for your review.";
-    if (state.status === "completed") showReport();
+    if (state.status === "completed") {
+      $("progress").open = false;  // the report first; the progress stays one click away
+      showReport();
+    }
   }
 
   function showClarification(pending) {
@@ -137,7 +199,12 @@
       link.setAttribute("download", "");
     }
     const response = await fetch(`${api}/report`);
-    if (response.ok) $("report").innerHTML = await response.text();  // escaped by the server
+    if (response.ok) {
+      $("report").innerHTML = await response.text();  // escaped by the server
+      linkSources();
+    }
+    const detail = await RS.request("GET", api);
+    if (detail.ok) { metadata = detail.data.metadata; showClock(); }
     const verdict = $("audit-verdict");
     const audit = await RS.request("GET", `${api}/audit`);
     if (audit.ok) {
@@ -149,6 +216,32 @@
       verdict.dataset.ok = "false";
       verdict.textContent = `Audit unavailable: ${(audit.data && audit.data.message) || audit.status}`;
     }
+  }
+
+  /* Each Sources entry gets the id its citations point at, and its URL becomes a link. */
+  function linkSources() {
+    for (const item of document.querySelectorAll("#report li")) {
+      const cite = item.querySelector("a.cite");
+      if (!cite || item.firstElementChild !== cite) continue;
+      item.id = `source-${cite.dataset.sid}`;
+      for (const node of [...item.childNodes]) {
+        if (node.nodeType !== Node.TEXT_NODE) continue;
+        const match = node.textContent.match(/https?:\/\/\S+/);
+        if (!match) continue;
+        const after = node.splitText(match.index);
+        after.splitText(match[0].length);
+        const link = RS.el("a", { href: match[0], target: "_blank", rel: "noopener noreferrer", className: "source-link", text: match[0] });
+        after.replaceWith(link);
+      }
+    }
+  }
+
+  function closeCard() {
+    const card = $("source-card");
+    if (card.hidden) return;
+    card.hidden = true;
+    $("card-shade").hidden = true;
+    if (lastCite) lastCite.focus();
   }
 
   function markedText(text, quotes) {
@@ -186,9 +279,15 @@
     list.replaceChildren(...data.quotes.map((q) => RS.el("li", { className: q.start === null ? "not-found" : "", text: q.quote })));
     if (!data.quotes.length) list.append(RS.el("li", { className: "hint", text: "No quote recorded for this statement." }));
     card.hidden = false;
+    $("card-shade").hidden = false;
     markedText(data.text, data.quotes);
     for (const other of document.querySelectorAll("#report a.cite.active")) other.classList.remove("active");
     link.classList.add("active");
+    lastCite = link;
+    card.scrollTop = 0;
+    card.focus({ preventScroll: true });
+    // Desktop: the card sits beside the report; bring it into view. Phones: a fixed bottom sheet.
+    if (getComputedStyle(card).position !== "fixed") card.scrollIntoView({ block: "nearest" });
   }
 
   $("report").addEventListener("click", (event) => {
@@ -197,15 +296,23 @@
     event.preventDefault();
     openSource(link);
   });
-  document.querySelector("#source-card .close").addEventListener("click", () => { $("source-card").hidden = true; });
+  document.querySelector("#source-card .close").addEventListener("click", closeCard);
+  $("card-shade").addEventListener("click", closeCard);
+  document.addEventListener("keydown", (event) => { if (event.key === "Escape") closeCard(); });
 
   async function load() {
     const { ok, data } = await RS.request("GET", api);
     if (!ok) { $("question").textContent = (data && data.message) || "No such run"; return; }
-    const record = data.record;
+    record = data.record;
+    metadata = data.metadata;
+    const [stepTable, config] = await Promise.all([RS.request("GET", "/api/steps"), RS.request("GET", "/api/config")]);
+    if (stepTable.ok) steps = stepTable.data;
+    maxIterations = Number((record.settings || {}).max_iterations || (config.ok && config.data.max_iterations) || 3);
     document.title = `${record.query} · Research Studio`;
     $("question").textContent = record.query;
-    $("run-meta").textContent = `${record.pipeline} · ${record.mode} · ${record.created} · ${record.run_id}`;
+    const created = new Date(record.created);
+    $("run-meta").replaceChildren(`${record.pipeline} · ${record.mode} · `,
+      RS.el("time", { datetime: record.created, text: created.toLocaleString() }), ` · ${record.run_id}`);
     onStatus(data);
     follow();
   }

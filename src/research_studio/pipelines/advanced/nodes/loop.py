@@ -162,7 +162,8 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
         sufficient=sufficient,
     )
     emitter(runtime, "gap_detector")(
-        f"iteration {iteration + 1}: confidence {confidence:.2f}, {len(gaps)} gap(s)"
+        f"iteration {iteration + 1} done: {len(gaps)} open question(s) left "
+        f"(the model's own confidence: {confidence:.0%})"
         + (f"; stop: {reason}" if reason else ""),
         iteration=iteration + 1,
     )

