@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from research_studio.core.config import Configuration, load_configuration
 from research_studio.faces.cli.common import (
@@ -63,7 +64,7 @@ def _print(report: AuditReport, run_id: str) -> None:
         err.print(line(("problem: ", "red"), foreign(problem)))
     for drift in report.drift:
         colour = "green" if drift.status == "same" else "yellow"
-        detail = [" — ", foreign(drift.detail)] if drift.detail else []
+        detail: list[str | Text] = [" — ", foreign(drift.detail)] if drift.detail else []
         out.print(
             line(
                 f"live {drift.sid}: ",

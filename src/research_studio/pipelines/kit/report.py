@@ -17,7 +17,7 @@ from research_studio.core.records import (
     RunSummary,
     SourceRecord,
 )
-from research_studio.grounding.quotes import urls_in
+from research_studio.grounding.addressing import contact_data
 from research_studio.grounding.statements import GroundedReport, GroundedSection
 
 
@@ -277,7 +277,9 @@ def report_title(query: str) -> str:
 def _heading_holds(heading: str, records: Sequence[Mapping[str, Any]], title: str) -> bool:
     """A heading stays when it is no address, does not repeat the title, and its section's cited
     quotes carry most of its key terms."""
-    if urls_in(heading) or " ".join(heading.lower().split()) == " ".join(title.lower().split()):
+    if contact_data(heading) or " ".join(heading.lower().split()) == " ".join(
+        title.lower().split()
+    ):
         return False
     return _answer(heading, _quote_words(records))["answered"]
 
