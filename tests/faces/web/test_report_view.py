@@ -27,9 +27,9 @@ def test_only_a_contiguous_quote_is_located_as_grounding_verifies_it() -> None:
     near = "urban cores were up to 7 C warmer than the countryside: the gap widened at night"
     assert locate_quote(near, PAGE) is None
     assert locate_quote("glaciers retreat faster in the alps every year", PAGE) is None
-    parts = "urban cores were up to … a gap that widened at night"
+    parts = "\"urban cores\" were up to … a gap that widened at night"
     start, end = locate_quote(parts, PAGE) or (0, 0)
-    assert PAGE[start:end].startswith("urban cores") and PAGE[start:end].endswith("at night")
+    assert PAGE[start:end].startswith("urban cores”") and PAGE[start:end].endswith("at night")
 
 
 def test_the_verified_findings_block_is_marked_verbatim_and_nothing_else() -> None:
