@@ -110,10 +110,12 @@ def test_a_call_budget_ends_the_run_with_a_report_and_says_why(
             "5",
             "--out",
             f"budget-{pipeline}",
+            "--verbose",
             model="openai:fake-model",
         )
         assert result.exit_code == 0, result.output
-        assert "budget llm_calls" in result.output
+        assert "stopped: budget:llm calls" in result.output  # the closing summary says why
+        assert "budget llm_calls" in result.output  # --verbose: the budget's own row
         folder = Path(f"budget-{pipeline}")
         document = json.loads((folder / "result.json").read_text())
         metadata = document["metadata"]
