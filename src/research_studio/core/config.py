@@ -388,6 +388,8 @@ def settings_reference() -> str:
     for name, info in Configuration.model_fields.items():
         if name == "cache_dir":
             default = "~/.cache/research-studio"
+        elif name == "runs_dir":
+            default = "~/.local/share/research-studio/runs"
         elif info.default_factory is not None:
             default = repr(info.default_factory())  # type: ignore[call-arg]
         else:
