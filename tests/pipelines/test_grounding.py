@@ -301,3 +301,29 @@ async def test_a_faithful_writer_keeps_its_prose(
     assert printed and len(own) >= 0.9 * len(printed), [
         record["reasons"] for record in printed if record["kind"] != "cited"
     ]
+
+
+async def test_a_contradicting_or_other_figure_source_never_makes_a_double_check(
+    make_config: Callable[..., Configuration], tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    sentence = "Cool roofs lowered peak roof temperatures by {} degrees in the Meridian pilot."
+    (docs / "pilot.md").write_text(f"# Pilot\n\n{sentence.format(28)}\n")
+    (docs / "other.md").write_text(f"# Other pilot\n\n{sentence.format(12)}\n")
+    (docs / "contra.md").write_text(
+        "# Review\n\nCool roofs have not lowered peak roof temperatures in the Meridian pilot.\n"
+    )
+    state = await _run(
+        make_config,
+        "advanced",
+        "How much did cool roofs lower peak roof temperatures in the Meridian pilot?",
+        ResearchScript(coverage=[0.9], ready=[True], cross_validate=True),
+        search="local",
+        docs=[docs],
+        extraction="extractive",
+    )
+    claims = state["claims"]
+    assert any(len(set(claim["supporting_sids"])) >= 1 for claim in claims if claim["verified"])
+    assert not any(claim["cross_validated"] for claim in claims)
+    assert "✓✓" not in body_of(state["report"]).split("## Research Quality")[0]
