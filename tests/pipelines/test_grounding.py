@@ -289,13 +289,14 @@ async def test_an_adversarial_supervisor_writer_and_selector_print_none_of_their
     assert "reef-facts" not in report and "AI assistants" not in report
 
 
-@pytest.mark.parametrize("mode", ["single", "multi"])
+@pytest.mark.parametrize(
+    ("pipeline", "mode"), [("standard", "single"), ("standard", "multi"), ("advanced", "single")]
+)
 async def test_a_faithful_writer_keeps_its_prose(
-    make_config: Callable[..., Configuration], mode: str
+    make_config: Callable[..., Configuration], pipeline: str, mode: str
 ) -> None:
-    state = await _run(
-        make_config, "standard", "coral bleaching heat stress", FaithfulResearchScript(), mode=mode
-    )
+    script = FaithfulResearchScript(coverage=[0.9], ready=[True])
+    state = await _run(make_config, pipeline, "coral bleaching heat stress", script, mode=mode)
     printed = [record for record in state["statements"] if record["kind"] != "connective"]
     own = [record for record in printed if record["kind"] == "cited"]
     assert printed and len(own) >= 0.9 * len(printed), [
