@@ -9,14 +9,12 @@ from typing import Any
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.export.report_html import report_html
-from research_studio.grounding.quotes import normalize_for_match, quote_in_text
+from research_studio.grounding.quotes import locate_quote as locate_in_page
 from research_studio.pipelines.supervisor.render import VERIFIED_HEADING
 from research_studio.run.runs import REPORT_FILE, RESULT_FILE
 from research_studio.sources.archive import kept_page_path
 
-_WORD = re.compile(r"[^\W_]+")
 _VERIFIED = re.compile(rf"(<h2>{re.escape(VERIFIED_HEADING)}</h2>.*?)(?=<h2>|\Z)", re.DOTALL)
-JACCARD_THRESHOLD = 0.8  # as grounding.quote_in_text decides a quote is on the page
 
 
 class NotFound(ResearchStudioError):
@@ -49,40 +47,11 @@ def report_fragment(folder: Path) -> str:
     return mark_verbatim(report_html(markdown, statements))
 
 
-def _jaccard_span(quote: str, text: str) -> tuple[int, int] | None:
-    """The best same-length window of the text by token Jaccard, as a character span."""
-    wanted = {word.lower() for word in _WORD.findall(normalize_for_match(quote))}
-    words = list(_WORD.finditer(text))
-    size = len(_WORD.findall(normalize_for_match(quote)))
-    if not wanted or not words or size == 0:
-        return None
-    lowered = [match.group(0).lower() for match in words]
-    best, span = 0.0, None
-    for start in range(max(1, len(words) - size + 1)):
-        if lowered[start] not in wanted:
-            continue
-        window = set(lowered[start : start + size])
-        score = len(wanted & window) / len(wanted | window)
-        if score > best:
-            end = words[min(start + size, len(words)) - 1].end()
-            best, span = score, (words[start].start(), end)
-    return span if best >= JACCARD_THRESHOLD else None
-
-
 def locate_quote(quote: str, text: str) -> tuple[int, int] | None:
-    """Where a quote sits in the page text (character span), matched as grounding matches it."""
-    at = text.find(quote)
-    if at >= 0:
-        return at, at + len(quote)
-    words = _WORD.findall(normalize_for_match(quote))
-    if not words:
-        return None
-    # Same words in order, whatever spacing, quotes, dashes or emphasis lie between them.
-    pattern = r"[\W_]+".join(re.escape(word) for word in words)
-    match = re.search(pattern, text, re.IGNORECASE)
-    if match:
-        return match.start(), match.end()
-    return _jaccard_span(quote, text) if quote_in_text(quote, text) else None
+    """Where a quote sits in the page text (character span), matched as grounding matches it:
+    one contiguous span after folding (`grounding.quotes.locate_quote`), ellipsis parts spanned."""
+    spans = locate_in_page(quote, text)
+    return (spans[0][0], spans[-1][1]) if spans else None
 
 
 def source_card(folder: Path, sid: str, statement: int | None) -> dict[str, Any]:
