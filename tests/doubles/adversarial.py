@@ -20,7 +20,7 @@ from tests.doubles.supervisor_script import SupervisorScript
 
 _AUXILIARY = re.compile(r"\b(is|are|was|were|can|could|will|has|have|had|does|do|did|may)\b")
 _NUMBER = re.compile(r"\b\d+(?:\.\d+)?\b")
-_NAME = re.compile(r"(?<=\s)[A-Z][a-z]{2,}\b")
+_NAME = re.compile(r"(?<=[a-z,] )[A-Z][a-z]{2,}\b")  # a name inside a sentence
 _CONTENT = re.compile(r"\b[a-z]{5,}\b")
 # What a faithful writer changes: synonyms, a hedge, "percent" for "%", and word order.
 _PARAPHRASE = (
