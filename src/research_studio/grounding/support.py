@@ -56,10 +56,6 @@ def _present(term: str, available: set[str]) -> bool:
     )
 
 
-def _directions(terms: set[str]) -> set[int]:
-    return {index for index, (one, other) in enumerate(DIRECTIONS) if terms & (one | other)}
-
-
 def _polarity_reasons(statement: str, window: str) -> list[str]:
     reasons = []
     if negations(statement) % 2 != negations(window) % 2:
