@@ -124,8 +124,28 @@ def test_best_support_finds_the_sentence_on_a_long_page_and_never_an_instruction
 
 
 _WORDS = st.sampled_from(
-    "roofs trees shade heat cities streets residents energy water rebate pavement "
-    "concrete asphalt parks summer nights rivers buildings towers walls".split()
+    [
+        "roofs",
+        "trees",
+        "shade",
+        "heat",
+        "cities",
+        "streets",
+        "residents",
+        "energy",
+        "water",
+        "rebate",
+        "pavement",
+        "concrete",
+        "asphalt",
+        "parks",
+        "summer",
+        "nights",
+        "rivers",
+        "buildings",
+        "towers",
+        "walls",
+    ]
 )
 
 

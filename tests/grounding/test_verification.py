@@ -147,3 +147,29 @@ def test_only_verified_quotes_that_match_support_a_claim() -> None:
     assert single["supporting_sids"] == ["S1"] and single["indicator"] != "✓✓"
     assert not unfound["verified"] and unfound["supporting_eids"] == []
     assert not wrong_number["verified"]
+
+
+def test_cross_validation_needs_each_source_to_support_the_claim_on_its_own() -> None:
+    from research_studio.grounding.verification import verifying_sources
+
+    claim = "Cool roofs lowered peak roof temperatures by 28 degrees in the pilot."
+    anchor = "Cool roofs lowered peak roof temperatures by 28 degrees in the pilot."
+    quotes = {
+        "S1": [anchor],
+        # Another figure: pooled, the 28 of S1 would have lent it support.
+        "S2": ["Cool roofs lowered peak roof temperatures by 12 degrees in the pilot."],
+        # The opposite: "has not".
+        "S3": ["Cool roofs have not lowered peak roof temperatures in the pilot."],
+        # Shares a stop-word span only.
+        "S4": ["The history of the pilot programme is told in the annual report of the city."],
+    }
+    sids, _ = verifying_sources("lowered peak roof temperatures by 28 degrees", claim, quotes)
+    assert sids == ["S1"]
+    # A span of two stop words verifies nothing, even where it occurs.
+    assert verifying_sources("in the", claim, quotes)[0] == []
+    agreeing = {
+        **quotes,
+        "S5": ["In the pilot, peak roof temperatures fell 28 degrees with cool roofs."],
+    }
+    sids, _ = verifying_sources("lowered peak roof temperatures by 28 degrees", claim, agreeing)
+    assert sids == ["S1", "S5"]

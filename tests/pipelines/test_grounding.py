@@ -8,9 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph.store.memory import InMemoryStore
 
 from research_studio.core.config import Configuration
 from tests.conftest import full_state
+from tests.doubles.adversarial import (
+    AdversarialResearchScript,
+    AdversarialSupervisorScript,
+    FaithfulResearchScript,
+    Mistakes,
+)
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model
 
@@ -228,3 +235,96 @@ async def test_two_sources_whose_quotes_match_cross_validate(
     crossed = [claim for claim in state["claims"] if claim["cross_validated"]]
     assert crossed and all(len(set(claim["supporting_sids"])) >= 2 for claim in crossed)
     assert any("28 degrees" in claim["text"] for claim in crossed)
+
+
+def _printed_wrong(report: str, wrong: list[str]) -> list[str]:
+    """The wrong sentences (as the model wrote them) that appear in the report."""
+
+    def key(text: str) -> str:
+        return " ".join(re.sub(r"\[S\d+\]|\\", "", text).lower().rstrip(".").split())
+
+    printed = key(report)
+    return [text for text in wrong if key(text) in printed]
+
+
+def _no_wrong_citation(state: dict[str, Any], mistakes: Mistakes) -> None:
+    """Unrelated second sources are removed; a swapped id never cites the other source."""
+    for record in state["statements"]:
+        if record["kind"] == "cited" and record["text"] in mistakes.second_source:
+            assert record["sids"] == [mistakes.second_source[record["text"]]], record
+        if record["kind"] == "cited" and record["text"] in mistakes.swapped:
+            assert mistakes.swapped[record["text"]] not in record["sids"], record
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "mode"), [("standard", "single"), ("standard", "multi"), ("advanced", "single")]
+)
+async def test_an_adversarial_writer_prints_none_of_its_mistakes(
+    make_config: Callable[..., Configuration], pipeline: str, mode: str
+) -> None:
+    script = AdversarialResearchScript(coverage=[0.9], ready=[True])
+    state = await _run(make_config, pipeline, "coral bleaching heat stress", script, mode=mode)
+    report = state["report"]
+    assert script.mistakes.wrong and script.mistakes.second_source and script.mistakes.swapped
+    assert _printed_wrong(report, script.mistakes.wrong) == []
+    _no_wrong_citation(state, script.mistakes)
+    assert "evil" not in report and "reef-facts" not in report and "AI assistants" not in report
+    assert CITATION.search(body_of(report)) and not sections_without_citations(report)
+    decisions = state["metadata"]["grounding"]["decisions"]
+    assert decisions and all(decision["reasons"] for decision in decisions)
+
+
+async def test_an_adversarial_supervisor_writer_and_selector_print_none_of_their_mistakes(
+    make_config: Callable[..., Configuration],
+) -> None:
+    script = AdversarialSupervisorScript()
+    config = make_config(model=use_scripted_model(script.model()))
+    state = await full_state(
+        "supervisor", {"query": "coral bleaching heat stress"}, config, store=InMemoryStore()
+    )
+    report = state["report"]
+    assert script.mistakes.wrong
+    assert _printed_wrong(report, script.mistakes.wrong) == []
+    _no_wrong_citation(state, script.mistakes)
+    assert "reef-facts" not in report and "AI assistants" not in report
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "mode"), [("standard", "single"), ("standard", "multi"), ("advanced", "single")]
+)
+async def test_a_faithful_writer_keeps_its_prose(
+    make_config: Callable[..., Configuration], pipeline: str, mode: str
+) -> None:
+    script = FaithfulResearchScript(coverage=[0.9], ready=[True])
+    state = await _run(make_config, pipeline, "coral bleaching heat stress", script, mode=mode)
+    printed = [record for record in state["statements"] if record["kind"] != "connective"]
+    own = [record for record in printed if record["kind"] == "cited"]
+    assert printed and len(own) >= 0.9 * len(printed), [
+        record["reasons"] for record in printed if record["kind"] != "cited"
+    ]
+
+
+async def test_a_contradicting_or_other_figure_source_never_makes_a_double_check(
+    make_config: Callable[..., Configuration], tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    sentence = "Cool roofs lowered peak roof temperatures by {} degrees in the Meridian pilot."
+    (docs / "pilot.md").write_text(f"# Pilot\n\n{sentence.format(28)}\n")
+    (docs / "other.md").write_text(f"# Other pilot\n\n{sentence.format(12)}\n")
+    (docs / "contra.md").write_text(
+        "# Review\n\nCool roofs have not lowered peak roof temperatures in the Meridian pilot.\n"
+    )
+    state = await _run(
+        make_config,
+        "advanced",
+        "How much did cool roofs lower peak roof temperatures in the Meridian pilot?",
+        ResearchScript(coverage=[0.9], ready=[True], cross_validate=True),
+        search="local",
+        docs=[docs],
+        extraction="extractive",
+    )
+    claims = state["claims"]
+    assert any(len(set(claim["supporting_sids"])) >= 1 for claim in claims if claim["verified"])
+    assert not any(claim["cross_validated"] for claim in claims)
+    assert "✓✓" not in body_of(state["report"]).split("## Research Quality")[0]

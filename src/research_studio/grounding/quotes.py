@@ -7,6 +7,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 
 from research_studio.core.chunking import BLOCK_BREAK
+from research_studio.grounding.terms import content_words, figures, negations
 
 _QUOTES = str.maketrans(
     {
@@ -187,20 +188,29 @@ def unsupported_numbers(statement: str, quotes: Iterable[str]) -> list[str]:
     return sorted(number for number in numbers_in(statement) if number not in available)
 
 
+# An uncited sentence with more content words than this says something, lower case or not.
+CONNECTIVE_MAX_TERMS = 4
+
+
 def is_factual(statement: str) -> bool:
-    """Whether a sentence asserts something checkable: a figure, a name, or more than a connective."""
+    """Whether a sentence asserts something checkable: a figure, a name, a negation, or more
+    content than a connective ("the effect doubled across every region" is a fact)."""
     text = normalize_for_match(statement)
     if _NUMBER.search(text) or _ALL_CAPS.search(text):
         return True
-    words = text.split()
-    if len(words) > CONNECTIVE_MAX_WORDS:
+    if figures(text) or negations(text):
+        return True
+    if len(set(content_words(text))) > CONNECTIVE_MAX_TERMS:
+        return True
+    split = text.split()
+    if len(split) > CONNECTIVE_MAX_WORDS:
         return True
     # A capitalized word is a proper noun (names, places, organisations), unless it is the
     # first word and a function word or discourse marker ("However, ...", "These ...").
-    first = words[0].strip(",;:").lower() if words else ""
-    if words and words[0][:1].isupper() and first not in CONNECTIVE_OPENERS:
+    first = split[0].strip(",;:").lower() if split else ""
+    if split and split[0][:1].isupper() and first not in CONNECTIVE_OPENERS:
         return True
-    return any(word[:1].isupper() and word[1:2].islower() for word in words[1:] if word != "I")
+    return any(word[:1].isupper() and word[1:2].islower() for word in split[1:] if word != "I")
 
 
 _MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")

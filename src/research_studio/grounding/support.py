@@ -22,6 +22,7 @@ from research_studio.grounding.terms import (
     content_words,
     entities,
     figures,
+    negated_terms,
     negations,
     words,
 )
@@ -53,10 +54,6 @@ def _present(term: str, available: set[str]) -> bool:
         len(other) >= 5 and (other.startswith(term) or term.startswith(other))
         for other in available
     )
-
-
-def _directions(terms: set[str]) -> set[int]:
-    return {index for index, (one, other) in enumerate(DIRECTIONS) if terms & (one | other)}
 
 
 def _polarity_reasons(statement: str, window: str) -> list[str]:
@@ -99,16 +96,26 @@ def check_window(statement: str, window: str) -> Verdict:
         reasons.append("terms: the statement has no content words to check")
     elif coverage < MIN_COVERAGE:
         reasons.append("terms: the source lacks " + ", ".join(f"'{word}'" for word in missing))
+    negated = [word for word in negated_terms(statement) if word in missing]
+    if negated and coverage >= MIN_COVERAGE:
+        reasons.append(
+            "terms: the source lacks what the statement negates: "
+            + ", ".join(f"'{word}'" for word in negated)
+        )
     reasons += _figure_reasons(statement, window)
     reasons += _polarity_reasons(statement, window)
     window_folded = fold(window)[0]
     lost = [name for name in entities(statement) if not _entity_in(name, window_folded)]
-    # A capitalised first word the window lacks is a name ("Honda plans …" for "Toyota …").
-    lost += [
-        name
-        for name in entities(statement, leading=True)
-        if name not in lost and canon(name) in {canon(word) for word in missing}
-    ]
+    # A capitalised first word the window lacks, where the window names someone the statement
+    # does not, is one name put for another ("Honda plans …" for "Toyota plans …").
+    statement_folded = fold(statement)[0]
+    others = [n for n in entities(window, leading=True) if not _entity_in(n, statement_folded)]
+    if others:
+        lost += [
+            name
+            for name in entities(statement, leading=True)
+            if name not in lost and canon(name) in {canon(word) for word in missing}
+        ]
     if lost:
         reasons.append("entity: the source does not name " + ", ".join(f"'{n}'" for n in lost))
     return Verdict(

@@ -30,7 +30,7 @@ _STOP = word_set("""a an the this that these those it its it's they them their t
     out up down off again further once now s t typically generally usually often mostly largely
     notably importantly overall however meanwhile moreover additionally furthermore similarly
     instead specifically particularly together finally first second currently recently today
-    thus therefore hence overall""")
+    thus therefore hence several various certain few""")
 # Groups whose members say the same thing; each maps to its first member.
 _SYNONYMS = (
     "increase rise rose risen grow grew grown raise boost climb gain surge",
@@ -75,7 +75,9 @@ _OPPOSITES = (
     ("accept approve", "reject deny"),
     ("include", "exclude"),
 )
-_NEGATORS = word_set("not no never none nobody nothing neither nor without cannot cant lack lacks")
+_NEGATORS = word_set(
+    "not no never none nobody nothing neither nor without cannot cant lack lacks false untrue"
+)
 _NUMBER_WORDS = {
     word: index
     for index, word in enumerate(
@@ -86,7 +88,7 @@ _NUMBER_WORDS = {
     )
 } | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
      "ninety": 90, "hundred": 100, "thousand": 1000, "dozen": 12, "twice": 2, "double": 2,
-     "triple": 3, "half": 0.5}  # fmt: skip
+     "doubled": 2, "triple": 3, "tripled": 3, "half": 0.5, "halved": 0.5}  # fmt: skip
 _UNITS = {
     "%": "%", "percent": "%", "per cent": "%", "pct": "%", "percentage points": "pp",
     "percentage point": "pp", "pp": "pp", "°c": "°c", "° c": "°c", "degrees celsius": "°c",
@@ -173,6 +175,18 @@ def content_words(text: str) -> list[str]:
         and not any(char.isdigit() for char in word)
         and word not in _NUMBER_WORDS
     ]
+
+
+def negated_terms(text: str) -> list[str]:
+    """The content word each negation of the text bears on ("never affected" → "affected")."""
+    found = words(text)
+    targets = []
+    for index, word in enumerate(found):
+        if word in _NEGATORS or word.endswith("n't"):
+            following = [w for w in found[index + 1 : index + 4] if w not in _STOP and len(w) > 2]
+            if following:
+                targets.append(following[0])
+    return targets
 
 
 def negations(text: str) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.export.report_html import report_html
-from research_studio.grounding.quotes import locate_quote as find_quote_spans
+from research_studio.grounding.quotes import locate_quote as locate_in_page
 from research_studio.pipelines.supervisor.render import VERIFIED_HEADING
 from research_studio.run.runs import REPORT_FILE, RESULT_FILE
 from research_studio.sources.archive import kept_page_path
@@ -48,9 +48,9 @@ def report_fragment(folder: Path) -> str:
 
 
 def locate_quote(quote: str, text: str) -> tuple[int, int] | None:
-    """Where a quote sits in the page text (character span), found as grounding verifies it:
-    one contiguous span after folding (an ellipsis: its parts, in order)."""
-    spans = find_quote_spans(quote, text)
+    """Where a quote sits in the page text (character span), matched as grounding matches it:
+    one contiguous span after folding (`grounding.quotes.locate_quote`), ellipsis parts spanned."""
+    spans = locate_in_page(quote, text)
     return (spans[0][0], spans[-1][1]) if spans else None
 
 

@@ -1,0 +1,53 @@
+"""Text from outside prints as itself: one line per title, no live link, heading or markup."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from research_studio.core.records import QuoteRef, SourceRecord, StatementRecord
+from research_studio.grounding.quotes import escape_markdown, render_sources_section
+from research_studio.grounding.statements import GroundedReport, GroundedSection
+
+HOSTILE = "[docs](http://evil.example/x)\n## Injected heading\n- [S9] Fake — http://evil.example"
+RENDER = MarkdownIt("commonmark", {"html": True})
+
+
+def source(title: str) -> SourceRecord:
+    return SourceRecord(
+        sid="S1", url="https://ok.example/a", title=title, snippet="", provider="t",
+        published=None,
+    )  # type: ignore[typeddict-item]  # fmt: skip
+
+
+def report_with(title: str, text: str) -> str:
+    record = StatementRecord(
+        section="Findings", text=text, ids=[], sids=["S1"],
+        quotes=[QuoteRef(sid="S1", quote=text)], indicator="", kind="passage",
+    )  # fmt: skip
+    report = GroundedReport(title=title)
+    report.sections.append(GroundedSection(heading=title, bullets=[record]))
+    return report.markdown("comprehensive_report", [source(title)])
+
+
+def test_a_hostile_title_is_one_line_without_a_live_link() -> None:
+    section = render_sources_section(["S1"], {"S1": (HOSTILE, "https://ok.example/a")})
+    assert section.count("\n") == 2  # heading, blank line, one entry
+    html = RENDER.render(section)
+    assert 'evil.example/x"' not in html and "<a " not in html and html.count("<h2>") == 1
+    assert "[docs](http://evil.example/x)" in RENDER.render(section).replace("\\", "")
+
+
+def test_page_characters_survive_the_escaping() -> None:
+    for text in ("<30 °C", "C#", "snake_case", "vacuum_cost_limit", "can / cannot", "54 / 45"):
+        html = RENDER.render(escape_markdown(f"Set {text} now."))
+        assert text.replace("<", "&lt;") in html, html
+
+
+@given(st.text(max_size=200), st.text(max_size=200))
+def test_no_text_becomes_markup(title: str, text: str) -> None:
+    html = RENDER.render(report_with(title or "t", text or "x"))
+    assert "<a " not in html and "<script" not in html and "<img" not in html
+    assert html.count("<h1>") == 1
+    assert html.count("<h2>") == 2  # the section and Sources
