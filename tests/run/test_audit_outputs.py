@@ -135,3 +135,32 @@ def test_the_same_inputs_give_the_same_report(
     cited = list(dict.fromkeys(re.findall(r"\[(S\d+)\]", body)))
     assert cited == [f"S{n}" for n in range(1, len(cited) + 1)]
     assert re.findall(r"^- \[(S\d+)\]", listing, re.MULTILINE) == cited
+
+
+@pytest.mark.e2e
+def test_about_this_report_counts_what_the_sources_list_shows() -> None:
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "Do cool roofs work?",
+            "--docs",
+            str(EXAMPLES),
+            "--model",
+            use_scripted_model(ResearchScript().model()),
+            "--out",
+            "brief",
+            "--single-agent",
+        ],
+        env={"RESEARCH_STUDIO_EXTRACTION": "extractive"},
+    )
+    assert result.exit_code == 0, result.output
+    report = Path("brief/report.md").read_text()
+    document = json.loads(Path("brief/result.json").read_text())
+    counted = re.search(r"from (\d+) of the (\d+) sources read", report)
+    assert counted is not None, report[:600]
+    listed = re.findall(r"^- \[(S\d+)\]", report.split("## Sources")[1], re.MULTILINE)
+    assert int(counted.group(1)) == len(listed)
+    assert int(counted.group(2)) == len(document["sources"])
+    # The first section is not the title again.
+    assert report.split("\n## ", 2)[1].split("\n")[0] != "Do cool roofs work?"

@@ -350,3 +350,22 @@ def close_report(
     if listing:
         report.appendix.insert(0, listing)
     return coverage
+
+
+def count_note(
+    report: GroundedReport, template: str, structure: ReportStructure, sources_read: int
+) -> None:
+    """The "About this report" note, counted from what the report prints (so "5 of 9 sources"
+    agrees with the Sources list), once its statements are final."""
+    printed = report.printed(structure)
+    cited = {sid for record in printed for sid in record["sids"]}
+    note = template.format(
+        passages=sum(1 for record in printed if record["sids"]),
+        used=len(cited),
+        sources=sources_read,
+    )
+    about = next((s for s in report.sections if s.heading == ABOUT_HEADING), None)
+    if about is None:
+        report.sections.insert(0, GroundedSection(heading=ABOUT_HEADING, intro=note))
+    else:
+        about.intro = note
