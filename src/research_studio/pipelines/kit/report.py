@@ -229,16 +229,21 @@ def coverage_notice(coverage: AnswerCoverage) -> str:
     return NOT_ANSWERED_NOTICE.format(terms=terms)
 
 
-def questions_section(coverage: AnswerCoverage, heading: str = QUESTIONS_HEADING) -> str:
-    """A code-written table: each research question and whether cited statements answer it."""
+def questions_section(
+    coverage: AnswerCoverage, heading: str = QUESTIONS_HEADING, *, bullets: bool = False
+) -> str:
+    """Code-written: each research question and whether cited statements answer it, as a table
+    (or as bullets, in a bullet-point report)."""
     if not coverage["questions"]:
         return ""
-    rows = [
-        f"| {escape_markdown(item['question'])} | "
-        f"{ANSWERED if item['answered'] else NOT_ANSWERED} |"
+    answers = [
+        (escape_markdown(item["question"]), ANSWERED if item["answered"] else NOT_ANSWERED)
         for item in coverage["questions"]
     ]
-    return f"## {heading}\n\n| Question | Answer |\n|---|---|\n" + "\n".join(rows)
+    if bullets:
+        return f"## {heading}\n\n" + "\n".join(f"- {q}: {a}" for q, a in answers)
+    rows = "\n".join(f"| {question} | {answer} |" for question, answer in answers)
+    return f"## {heading}\n\n| Question | Answer |\n|---|---|\n{rows}"
 
 
 def unanswered_section(coverage: AnswerCoverage, heading: str) -> str:
@@ -346,7 +351,9 @@ def close_report(
             about = GroundedSection(heading=ABOUT_HEADING)
         report.sections = [about, *(s for s in report.sections if s is not about)]
         about.intro = f"{notice}\n\n{about.intro}" if about.intro else notice
-    listing = questions_section(coverage, heading(QUESTIONS_HEADING, language))
+    listing = questions_section(
+        coverage, heading(QUESTIONS_HEADING, language), bullets=structure == "bullet_points"
+    )
     if listing:
         report.appendix.insert(0, listing)
     return coverage
