@@ -225,7 +225,8 @@ def coverage_notice(coverage: AnswerCoverage) -> str:
     """The plain notice a report opens with when its sources do not answer the question."""
     if coverage["answered"]:
         return ""
-    terms = ", ".join(f'"{term}"' for term in coverage["missing_terms"]) or "its key terms"
+    missing = coverage["missing_terms"]
+    terms = ", ".join(f'"{escape_markdown(term)}"' for term in missing) or "its key terms"
     return NOT_ANSWERED_NOTICE.format(terms=terms)
 
 
