@@ -21,7 +21,7 @@ def run_with_table(finished_run_folder: Path, tmp_path: Path) -> Path:
     shutil.copytree(finished_run_folder, folder)
     report = folder / "report.md"
     quality = {"Sources": 5, "Verified quotes": "5/5", "Confidence": "✓✓ high"}
-    extra = "\n\n".join([ODD_TEXT, *appendix([], quality)])
+    extra = "\n\n".join([ODD_TEXT, *appendix(None, quality)])
     report.write_text(report.read_text(encoding="utf-8") + "\n" + extra + "\n", encoding="utf-8")
     return folder
 

@@ -78,6 +78,7 @@ def sections_without_citations(report: str) -> list[str]:
             "Research Quality",
             "Conclusion",
             "Limitations of this run",
+            "Research questions",
         }:
             continue
         if not CITATION.search(text):

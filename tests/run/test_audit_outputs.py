@@ -113,3 +113,54 @@ def test_sources_are_renumbered_by_first_citation_everywhere(tmp_path: Path) -> 
         page = (tmp_path / "sources" / f"{record['sids'][0]}.txt").read_text()
         assert all(quote["quote"] in page for quote in record["quotes"])
     assert audit_run(tmp_path).ok  # the renumbered folder is sealed as written
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("args", [["--single-agent"]])
+def test_the_same_inputs_give_the_same_report(
+    web: FakeWeb, tmp_path: Path, args: list[str]
+) -> None:
+    """Two identical runs print the same report.md, sources numbered S1…Sn as first cited.
+
+    Parallel workers (multi-agent, advanced subagents) still race to claim a URL both found;
+    until claims are ordered, only the one-agent run is held to this.
+    """
+    reports = []
+    for out in ("first", "second"):
+        result = run_cli(web, "run", "coral bleaching heat stress", "--out", out, *args)
+        assert result.exit_code == 0, result.output
+        reports.append((tmp_path / out / "report.md").read_text())
+    assert reports[0] == reports[1]
+    body, listing = reports[0].split("## Sources")
+    cited = list(dict.fromkeys(re.findall(r"\[(S\d+)\]", body)))
+    assert cited == [f"S{n}" for n in range(1, len(cited) + 1)]
+    assert re.findall(r"^- \[(S\d+)\]", listing, re.MULTILINE) == cited
+
+
+@pytest.mark.e2e
+def test_about_this_report_counts_what_the_sources_list_shows() -> None:
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "Do cool roofs work?",
+            "--docs",
+            str(EXAMPLES),
+            "--model",
+            use_scripted_model(ResearchScript().model()),
+            "--out",
+            "brief",
+            "--single-agent",
+        ],
+        env={"RESEARCH_STUDIO_EXTRACTION": "extractive"},
+    )
+    assert result.exit_code == 0, result.output
+    report = Path("brief/report.md").read_text()
+    document = json.loads(Path("brief/result.json").read_text())
+    counted = re.search(r"from (\d+) of the (\d+) sources read", report)
+    assert counted is not None, report[:600]
+    listed = re.findall(r"^- \[(S\d+)\]", report.split("## Sources")[1], re.MULTILINE)
+    assert int(counted.group(1)) == len(listed)
+    assert int(counted.group(2)) == len(document["sources"])
+    # The first section is not the title again.
+    assert report.split("\n## ", 2)[1].split("\n")[0] != "Do cool roofs work?"

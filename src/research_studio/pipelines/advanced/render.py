@@ -73,13 +73,15 @@ def add_claim_lists(
         section.bullets.extend(records)
 
 
-def appendix(coverage: AnswerCoverage, quality: dict[str, Any], language: str = "en") -> list[str]:
+def appendix(
+    coverage: AnswerCoverage | None, quality: dict[str, Any], language: str = "en"
+) -> list[str]:
     """Remaining gaps (the research questions no cited statement answers) and research quality.
 
     Both are written by code: the gaps from the question coverage, never the model's gap prose.
     """
     blocks = []
-    gaps = unanswered_section(coverage, localized("Remaining gaps", language))
+    gaps = unanswered_section(coverage, localized("Remaining gaps", language)) if coverage else ""
     if gaps:
         blocks.append(gaps)
     rows = "\n".join(f"| {name} | {value} |" for name, value in quality.items())

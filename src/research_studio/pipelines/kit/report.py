@@ -225,20 +225,26 @@ def coverage_notice(coverage: AnswerCoverage) -> str:
     """The plain notice a report opens with when its sources do not answer the question."""
     if coverage["answered"]:
         return ""
-    terms = ", ".join(f'"{term}"' for term in coverage["missing_terms"]) or "its key terms"
+    missing = coverage["missing_terms"]
+    terms = ", ".join(f'"{escape_markdown(term)}"' for term in missing) or "its key terms"
     return NOT_ANSWERED_NOTICE.format(terms=terms)
 
 
-def questions_section(coverage: AnswerCoverage, heading: str = QUESTIONS_HEADING) -> str:
-    """A code-written table: each research question and whether cited statements answer it."""
+def questions_section(
+    coverage: AnswerCoverage, heading: str = QUESTIONS_HEADING, *, bullets: bool = False
+) -> str:
+    """Code-written: each research question and whether cited statements answer it, as a table
+    (or as bullets, in a bullet-point report)."""
     if not coverage["questions"]:
         return ""
-    rows = [
-        f"| {escape_markdown(item['question'])} | "
-        f"{ANSWERED if item['answered'] else NOT_ANSWERED} |"
+    answers = [
+        (escape_markdown(item["question"]), ANSWERED if item["answered"] else NOT_ANSWERED)
         for item in coverage["questions"]
     ]
-    return f"## {heading}\n\n| Question | Answer |\n|---|---|\n" + "\n".join(rows)
+    if bullets:
+        return f"## {heading}\n\n" + "\n".join(f"- {q}: {a}" for q, a in answers)
+    rows = "\n".join(f"| {question} | {answer} |" for question, answer in answers)
+    return f"## {heading}\n\n| Question | Answer |\n|---|---|\n{rows}"
 
 
 def unanswered_section(coverage: AnswerCoverage, heading: str) -> str:
@@ -348,7 +354,28 @@ def close_report(
             about = GroundedSection(heading=ABOUT_HEADING)
         report.sections = [about, *(s for s in report.sections if s is not about)]
         about.intro = f"{notice}\n\n{about.intro}" if about.intro else notice
-    listing = questions_section(coverage, heading(QUESTIONS_HEADING, language))
+    listing = questions_section(
+        coverage, heading(QUESTIONS_HEADING, language), bullets=structure == "bullet_points"
+    )
     if listing:
         report.appendix.insert(0, listing)
     return coverage
+
+
+def count_note(
+    report: GroundedReport, template: str, structure: ReportStructure, sources_read: int
+) -> None:
+    """The "About this report" note, counted from what the report prints (so "5 of 9 sources"
+    agrees with the Sources list), once its statements are final."""
+    printed = report.printed(structure)
+    cited = {sid for record in printed for sid in record["sids"]}
+    note = template.format(
+        passages=sum(1 for record in printed if record["sids"]),
+        used=len(cited),
+        sources=sources_read,
+    )
+    about = next((s for s in report.sections if s.heading == ABOUT_HEADING), None)
+    if about is None:
+        report.sections.insert(0, GroundedSection(heading=ABOUT_HEADING, intro=note))
+    else:
+        about.intro = note

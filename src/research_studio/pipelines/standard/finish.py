@@ -38,7 +38,7 @@ from research_studio.pipelines.kit.node_kit import (
     report_update,
     services_of,
 )
-from research_studio.pipelines.kit.report import close_report, report_grounding
+from research_studio.pipelines.kit.report import close_report, count_note, report_grounding
 from research_studio.pipelines.standard.prompts import (
     STYLE,
     VERIFY_SYSTEM,
@@ -171,20 +171,18 @@ def _brief(
 ) -> GroundedReport:
     """The verbatim brief of an extractive run: passages under the questions they answer."""
     sources = state.get("sources", [])
-    used = len({item["sid"] for item in evidence if item["quote_verified"]})
-    note = passage_note("extractive", config, state["query"]).format(
-        passages=sum(1 for item in evidence if item["quote_verified"]),
-        used=used,
-        sources=len(sources),
-    )
-    return verbatim_brief(
+    report = verbatim_brief(
         state["query"],
         state["query"],
         state.get("research_questions", []),
         evidence,
         [source["url"] for source in sources],
-        note,
+        "",
     )
+    # Counted from what the brief prints, so "from 5 of the 9 sources" agrees with Sources.
+    template = passage_note("extractive", config, state["query"])
+    count_note(report, template, config.report_structure, len(sources))
+    return report
 
 
 async def write_report(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:

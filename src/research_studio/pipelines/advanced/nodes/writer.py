@@ -39,7 +39,7 @@ from research_studio.pipelines.kit.node_kit import (
     report_update,
     services_of,
 )
-from research_studio.pipelines.kit.report import close_report, report_grounding
+from research_studio.pipelines.kit.report import close_report, count_note, report_grounding
 from research_studio.services.clients import Services
 
 
@@ -97,12 +97,7 @@ async def _grounded(
     errors: list[ErrorRecord] = []
     outline = plan["outline"]
     if verified and verbatim:
-        note = passage_note("extractive", config, state.get("query", "")).format(
-            passages=len(verified),
-            used=len({claim["supporting_sids"][0] for claim in verified}),
-            sources=len(sources),
-        )
-        report = _verbatim_report(state.get("query", ""), verified, note)
+        report = _verbatim_report(state.get("query", ""), verified, "")
     elif verified:
         draft, calls, errors = await _draft(services, state, config, verified)
         if draft is not None:
@@ -122,6 +117,9 @@ async def _grounded(
         )
         listed = [claim for claim in verified if claim["cid"] not in stated]
         add_claim_lists(report, listed, outline, support, allowed)
+        if verbatim:  # counted from what is printed, so the note agrees with Sources
+            template = passage_note("extractive", config, state.get("query", ""))
+            count_note(report, template, config.report_structure, len(sources))
     if report is None or not report.has_citations():
         report = await fallback_report(
             services.archive,
