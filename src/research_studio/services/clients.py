@@ -59,6 +59,8 @@ class Services:
         self._extraction: ExtractionStrategy | None = None
         self._mcp: McpSources | None = None
         self.budget = Budget.of(config)
+        # Which execution of the run this is: 1, then one more per resume (the runner sets it).
+        self.attempt = 1
         self.search_choice: SearchChoice = choose_search_provider(config)
 
     def _client(self, timeout_s: float, private_endpoint: str | None = None) -> httpx.AsyncClient:
