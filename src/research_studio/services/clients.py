@@ -212,6 +212,12 @@ class Services:
             )
         return self._resolved
 
+    async def resolve_model(self) -> None:
+        """Choose the model off the event loop: choosing may probe Ollama over the network and
+        look for the embedded model on disk, which a server's event loop must never wait on."""
+        if not self.config.model and self._resolved is None:
+            await asyncio.to_thread(self._model_config)
+
     def caller(self, node: str, tier: ModelTier, *, spec: str | None = None) -> ModelCaller:
         """A recording model caller for one node invocation (`spec` names another model)."""
         spec = spec or model_spec_for(self._model_config(), node, tier)
