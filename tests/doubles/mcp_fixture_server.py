@@ -1,7 +1,8 @@
 """A small MCP server for tests (stdio, the official SDK): a `search` tool and a `lookup` tool.
 
-`python -m tests.doubles.mcp_fixture_server [--web BASE_URL] [--http PORT]`
-(stdio, or streamable HTTP at http://127.0.0.1:PORT/mcp with --http)
+`python -m tests.doubles.mcp_fixture_server [--web BASE_URL] [--http PORT] [--noisy]`
+(stdio, or streamable HTTP at http://127.0.0.1:PORT/mcp with --http; --noisy prints lines
+that are not MCP messages to stdout, as a chatty server does)
 - `search(query, max_results)`: a JSON list of hits {title, url, snippet} pointing at the
   pages of the local test web at BASE_URL; without --web, hits carrying the lookup document's
   text and no URL.
@@ -65,6 +66,9 @@ def build_server(web_url: str | None) -> MCPServer:
 def main(argv: list[str]) -> None:
     web_url = argv[argv.index("--web") + 1] if "--web" in argv else None
     server = build_server(web_url)
+    if "--noisy" in argv:  # two lines before the first MCP message
+        print("fixture server starting", flush=True)
+        print("[info] this line is not an MCP message either", flush=True)
     if "--http" in argv:
         server.run("streamable-http", port=int(argv[argv.index("--http") + 1]))
     else:

@@ -103,3 +103,25 @@ async def test_search_fetch_and_user_errors_over_mcp(web: FakeWeb, tmp_path: Pat
         missing = await session.call_tool("audit", {"run": "no-such-run"})
     assert refused.is_error and "http(s)" in refused.content[0].text
     assert missing.is_error and "\n" not in missing.content[0].text.strip()
+
+
+async def test_fetch_and_audit_errors_give_their_reason_in_one_line_without_server_paths(
+    web: FakeWeb, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The server imports this tree's code (its environment is otherwise clean).
+    root = Path(__file__).resolve().parents[2]
+    env = {**_server_env(web, tmp_path), "PYTHONPATH": f"{root / 'src'}{os.pathsep}{root}"}
+    monkeypatch.setattr(sys.modules[__name__], "_server_env", lambda *_args: env)
+    async with _session(web, tmp_path) as session:
+        malformed = await session.call_tool("fetch", {"url": "http://0177.0.0.1/"})
+        escaping = await session.call_tool("audit", {"run": "../../../../etc"})
+        missing = await session.call_tool("audit", {"run": "no-such-run"})
+    assert malformed.is_error
+    text = malformed.content[0].text
+    assert "malformed URL" in text and "\n" not in text.strip()
+    for result in (escaping, missing):
+        text = result.content[0].text
+        assert result.is_error and "\n" not in text.strip()
+        assert str(tmp_path) not in text and "/runs" not in text
+    assert "'../../../../etc'" in escaping.content[0].text
+    assert "'no-such-run'" in missing.content[0].text

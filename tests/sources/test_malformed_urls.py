@@ -73,3 +73,27 @@ def test_malformed_urls_in_search_results_are_losses_not_a_failed_run(
     assert document["report"].startswith("# ")
     refused = [error for error in document["metadata"]["errors"] if error.get("kind") == "refused"]
     assert refused and all("malformed URL" in error["message"] for error in refused)
+
+
+async def test_odd_searxng_hits_are_dropped_or_cleaned_never_raised(
+    web: FakeWeb, make_config: Callable[..., Configuration], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = fake_web.searx_payload
+
+    def odd(*args: Any) -> dict[str, object]:
+        payload = real(*args)
+        good = dict(payload["results"][0])  # type: ignore[index]
+        payload["results"] = [
+            {"url": "http://[::1/", "title": "unclosed bracket"},
+            {"url": "javascript:alert(1)", "title": "script"},
+            {"url": 42},
+            "not an object",
+            {**good, "score": "high", "publishedDate": 2024, "title": ["a", "list"]},
+        ]
+        return payload
+
+    monkeypatch.setattr(fake_web, "searx_payload", odd)
+    async with open_services(make_config()) as services:
+        results = await services.search.search("coral bleaching", 10)
+    assert len(results) == 1
+    assert results[0].score == 0.0 and results[0].published is None and results[0].title == ""

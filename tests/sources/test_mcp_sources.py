@@ -7,6 +7,7 @@ stdio with the SDK's client, as a user's configuration would.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -29,6 +30,7 @@ from tests.doubles.supervisor_script import SupervisorScript
 
 runner = CliRunner()
 QUERY = "coral bleaching heat stress"
+ROOT = Path(__file__).resolve().parents[2]  # the server imports this tree's tests and code
 FIXTURE = [sys.executable, "-m", "tests.doubles.mcp_fixture_server"]
 
 
@@ -348,3 +350,36 @@ def test_a_server_that_fails_costs_a_supervisor_run_only_its_tools(
     assert len(failures) == 1 and "'fixture'" in failures[0]["message"]
     assert _cited(folder)  # the web search still gave the report its sources
     _audited(folder)
+
+
+@pytest.mark.e2e
+async def test_a_server_printing_to_stdout_costs_one_recorded_loss_and_no_tracebacks(
+    caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
+) -> None:
+    config = Configuration(
+        mcp_servers=[
+            {
+                "name": "chatty",
+                "command": FIXTURE[0],
+                "args": [*FIXTURE[1:], "--noisy"],
+                "env": {"PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])},
+            }
+        ],
+        mcp_timeout_s=30,
+    )
+    sources = McpSources.of(config)
+    try:
+        for _ in range(3):
+            answer = await sources.call("chatty", "lookup", {"topic": "reefs"})
+            assert LOOKUP_FACTS[0] in answer.text
+        tools, failed = await sources.all_tools()
+        assert {tool.name for tool in tools} == {"search", "lookup"}
+        assert [str(loss) for loss in failed] == [
+            "MCP server 'chatty' wrote 2 line(s) to stdout that are not MCP messages; "
+            "they were ignored"
+        ]
+        assert (await sources.all_tools())[1] == []  # recorded once per run
+    finally:
+        await sources.aclose()
+    assert not [r for r in caplog.records if r.name.startswith("mcp") and r.levelno >= 30]
+    assert "Traceback" not in capfd.readouterr().err

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from pathlib import PurePosixPath
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 TRACKING_PARAMETERS = frozenset(
@@ -49,6 +51,23 @@ def is_web_url(url: str) -> bool:
         return parts.scheme.lower() in DEFAULT_PORTS and bool(parts.hostname)
     except ValueError:  # e.g. an unclosed IPv6 bracket
         return False
+
+
+def display_url(url: str, roots: Iterable[str] = ()) -> str:
+    """A source's address as shown to readers: a web URL as it is; a local document (file://)
+    as its path inside the documents folder that holds it, that folder's name first, else its
+    file name alone: never this machine's absolute path. The URL stays the source's identifier.
+    """
+    if not url.strip().lower().startswith("file:"):
+        return url
+    try:
+        path = PurePosixPath(unquote(urlsplit(url.strip()).path))
+    except ValueError:
+        return "local document"
+    for root in sorted((PurePosixPath(r) for r in roots), key=lambda r: -len(r.parts)):
+        if path.is_relative_to(root) and path != root:
+            return str(PurePosixPath(root.name) / path.relative_to(root))
+    return path.name or "local document"
 
 
 REDACTED = "****"

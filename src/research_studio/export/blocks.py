@@ -10,6 +10,7 @@ from typing import Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from research_studio.core.urls import is_web_url
 from research_studio.export.document import CitedSource
 
 BlockKind = Literal["heading", "paragraph", "item", "table", "code", "rule"]
@@ -17,7 +18,6 @@ Indicator = Literal["", "✓✓", "✓", "⚠"]
 
 _CITE = re.compile(r"(\[S\d+\])")
 _INDICATOR = re.compile(r"(✓✓|✓|⚠)")
-_URL = re.compile(r"((?:https?|file)://\S+)")
 
 
 @dataclass(frozen=True)
@@ -92,16 +92,19 @@ def _inline(children: Sequence[Token]) -> list[Run]:
 
 
 def _source_entry(runs: list[Run], sources: dict[str, CitedSource]) -> tuple[str | None, list[Run]]:
-    """A Sources-list entry's id and its runs: the id as a label, the address as a link."""
+    """A Sources-list entry's id and its runs, rebuilt from the source's record: the id as a
+    label, the title as text, the address (a link for web pages only) as readers see it."""
     if not runs or runs[0].cite not in sources or not plain(runs[1:]).startswith(" "):
         return None, runs
     sid = runs[0].cite
-    entry = [replace(runs[0], cite=None, bold=True)]
-    for run in runs[1:]:
-        for index, piece in enumerate(_URL.split(run.text)):
-            if piece:
-                entry.append(replace(run, text=piece, url=piece if index % 2 else run.url))
-    return sid, entry
+    source = sources[sid]
+    title = " ".join((source.title or source.address).split())
+    link = source.url if is_web_url(source.url) else None
+    return sid, [
+        replace(runs[0], cite=None, bold=True),
+        Run(f" {title} — "),
+        Run(source.address, url=link),
+    ]
 
 
 def report_blocks(markdown: str, sources: Sequence[CitedSource] = ()) -> list[Block]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from research_studio.core.urls import is_web_url
 from research_studio.export.document import CitedSource, RunDocument
 
 _YEAR = re.compile(r"^\s*(\d{4})")
@@ -49,12 +50,17 @@ def bibtex(document: RunDocument) -> str:
     """One @misc entry per cited source (url, urldate and howpublished for BibTeX and biblatex)."""
     entries = []
     for source in document.sources:
-        fields = [
-            ("title", "{" + _bib_text(source.title or source.url) + "}"),
-            ("howpublished", r"\url{" + _bib_url(source.url) + "}"),
-            ("url", _bib_url(source.url)),
-            ("urldate", document.accessed),
-        ]
+        title = ("title", "{" + _bib_text(source.title or source.address) + "}")
+        if is_web_url(source.url):
+            fields = [
+                title,
+                ("howpublished", r"\url{" + _bib_url(source.url) + "}"),
+                ("url", _bib_url(source.url)),
+                ("urldate", document.accessed),
+            ]
+        else:  # a local document: its path in the documents folder, no machine path
+            fields = [title, ("howpublished", "{" + _bib_text(source.address) + "}")]
+            fields.append(("urldate", document.accessed))
         if year := _year(source):
             fields.append(("year", year))
         if match := _DATE.match(source.published or ""):
@@ -77,8 +83,8 @@ def ris(document: RunDocument) -> str:
         lines = [
             ("TY", "ELEC"),
             ("ID", citation_key(document.run_id, source.sid)),
-            ("TI", _one_line(source.title or source.url)),
-            ("UR", source.url),
+            ("TI", _one_line(source.title or source.address)),
+            ("UR" if is_web_url(source.url) else "AV", _one_line(source.address)),
             ("Y2", _ris_date(document.accessed)),
         ]
         if year := _year(source):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from research_studio.core.errors import ResearchStudioError
+from research_studio.core.urls import display_url
 from research_studio.run.runs import REPORT_FILE, RESULT_FILE, RunFolder
 
 # A Sources-list line as grounding.render_sources_section writes it: "- [S1] Title — URL".
@@ -25,6 +27,12 @@ class CitedSource:
     url: str
     published: str | None = None
     provider: str = ""
+    shown: str = ""  # the address as readers see it (a local document's path in its folder)
+
+    @property
+    def address(self) -> str:
+        """What to print for the source's address: never an absolute local path."""
+        return self.shown or display_url(self.url)
 
 
 @dataclass(frozen=True)
@@ -54,8 +62,11 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def cited_sources(markdown: str, records: list[dict[str, Any]]) -> list[CitedSource]:
-    """The Sources list of a report, in its order, completed from the run's source records."""
+def cited_sources(
+    markdown: str, records: list[dict[str, Any]], roots: Sequence[str] = ()
+) -> list[CitedSource]:
+    """The Sources list of a report, in its order, completed from the run's source records;
+    local documents are shown by their path inside `roots` (the run's documents folders)."""
     by_sid = {record.get("sid"): record for record in records if isinstance(record, dict)}
     cited: list[CitedSource] = []
     for line in markdown.splitlines():
@@ -64,16 +75,37 @@ def cited_sources(markdown: str, records: list[dict[str, Any]]) -> list[CitedSou
             continue
         sid, title, url = match.groups()
         record = by_sid.get(sid, {})
+        address = str(record.get("url") or url)
         cited.append(
             CitedSource(
                 sid=sid,
                 title=str(record.get("title") or title),
-                url=str(record.get("url") or url),
+                url=address,
                 published=record.get("published") or None,
                 provider=str(record.get("provider") or ""),
+                shown=display_url(address, roots),
             )
         )
     return cited
+
+
+def _documents_folders(settings: dict[str, Any]) -> list[str]:
+    docs = settings.get("docs") or []
+    return [str(root) for root in (docs if isinstance(docs, list) else [docs])]
+
+
+def with_display_addresses(document: RunDocument) -> str:
+    """The report's Markdown with each Sources-list address as readers see it."""
+    shown = {source.sid: source for source in document.sources}
+    lines = []
+    for line in document.markdown.splitlines():
+        match = SOURCE_LINE.match(line)
+        source = shown.get(match.group(1)) if match else None
+        if match and source is not None and match.group(3) != source.address:
+            start, end = match.span(3)
+            line = line[:start] + source.address + line[end:]
+        lines.append(line)
+    return "\n".join(lines) + ("\n" if document.markdown.endswith("\n") else "")
 
 
 def load_run(folder: Path) -> RunDocument:
@@ -94,5 +126,7 @@ def load_run(folder: Path) -> RunDocument:
         created=run.record.created,
         markdown=markdown,
         statements=statements,
-        sources=cited_sources(markdown, list(result.get("sources") or [])),
+        sources=cited_sources(
+            markdown, list(result.get("sources") or []), _documents_folders(run.record.settings)
+        ),
     )

@@ -9,7 +9,7 @@ from typing import Literal, get_args
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.export.citations import bibtex, ris
-from research_studio.export.document import load_run
+from research_studio.export.document import load_run, with_display_addresses
 from research_studio.export.docx_export import docx_bytes
 from research_studio.export.html_export import report_page
 from research_studio.export.pdf_export import pdf_bytes
@@ -49,7 +49,7 @@ def export_run(folder: Path, fmt: ExportFormat) -> Export:
         )
     document = load_run(folder)
     if fmt == "md":
-        content = document.markdown.encode("utf-8")
+        content = with_display_addresses(document).encode("utf-8")
     elif fmt == "html":
         content = report_page(document).encode("utf-8")
     elif fmt == "pdf":

@@ -67,19 +67,19 @@ def _entry_tokens(markdown: str) -> str:
     return "\n".join(lines)
 
 
-def _source_link(url: str) -> str:
-    """A web address as a link; anything else (a local document) as plain text."""
-    shown = html.escape(url)
+def _source_link(url: str, address: str) -> str:
+    """A web address as a link; anything else (a local document's path) as plain text."""
+    shown = html.escape(address)
     if not is_web_url(url):
         return shown
     return f'<a href="{html.escape(url, quote=True)}" rel="noopener noreferrer">{shown}</a>'
 
 
 def _entry(source: CitedSource) -> str:
-    title = html.escape(" ".join((source.title or source.url).split()))
+    title = html.escape(" ".join((source.title or source.address).split()))
     return (
         f'<li id="{source_anchor(source.sid)}" class="source"><span class="sid">[{source.sid}]</span>'
-        f" {title} — {_source_link(source.url)}</li>"
+        f" {title} — {_source_link(source.url, source.address)}</li>"
     )
 
 

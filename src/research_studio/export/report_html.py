@@ -20,8 +20,11 @@ _TOKEN = re.compile("\u27e6(S\\d+):(-?\\d+)\u27e7")
 
 
 def _markdown() -> MarkdownIt:
-    # Raw HTML stays text: a report quotes web pages, which must never become markup.
-    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+    # Raw HTML stays text: a report quotes web pages, which must never become markup; and no
+    # image syntax either, so nothing in a report loads anything from elsewhere.
+    return (
+        MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").disable("image")
+    )
 
 
 def _mark_citations(markdown: str, statements: Sequence[Mapping[str, Any]]) -> str:

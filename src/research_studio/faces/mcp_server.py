@@ -21,7 +21,7 @@ from research_studio.pipelines.registry import PipelineName, graph_builder, init
 from research_studio.run.audit import AuditReport, audit_run
 from research_studio.run.launch import new_folder
 from research_studio.run.runner import execute
-from research_studio.run.runs import RunFolder, check_query, find_run
+from research_studio.run.runs import RunFolder, check_query
 from research_studio.services.clients import open_services
 from research_studio.services.resolution import choose_search, resolve
 from research_studio.sources.fetch import Page
@@ -196,11 +196,25 @@ async def fetch(url: str) -> Page:
             return await services.fetcher.fetch(url)
     except ResearchStudioError as exc:
         raise _one_line(exc) from None
+    except Exception as exc:  # unforeseen by the fetcher: still its reason, never a bare error
+        reason = str(exc).strip().splitlines()
+        detail = f"{type(exc).__name__}: {reason[0]}" if reason else type(exc).__name__
+        raise _one_line(FetchError(url, detail, kind="network")) from None
 
 
 def _audit(run: str) -> AuditReport:
-    runs_dir = _settings().runs_dir
-    return audit_run(find_run(runs_dir, run).path)
+    """The audit of a run of this server's runs folder; errors name the run, never a path."""
+    runs_dir = _settings().runs_dir.resolve()
+    shown = repr(run.strip()[:80])
+    path = (runs_dir / run.strip()).resolve()
+    if path == runs_dir or not path.is_relative_to(runs_dir):
+        raise ResearchStudioError(f"no run {shown} in this server's runs")
+    try:
+        folder = RunFolder.open(path)
+        return audit_run(folder.path)
+    except ResearchStudioError as exc:
+        message = str(exc).replace(str(path), shown).replace(str(runs_dir), "the runs folder")
+        raise ResearchStudioError(message) from None
 
 
 async def audit(run: str) -> AuditReport:

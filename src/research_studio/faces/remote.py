@@ -16,6 +16,7 @@ GRAPH_IDS = {"standard": "pipeline"}
 # Answers the server's clarification question: text to continue with it, "" to go on without.
 RemoteAsk = Callable[[str, list[str]], Awaitable[str]]
 NodeFn = Callable[[str], None]
+MAX_ERROR_CHARS = 300
 
 
 @dataclass
@@ -43,6 +44,21 @@ async def _assistant_id(client: Any, server: str, pipeline: str) -> str:
     return str(assistants[0]["assistant_id"])
 
 
+def server_error_line(data: Any) -> str:
+    """A server's error event ({"error": kind, "message": text} or anything) as one readable
+    line: kind and message, whitespace folded, control characters dropped, length bounded."""
+    if isinstance(data, dict):
+        kind, message = str(data.get("error") or "").strip(), str(data.get("message") or "")
+        text = f"{kind}: {message}" if kind and message.strip() else kind or message
+    else:
+        text = str(data)
+    printable = "".join(char if char.isprintable() else " " for char in text)
+    line = " ".join(printable.split())
+    return (
+        line[:MAX_ERROR_CHARS] + " …" if len(line) > MAX_ERROR_CHARS else line
+    ) or "no reason given"
+
+
 async def _stream(
     client: Any,
     thread_id: str,
@@ -55,7 +71,7 @@ async def _stream(
         thread_id, assistant_id, input=payload, context=context, stream_mode="updates"
     ):
         if part.event == "error":
-            raise ResearchStudioError(f"the server's run failed: {part.data}")
+            raise ResearchStudioError(f"the server's run failed: {server_error_line(part.data)}")
         if part.event == "updates" and isinstance(part.data, dict):
             for node in part.data:
                 on_node(node)

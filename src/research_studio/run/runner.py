@@ -297,6 +297,7 @@ async def _drive(
         open_services(config, archive_path=folder.path / PAGES_FILE) as services,
     ):
         saver, store = persistence.saver, persistence.store
+        services.attempt = max(folder.record.attempts, 1)  # a resumed run's report says so
         if services.search_choice.name != "local":
             services.parser.warm_up()  # its start overlaps the first model calls, not a fetch
         graph = compile_pipeline(

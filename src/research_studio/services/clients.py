@@ -59,6 +59,8 @@ class Services:
         self._extraction: ExtractionStrategy | None = None
         self._mcp: McpSources | None = None
         self.budget = Budget.of(config)
+        # Which execution of the run this is: 1, then one more per resume (the runner sets it).
+        self.attempt = 1
         self.search_choice: SearchChoice = choose_search_provider(config)
 
     def _client(self, timeout_s: float, private_endpoint: str | None = None) -> httpx.AsyncClient:
@@ -209,6 +211,12 @@ class Services:
                 update={"model": choice.model, "fast_model": choice.fast_model}
             )
         return self._resolved
+
+    async def resolve_model(self) -> None:
+        """Choose the model off the event loop: choosing may probe Ollama over the network and
+        look for the embedded model on disk, which a server's event loop must never wait on."""
+        if not self.config.model and self._resolved is None:
+            await asyncio.to_thread(self._model_config)
 
     def caller(self, node: str, tier: ModelTier, *, spec: str | None = None) -> ModelCaller:
         """A recording model caller for one node invocation (`spec` names another model)."""

@@ -31,7 +31,10 @@ class ModelChoice:
 
 
 def ollama_models(host: str, timeout_s: float = 0.5) -> list[str]:
-    """Models a reachable Ollama server offers; [] when it is not there."""
+    """Models a reachable Ollama server offers; [] when it is not there.
+
+    Blocking (a network probe): async code reaches it in a worker thread (Services.resolve_model).
+    """
     try:
         response = httpx.get(host.rstrip("/") + "/api/tags", timeout=timeout_s)
         response.raise_for_status()

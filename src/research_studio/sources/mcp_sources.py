@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
 import re
 import shutil
 import tempfile
@@ -30,6 +31,18 @@ from research_studio.core.urls import is_web_url
 
 _EXPOSED_NAME = re.compile(r"[^A-Za-z0-9_-]")
 CLOSE_GRACE_S = 5.0
+_SDK_PARSE_FAILURE = "Failed to parse JSONRPC message from server"
+
+
+class _QuietParseFailures(logging.Filter):
+    """Drops the SDK's traceback for each stdout line that is not an MCP message: such lines
+    are counted per server and recorded as one loss instead of flooding the terminal."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.msg != _SDK_PARSE_FAILURE
+
+
+_QUIET = _QuietParseFailures()
 
 
 class McpError(ProviderError):
@@ -149,6 +162,11 @@ class McpSources:
     _servers: dict[str, _Server] = field(default_factory=dict)
     _opening: asyncio.Lock = field(default_factory=asyncio.Lock)
     _reported: set[str] = field(default_factory=set)  # servers whose failure was returned
+    _noise: dict[str, int] = field(default_factory=dict)  # non-protocol stdout lines per server
+    _noise_reported: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        logging.getLogger("mcp.client.stdio").addFilter(_QUIET)  # idempotent
 
     @classmethod
     def of(cls, config: Configuration) -> McpSources:
@@ -216,7 +234,9 @@ class McpSources:
                 if client is not None:  # the SDK does not close a client it was given
                     await stack.enter_async_context(client)
                 read, write = await stack.enter_async_context(self._transport(spec, errlog, client))
-                session = await stack.enter_async_context(ClientSession(read, write))
+                session = await stack.enter_async_context(
+                    ClientSession(read, write, message_handler=self._message_handler(spec.name))
+                )
                 with anyio.fail_after(self.timeout_s):
                     await session.initialize()
                 ready.set_result(session)
@@ -224,6 +244,28 @@ class McpSources:
         except Exception as exc:  # any failure to start is reported as data
             if not ready.done():
                 ready.set_exception(await self._start_error(spec, exc, errlog))
+
+    def _message_handler(self, name: str) -> Any:
+        async def handle(message: Any) -> None:
+            if isinstance(message, Exception):  # a line on stdout that is no MCP message
+                self._noise[name] = self._noise.get(name, 0) + 1
+
+        return handle
+
+    def noise_losses(self) -> list[McpError]:
+        """One loss per server that wrote non-protocol lines to stdout (once per run)."""
+        losses = []
+        for name, lines in self._noise.items():
+            if name not in self._noise_reported:
+                self._noise_reported.add(name)
+                losses.append(
+                    McpError(
+                        f"MCP server {name!r} wrote {lines} line(s) to stdout that are not MCP "
+                        "messages; they were ignored",
+                        kind="bad_response",
+                    )
+                )
+        return losses
 
     async def _start_error(
         self, spec: McpServerSpec, exc: Exception, errlog: TextIO | None
@@ -274,7 +316,7 @@ class McpSources:
                 raise outcome
             else:
                 found.extend(outcome)
-        return found, failed
+        return found, [*failed, *self.noise_losses()]
 
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> McpText:
         """Call a tool within the timeout; its text, or McpError (also for an empty answer)."""

@@ -223,7 +223,11 @@ def test_a_killed_run_resumes_without_redoing_finished_nodes(web: FakeWeb, tmp_p
     after = schema_counts(web)
     assert after["Understanding"] == 1 and after["ResearchPlan"] == 1
     assert after["PageExtraction"] > before["PageExtraction"] and after["ReportDraft"] == 1
-    assert (folder / "report.md").read_text().startswith("# ")
+    report = (folder / "report.md").read_text()
+    assert report.startswith("# ")
+    # The report and result.json say the run was interrupted and resumed.
+    assert "- The run was interrupted and resumed (2 attempts)." in report
+    assert json.loads((folder / "result.json").read_text())["report"] == report
     assert json.loads((folder / "run.json").read_text())["status"] == "completed"
     metadata = json.loads((folder / "result.json").read_text())["metadata"]
     second_attempt = len(web.chat.requests) - first_attempt

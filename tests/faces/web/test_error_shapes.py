@@ -67,3 +67,12 @@ def test_serve_on_a_taken_port_is_one_line_before_any_url(tmp_path: Path) -> Non
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert lines == [f"error: cannot serve on 127.0.0.1:{port}: address already in use"]
+
+
+def test_served_pages_carry_a_strict_content_security_policy(server: LiveServer) -> None:
+    with httpx.Client(base_url=server.url) as client:
+        for path in ("/", "/runs", "/runs/no-such-run", "/api/runs"):
+            policy = client.get(path).headers["content-security-policy"]
+            directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+            assert directives["default-src"] == "'self'" and directives["script-src"] == "'self'"
+            assert "unsafe" not in policy and directives["object-src"] == "'none'"

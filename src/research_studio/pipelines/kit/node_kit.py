@@ -34,6 +34,14 @@ def services_of(runtime: Runtime[Configuration]) -> Services:
     return current_services(runtime.context)
 
 
+async def model_ready(runtime: Runtime[Configuration]) -> Services:
+    """The run's services with the model chosen off the event loop (a graph's first node
+    awaits this before asking for a caller)."""
+    services = services_of(runtime)
+    await services.resolve_model()
+    return services
+
+
 def emitter(runtime: Runtime[Configuration], node: str) -> Callable[..., None]:
     """A function that streams a progress event (custom stream mode) for this node."""
 

@@ -240,6 +240,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
             numbers_unsupported=grounded.tally.numbers_unsupported,
             instructions_dropped=grounded.tally.injections,
             outside_time_range=services_of(runtime).results_outside_range,
+            attempts=services_of(runtime).attempt,
         ),
         language,
     )

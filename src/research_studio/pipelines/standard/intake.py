@@ -18,6 +18,7 @@ from research_studio.pipelines.kit.node_kit import (
     clip,
     emitter,
     error_record,
+    model_ready,
     query_of,
     run_start,
     services_of,
@@ -38,7 +39,7 @@ MAX_INITIAL_SEARCHES = 6
 async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Judge whether the request is clear; prepare a question with options when it is not."""
     emitter(runtime, "understand")("analysing the request")
-    caller = services_of(runtime).caller("understand", "smart")
+    caller = (await model_ready(runtime)).caller("understand", "smart")
     query = query_of(state)
     errors = []
     try:

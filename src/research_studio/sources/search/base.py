@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeVar, runtime_checkable
@@ -11,6 +12,7 @@ import httpx
 from pydantic import BaseModel, Field
 
 from research_studio.core.errors import FailureKind, SearchError
+from research_studio.core.urls import is_web_url
 from research_studio.sources.cache import Cache, search_key
 from research_studio.sources.http_client import BlockedAddressError
 
@@ -27,6 +29,41 @@ class SearchResult(BaseModel):
     score: float = 0.0
     provider: str
     published: str | None = None
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def web_hit(
+    provider: str,
+    url: object,
+    *,
+    title: object = "",
+    snippet: object = "",
+    content: object = None,
+    score: object = 0.0,
+    published: object = None,
+) -> SearchResult | None:
+    """A provider's hit from its foreign JSON; None when its URL is no absolute web address.
+
+    Fields of the wrong type are dropped rather than raised: one odd hit never costs a search.
+    """
+    if not isinstance(url, str) or not is_web_url(url):
+        return None
+    try:
+        value = float(score)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        value = 0.0
+    return SearchResult(
+        url=url.strip(),
+        title=_text(title),
+        snippet=_text(snippet),
+        content=_text(content) or None,
+        score=value if math.isfinite(value) else 0.0,
+        provider=provider,
+        published=_text(published) or None,
+    )
 
 
 @runtime_checkable

@@ -7,7 +7,12 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from research_studio.core.errors import SearchError
-from research_studio.sources.search.base import RetryableError, SearchResult, with_retries
+from research_studio.sources.search.base import (
+    RetryableError,
+    SearchResult,
+    web_hit,
+    with_retries,
+)
 
 
 class TextSearcher(Protocol):
@@ -67,14 +72,15 @@ class DuckDuckGoSearch:
             base_delay_s=self._base_delay_s,
         )
         count = len(rows)
-        return [
-            SearchResult(
-                url=str(row["href"]),
-                title=str(row.get("title") or ""),
-                snippet=str(row.get("body") or ""),
+        hits = [
+            web_hit(
+                self.name,
+                row.get("href"),
+                title=row.get("title"),
+                snippet=row.get("body"),
                 score=1.0 - index / max(count, 1),
-                provider=self.name,
             )
             for index, row in enumerate(rows[:max_results])
-            if row.get("href")
+            if isinstance(row, dict)
         ]
+        return [hit for hit in hits if hit is not None]

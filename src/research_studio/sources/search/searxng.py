@@ -9,6 +9,7 @@ from research_studio.sources.search.base import (
     SearchResult,
     check_response,
     classify_transport_error,
+    web_hit,
     with_retries,
 )
 
@@ -66,16 +67,18 @@ class SearxngSearch:
         )
         results = []
         for item in payload["results"]:
-            if not isinstance(item, dict) or not item.get("url"):
-                continue
-            results.append(
-                SearchResult(
-                    url=str(item["url"]),
-                    title=str(item.get("title") or ""),
-                    snippet=str(item.get("content") or ""),
-                    score=float(item.get("score") or 0.0),
-                    provider=self.name,
-                    published=item.get("publishedDate") or None,
+            hit = (
+                web_hit(
+                    self.name,
+                    item.get("url"),
+                    title=item.get("title"),
+                    snippet=item.get("content"),
+                    score=item.get("score"),
+                    published=item.get("publishedDate"),
                 )
+                if isinstance(item, dict)
+                else None
             )
+            if hit is not None:
+                results.append(hit)
         return results[:max_results]

@@ -14,6 +14,7 @@ from research_studio.sources.search.base import (
     RetryableError,
     SearchResult,
     classify_transport_error,
+    web_hit,
     with_retries,
 )
 
@@ -99,19 +100,21 @@ class TavilySearch:
         )
         results = []
         for item in payload.get("results") or []:
-            if not isinstance(item, dict) or not item.get("url"):
-                continue
-            results.append(
-                SearchResult(
-                    url=str(item["url"]),
-                    title=str(item.get("title") or ""),
-                    snippet=str(item.get("content") or ""),
-                    content=item.get("raw_content") or None,
-                    score=float(item.get("score") or 0.0),
-                    provider=self.name,
-                    published=item.get("published_date") or None,
+            hit = (
+                web_hit(
+                    self.name,
+                    item.get("url"),
+                    title=item.get("title"),
+                    snippet=item.get("content"),
+                    content=item.get("raw_content"),
+                    score=item.get("score"),
+                    published=item.get("published_date"),
                 )
+                if isinstance(item, dict)
+                else None
             )
+            if hit is not None:
+                results.append(hit)
         return results[:max_results]
 
     async def extract(self, urls: list[str]) -> dict[str, str]:

@@ -27,6 +27,7 @@ from research_studio.pipelines.kit.node_kit import (
     clip,
     emitter,
     error_record,
+    model_ready,
     query_of,
     run_start,
     services_of,
@@ -69,7 +70,7 @@ async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> 
     query = query_of(state)
     start = run_start(state, query)
     today = start.get("today") or state["today"]
-    caller = services_of(runtime).caller("query_analyzer", tier_of("query_analyzer"))
+    caller = (await model_ready(runtime)).caller("query_analyzer", tier_of("query_analyzer"))
     errors = []
     try:
         output = await caller.structured(

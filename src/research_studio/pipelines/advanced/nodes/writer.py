@@ -184,6 +184,7 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
             numbers_unsupported=report.tally.numbers_unsupported,
             instructions_dropped=report.tally.injections,
             outside_time_range=services_of(runtime).results_outside_range,
+            attempts=services_of(runtime).attempt,
             stop_reason=state.get("stop_reason", ""),
         ),
         language,

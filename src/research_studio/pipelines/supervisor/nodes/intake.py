@@ -17,6 +17,7 @@ from research_studio.pipelines.kit.node_kit import (
     clip,
     emitter,
     error_record,
+    model_ready,
     query_of,
     run_start,
     services_of,
@@ -57,6 +58,7 @@ def store_scope(runtime: Runtime[Configuration]) -> tuple[str, ...] | None:
 async def check_store(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Whether a LangGraph store keeps this run's sources; without one Verified Findings is off."""
     query = query_of(state)
+    await model_ready(runtime)  # chosen here, off the event loop, before any node needs it
     info = getattr(runtime, "execution_info", None)
     if runtime.store is None:
         note = NO_STORE

@@ -280,6 +280,7 @@ async def final_report_generation(
             numbers_unsupported=grounded.tally.numbers_unsupported,
             instructions_dropped=grounded.tally.injections,
             outside_time_range=services_of(runtime).results_outside_range,
+            attempts=services_of(runtime).attempt,
             stop_reason=state.get("stop_reason", ""),
         ),
         language,
