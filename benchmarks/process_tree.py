@@ -6,8 +6,10 @@ waited for, so `resource.getrusage` would miss them: the tree is walked instead.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -104,15 +106,29 @@ def measured(interval_s: float = 0.1) -> Iterator[TreeUsage]:
         usage.load = load()
 
 
+# Runs one command and prints its rusage. A small launcher, because a child's peak RSS counts the
+# memory it had between fork and exec: forked from the (large) bench, it would read far too high.
+_LAUNCHER = """
+import json, os, subprocess, sys
+process = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_pid, _status, usage = os.wait4(process.pid, 0)
+print(json.dumps([usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024]))
+"""
+
+
 def command_cost(command: list[str], repeats: int = 3) -> dict[str, float]:
     """Median CPU-seconds and peak RSS (MiB) of a short command, each run waited for."""
     cpu, rss = [], []
     for _ in range(repeats):
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _pid, _status, usage = os.wait4(process.pid, 0)
-        process.returncode = 0  # reaped above
-        cpu.append(usage.ru_utime + usage.ru_stime)
-        rss.append(usage.ru_maxrss / 1024)
+        done = subprocess.run(
+            [sys.executable, "-c", _LAUNCHER, *command],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        seconds, mib = json.loads(done.stdout)
+        cpu.append(seconds)
+        rss.append(mib)
         time.sleep(0.05)
     return {
         "cpu_s": round(sorted(cpu)[len(cpu) // 2], 3),
