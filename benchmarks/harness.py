@@ -15,6 +15,7 @@ from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model
 
 from benchmarks.critical_path import Interval, critical_path
+from benchmarks.process_tree import measured
 from research_studio.core.config import Configuration
 from research_studio.pipelines.registry import compile_pipeline, initial_state
 from research_studio.services.clients import open_services
@@ -64,6 +65,9 @@ class RunMeasure:
     sources: int
     evidence: int
     critical_chain: list[str] = field(default_factory=list)
+    cpu_s: float = 0.0  # the whole process tree (this process, fork server, parser workers)
+    peak_pss_mb: float = 0.0
+    load: float = 0.0  # the machine's 1-minute load average at the end of the run
 
 
 def _intervals(model_calls: list[Any], requests: list[Any], since: float) -> list[Interval]:
@@ -105,10 +109,11 @@ async def run_once(
         )
         web.clear_requests()
         started = time.monotonic()
-        async with open_services(config) as services:
-            services.parser.warm_up()  # as the runner does for web research
-            graph = compile_pipeline(pipeline, None, interrupt_on_clarify=False)
-            state = await graph.ainvoke(initial_state(pipeline, query, mode), context=config)
+        with measured() as usage:
+            async with open_services(config) as services:
+                services.parser.warm_up()  # as the runner does for web research
+                graph = compile_pipeline(pipeline, None, interrupt_on_clarify=False)
+                state = await graph.ainvoke(initial_state(pipeline, query, mode), context=config)
         wall = time.monotonic() - started
     intervals = _intervals(model.calls, web.requests, started)
     path, chain = critical_path(intervals)
@@ -128,6 +133,9 @@ async def run_once(
         sources=len(state.get("sources", [])),
         evidence=len(state.get("evidence", [])),
         critical_chain=[f"{interval.kind} {interval.duration:.2f}s" for interval in chain],
+        cpu_s=usage.cpu_s,
+        peak_pss_mb=usage.peak_pss_mb,
+        load=usage.load,
     )
 
 
@@ -154,6 +162,9 @@ def summarize(runs: list[RunMeasure]) -> dict[str, dict[str, Any]]:
             "completion_tokens": round(statistics.mean(run.completion_tokens for run in mine)),
             "searches": round(statistics.mean(run.searches for run in mine), 2),
             "fetches": round(statistics.mean(run.fetches for run in mine), 2),
+            "cpu_s": round(statistics.mean(run.cpu_s for run in mine), 3),
+            "peak_pss_mb": round(max(run.peak_pss_mb for run in mine), 1),
+            "load": round(statistics.mean(run.load for run in mine), 2),
         }
     for variant, row in summary.items():
         # How much of the critical path is model calls outside the parallel research phase.
@@ -166,6 +177,16 @@ def summarize(runs: list[RunMeasure]) -> dict[str, dict[str, Any]]:
         ]
         row["serial_llm_s"] = round(sum(serial) / row["runs"], 3)
     if "standard-single" in summary and "standard-multi" in summary:
+        # Paired: multi and single on the same question, one after the other (same load).
+        single_wall = {run.query: run.wall_s for run in runs if run.variant == "standard-single"}
+        summary["standard-multi"]["paired_wall_ratio"] = round(
+            statistics.mean(
+                run.wall_s / single_wall[run.query]
+                for run in runs
+                if run.variant == "standard-multi" and single_wall.get(run.query)
+            ),
+            3,
+        )
         summary["standard-multi"]["speedup_vs_single"] = round(
             summary["standard-single"]["wall_s"] / summary["standard-multi"]["wall_s"], 3
         )
@@ -184,7 +205,8 @@ async def run_pipelines(
     with FakeWeb() as web:
         web.search_latency_s = latency.search_s
         web.page_latency_s = latency.page_s
-        for variant in VARIANTS:
-            for query in queries:
+        # Query by query, so each variant meets a question at about the same machine load.
+        for query in queries:
+            for variant in VARIANTS:
                 runs.append(await run_once(web, variant, query, latency, workers))
     return runs, {"latency": asdict(latency), "workers": workers, "variants": summarize(runs)}

@@ -1,89 +1,20 @@
-"""Local search speed: index build rate and query latency on a generated corpus."""
+"""Local search speed on real text: index build rate and question latency at growing sizes."""
 
 from __future__ import annotations
 
-import random
 import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.corpus import CorpusWriter, load_corpus, questions
+from benchmarks.process_tree import load
 from research_studio.sources.docindex import DocumentIndex
 
-TOPICS = [
-    "battery",
-    "reef",
-    "python",
-    "heat",
-    "roof",
-    "tree",
-    "policy",
-    "climate",
-    "energy",
-    "water",
-    "city",
-    "health",
-]
-FILLER = [
-    "the",
-    "of",
-    "and",
-    "to",
-    "in",
-    "is",
-    "was",
-    "for",
-    "on",
-    "that",
-    "with",
-    "as",
-    "by",
-    "at",
-    "from",
-    "it",
-    "this",
-    "are",
-    "be",
-    "an",
-    "has",
-    "have",
-    "which",
-]
-
-
-def _vocabulary(rng: random.Random, size: int = 4000) -> list[str]:
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    return ["".join(rng.choice(letters) for _ in range(rng.randint(4, 10))) for _ in range(size)]
-
-
-def _document(rng: random.Random, vocabulary: list[str], paragraphs: int) -> str:
-    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]  # Zipf-like word frequencies
-    blocks = []
-    for _ in range(paragraphs):
-        sentences = []
-        for _ in range(rng.randint(5, 8)):
-            words = (
-                rng.choices(vocabulary, weights=weights, k=rng.randint(10, 18))
-                + rng.sample(FILLER, 3)
-                + [rng.choice(TOPICS)]
-            )
-            rng.shuffle(words)
-            sentences.append(" ".join(words).capitalize() + ".")
-        blocks.append(" ".join(sentences))
-    return "\n\n".join(blocks)
-
-
-def write_corpus(folder: Path, documents: int, paragraphs: int, seed: int = 7) -> list[str]:
-    """Markdown files of generated prose; returns some of its words to query with."""
-    rng = random.Random(seed)
-    vocabulary = _vocabulary(rng)
-    folder.mkdir(parents=True, exist_ok=True)
-    for number in range(documents):
-        (folder / f"doc-{number:05d}.md").write_text(
-            f"# Document {number}\n\n" + _document(rng, vocabulary, paragraphs)
-        )
-    return vocabulary[:400]
+QUICK_SIZES = (10_000,)
+SIZES = (10_000, 100_000)
+MILLION = 1_000_000
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -92,43 +23,65 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
 
 
-def run_local_search(
-    documents: int = 2500,
-    paragraphs: int = 4,
-    queries: int = 300,
-    chunk_size: int = 1000,
-    seed: int = 7,
-) -> dict[str, Any]:
-    """Build an index of a generated corpus, then time queries of 2-4 words."""
-    rng = random.Random(seed + 1)
-    with tempfile.TemporaryDirectory() as root:
-        corpus = Path(root) / "corpus"
-        words = write_corpus(corpus, documents, paragraphs, seed)
-        index = DocumentIndex.in_dir(Path(root) / "cache", chunk_size=chunk_size)
+def _timed_questions(index: DocumentIndex, asked: list[str], limit: int) -> dict[str, Any]:
+    index.search(asked[0], limit)  # the first query opens the database and warms its cache
+    load_before = load()
+    latencies = []
+    for question in asked:
         started = time.perf_counter()
-        report = index.update([corpus])
-        build_s = time.perf_counter() - started
-        _docs, chunks = index.count()
-        started = time.perf_counter()
-        unchanged = index.update([corpus])
-        recheck_s = time.perf_counter() - started
-        latencies = []
-        for _ in range(queries):
-            query = " ".join([*rng.sample(words, rng.randint(2, 4)), rng.choice(TOPICS)])
-            started = time.perf_counter()
-            index.search(query, 10)
-            latencies.append((time.perf_counter() - started) * 1000)
-        index.close()
+        index.search(question, limit)
+        latencies.append((time.perf_counter() - started) * 1000)
     return {
-        "documents": len(report.added),
-        "chunks": chunks,
-        "build_s": round(build_s, 2),
-        "documents_per_s": round(len(report.added) / build_s, 1),
-        "chunks_per_s": round(chunks / build_s, 1),
-        "incremental_recheck_s": round(recheck_s, 3),
-        "unchanged_on_recheck": len(unchanged.unchanged),
-        "queries": queries,
+        "queries": len(asked),
         "query_p50_ms": round(statistics.median(latencies), 2),
         "query_p95_ms": round(percentile(latencies, 0.95), 2),
         "query_max_ms": round(max(latencies), 2),
+        "load_before": load_before,
+        "load_after": load(),
     }
+
+
+def run_local_search(
+    sizes: tuple[int, ...] = SIZES, queries: int = 200, chunk_size: int = 1000, limit: int = 20
+) -> dict[str, Any]:
+    """Grow one folder of real text to each size in turn, index it incrementally, time questions.
+
+    `limit` is what a run asks for (LocalSearch asks four times the results it shows).
+    """
+    corpus = load_corpus()
+    asked = questions(corpus, queries)
+    results: dict[str, Any] = {
+        "corpus": corpus.name,
+        "corpus_characters": corpus.characters,
+        "chunk_size": chunk_size,
+        "limit": limit,
+        "example_questions": asked[:3],
+        "sizes": {},
+    }
+    with tempfile.TemporaryDirectory() as root:
+        folder = Path(root) / "corpus"
+        writer = CorpusWriter(corpus, folder, chunk_size)
+        index = DocumentIndex.in_dir(Path(root) / "cache", chunk_size=chunk_size)
+        for size in sizes:
+            writer.grow(size)
+            load_before = load()
+            started = time.perf_counter()
+            report = index.update([folder])
+            build_s = time.perf_counter() - started
+            documents, chunks = index.count()
+            results["sizes"][str(size)] = {
+                "documents": documents,
+                "chunks": chunks,
+                "text_reused": writer.reused,
+                "added_documents": len(report.added),
+                "build_s": round(build_s, 2),
+                "chunks_per_s": round(len(report.added) * chunks / max(documents, 1) / build_s, 1),
+                "build_load": load_before,
+                **_timed_questions(index, asked, limit),
+            }
+        started = time.perf_counter()
+        unchanged = index.update([folder])
+        results["incremental_recheck_s"] = round(time.perf_counter() - started, 3)
+        results["unchanged_on_recheck"] = len(unchanged.unchanged)
+        index.close()
+    return results

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from benchmarks.local_search import run_local_search
 from typer.testing import CliRunner
 
+import research_studio
 from research_studio.faces.cli import app
 
 pytestmark = pytest.mark.e2e
@@ -31,6 +36,7 @@ def test_quick_bench_writes_results_and_the_performance_page(tmp_path: Path) -> 
             str(tmp_path / "results.json"),
             "--markdown",
             str(tmp_path / "performance.md"),
+            "--skip-local",
         ],
     )
     assert result.exit_code == 0, result.output
@@ -54,6 +60,41 @@ def test_quick_bench_writes_results_and_the_performance_page(tmp_path: Path) -> 
         assert row["llm_calls_by_node"] and row["prompt_tokens"] > 0
     assert variants["advanced"]["llm_calls"] <= 12
     assert "speedup_vs_single" in variants["standard-multi"]
-    assert results["local_search"]["chunks"] >= 1000 and results["local_search"]["query_p95_ms"] > 0
+    multi = variants["standard-multi"]
+    assert multi["cpu_s"] > 0 and multi["peak_pss_mb"] > 0 and multi["load"] >= 0
+    assert 0 < multi["paired_wall_ratio"] < 5
+    cold = results["cold_start"]
+    assert all(cold[name]["cpu_s"] > 0 and cold[name]["rss_mb"] > 0 for name in ("help", "version"))
     page = (tmp_path / "performance.md").read_text()
     assert "## Targets" in page and results["machine"]["python"] in page and "Amdahl" in page
+    assert "Load average" in page and "## Cold start" in page
+    assert (
+        "| Local search p95 at 100,000 chunks of real text (ms) | None | <= 20.0 | not run |"
+        in page
+    )
+
+
+def test_local_search_bench_grows_real_text_and_times_questions() -> None:
+    results = run_local_search((1_000, 3_000), queries=20)
+    small, large = results["sizes"]["1000"], results["sizes"]["3000"]
+    assert 900 <= small["chunks"] < large["chunks"] and large["chunks"] >= 2700
+    assert large["added_documents"] < large["documents"]  # the second size was indexed on top
+    assert all(row["queries"] == 20 and row["query_p95_ms"] > 0 for row in (small, large))
+    assert results["unchanged_on_recheck"] == large["documents"]
+    assert all(question.endswith("?") for question in results["example_questions"])
+
+
+def test_the_bench_outside_a_source_checkout_says_so_in_one_line(tmp_path: Path) -> None:
+    source = Path(research_studio.__file__).parents[1]  # src/, without the repository root
+    done = subprocess.run(
+        [sys.executable, "-c", "from research_studio.faces.cli import main; main()", "bench"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(source)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "the bench needs a source checkout" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1

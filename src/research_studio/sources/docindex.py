@@ -46,6 +46,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 # Query planning (see search_plan): a word in this many chunks or more is common.
 COMMON_CHUNKS = 2000
 MAX_RARE_WORDS = 4
+# A question of common words only: at most this many of them, ranked within this many matches.
+MAX_COMMON_WORDS = 4
+COMMON_WINDOW = 1000
 MAX_QUERY_WORDS = 12
 # Title matches count half as much as body matches (given per query: see _connection).
 _RANK = "bm25(1.0, 0.5)"
@@ -123,12 +126,13 @@ def search_plan(counts: dict[str, int]) -> tuple[str, bool]:
     BM25 must score every chunk that matches, so matching common words costs time in proportion
     to the index. The rare words (found in fewer than COMMON_CHUNKS chunks) carry the ranking
     anyway: the rarest few are OR-ed, which bounds the work whatever the index size. A question
-    of common words only matches chunks holding all of them, ranked within a bounded window.
+    of common words only matches chunks holding all of them (the first few), ranked within a
+    bounded window.
     """
     rare = sorted((count, word) for word, count in counts.items() if 0 < count < COMMON_CHUNKS)
     if rare:
         return match_expression([word for _count, word in rare[:MAX_RARE_WORDS]]), False
-    common = [word for word, count in counts.items() if count]
+    common = [word for word, count in counts.items() if count][:MAX_COMMON_WORDS]
     return match_expression(common, "AND"), True
 
 
@@ -426,10 +430,10 @@ class DocumentIndex:
     ) -> list[tuple[int, int, int, str, float]]:
         """The best `limit` chunks matching `expression`; documents are joined only for the hits."""
         window, window_parameters = "", []
-        if bounded:  # rank among the first few thousand matches (by row) only
+        if bounded:  # rank among the first COMMON_WINDOW matches (by row) only
             edge = db.execute(
                 "SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid LIMIT 1 OFFSET ?",
-                (expression, 2 * COMMON_CHUNKS),
+                (expression, COMMON_WINDOW),
             ).fetchone()
             if edge is not None:
                 window, window_parameters = " AND rowid <= ?", [edge[0]]

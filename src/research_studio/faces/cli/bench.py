@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
-import asyncio
+import importlib
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
+from research_studio.core.errors import ConfigError
 from research_studio.faces.cli.common import JsonFlag, err, out, print_json, user_errors
+
+
+def _benchmarks() -> tuple[Any, Any, Any]:
+    """The top-level `benchmarks` package: it lives in a source checkout, not in the product."""
+    try:
+        return tuple(  # type: ignore[return-value]
+            importlib.import_module(f"benchmarks.{name}")
+            for name in ("bench", "harness", "results")
+        )
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").startswith(("benchmarks", "tests")):
+            raise
+        raise ConfigError(
+            "the bench needs a source checkout: run it from the repository root "
+            "(the benchmarks and tests folders are not installed with the package)"
+        ) from None
 
 
 def bench(
@@ -29,6 +46,12 @@ def bench(
     page_latency: Annotated[float, typer.Option("--page-latency", min=0.0)] = 0.1,
     skip_pipelines: Annotated[bool, typer.Option("--skip-pipelines")] = False,
     skip_local: Annotated[bool, typer.Option("--skip-local")] = False,
+    million: Annotated[
+        bool,
+        typer.Option(
+            "--million", help="Also time local search at 1,000,000 chunks (slow to index)."
+        ),
+    ] = False,
     results_file: Annotated[Path, typer.Option("--out", help="Where results.json goes.")] = Path(
         "benchmarks/results.json"
     ),
@@ -38,31 +61,18 @@ def bench(
     as_json: JsonFlag = False,
 ) -> None:
     """Measure the pipelines (calls, tokens, wall time vs critical path) and local search speed."""
-    # The benchmarks live beside the package in a source checkout, not in the product.
-    from benchmarks.harness import QUERIES, VARIANTS, Latency, run_pipelines
-    from benchmarks.local_search import run_local_search
-    from benchmarks.results import explain, machine, stamp, target_rows, write_results
-
-    results: dict[str, Any] = {"date": stamp(), "machine": machine()}
     with user_errors():
-        if not skip_pipelines:
-            queries = QUERIES[:1] if quick else QUERIES
-            latency = Latency(llm_latency, token_latency, search_latency, page_latency)
-            with err.status(
-                f"Running {len(VARIANTS)} pipeline variants on {len(queries)} queries…"
-            ):
-                runs, summary = asyncio.run(run_pipelines(queries, latency, workers))
-            results["pipelines"] = {
-                **summary,
-                "queries": len(queries),
-                "runs": [vars(run) for run in runs],
-            }
-        if not skip_local:
-            documents = 600 if quick else 2500
-            with err.status(f"Indexing {documents} generated documents and timing queries…"):
-                results["local_search"] = run_local_search(documents=documents)
-        results["notes"] = explain(results)
-        write_results(results, results_file, markdown_file)
+        bench_module, harness, results_module = _benchmarks()
+        results = bench_module.run_bench(
+            quick=quick,
+            workers=workers,
+            latency=harness.Latency(llm_latency, token_latency, search_latency, page_latency),
+            pipelines=not skip_pipelines,
+            local=not skip_local,
+            million=million,
+            status=err.status,
+        )
+        results_module.write_results(results, results_file, markdown_file)
     if as_json:
         print_json(results)
         return
@@ -99,19 +109,24 @@ def bench(
             )
         out.print(table)
     if "local_search" in results:
-        local = results["local_search"]
-        out.print(
-            f"Local search: {local['chunks']} chunks indexed at {local['documents_per_s']} documents/s; query p50 {local['query_p50_ms']} ms, p95 {local['query_p95_ms']} ms"
-        )
+        for row in results["local_search"]["sizes"].values():
+            out.print(
+                f"Local search: {row['chunks']:,} chunks; question p50 {row['query_p50_ms']} ms, "
+                f"p95 {row['query_p95_ms']} ms (load {row['load_before']})",
+                markup=False,
+            )
     targets = Table(title="Targets")
     for column in ("target", "measured", "goal", "status"):
         targets.add_column(column)
-    for name, value, goal, status in target_rows(results):
+    for column in ("load average",):
+        targets.add_column(column)
+    for name, value, goal, status, load in results_module.target_rows(results):
         targets.add_row(
             name,
             str(value),
             goal,
             f"[{'green' if status == 'met' else 'red' if status == 'missed' else 'dim'}]{status}[/]",
+            str(load),
         )
     out.print(targets)
     out.print(f"Results: {results_file}" + (f", {markdown_file}" if markdown_file else ""))
