@@ -1,0 +1,93 @@
+"""Rules code holds in the advanced family: the self-consistency vote, the loop's stop rules,
+the subagent's rounds. The scripted model only supplies text; the asserted outcome is code's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from research_studio.core.config import Configuration
+from research_studio.pipelines.advanced.variants import build_trust_engine_graph
+from research_studio.services.clients import open_services
+from tests.conftest import full_state
+from tests.doubles.advanced_script import FamilyRoles
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import ScriptedRequest, use_scripted_model
+from tests.pipelines.advanced.test_discovery import run_graph
+
+pytestmark = pytest.mark.e2e
+QUERY = "coral bleaching heat stress"
+
+
+@pytest.mark.parametrize(
+    ("votes", "winner"),
+    [
+        (["person", "organization", "organization"], "organization"),
+        (["person", "organization", "person"], "person"),
+    ],
+)
+async def test_three_disagreeing_passes_are_settled_by_the_majority(
+    make_config: Callable[..., Configuration], votes: list[str], winner: str
+) -> None:
+    script = ResearchScript(ambiguous=True)
+    model = script.model()
+    replies = iter(votes)
+
+    def one_pass(request: ScriptedRequest) -> dict[str, Any]:
+        kind = next(replies)
+        subject = "John Smith" if kind == "person" else "Smith & Co"
+        base = FamilyRoles(script).era_cot_analysis(request.prompt)
+        return {**base, "query_type": kind, "primary_subject": subject, "anchor_terms": [subject]}
+
+    model.script("EraCotAnalysis", one_pass)
+    config = make_config(model=use_scripted_model(model))
+    graph = build_trust_engine_graph(checkpointer=InMemorySaver(), interrupt_on_clarify=True)
+    async with open_services(config):
+        state, _steps, _paused = await run_graph(graph, config, {"query": "John Smith professor"})
+    assert len(model.calls_for("EraCotAnalysis")) == 3
+    assert state["discovery_result"]["query_type"] == winner
+
+
+@pytest.mark.parametrize(
+    ("knobs", "settings", "reason"),
+    [
+        ({"coverage": [0.5], "ready": [False]}, {"max_iterations": 2}, "iteration_cap"),
+        ({"coverage": [0.9], "ready": [False]}, {"max_iterations": 3}, "coverage_reached"),
+        ({"coverage": [0.4], "ready": [True]}, {"max_iterations": 3}, "no_gaps"),
+        ({"coverage": [0.6], "ready": [True]}, {"max_iterations": 3}, "ready"),
+        (
+            {"coverage": [0.5, 0.5], "ready": [False]},
+            {"max_iterations": 3, "min_confidence_gain": 0.1},
+            "gain_below_threshold",
+        ),
+    ],
+)
+async def test_each_stop_rule_ends_the_loop(
+    make_config: Callable[..., Configuration],
+    knobs: dict[str, Any],
+    settings: dict[str, Any],
+    reason: str,
+) -> None:
+    model = ResearchScript(**knobs).model()
+    config = make_config(model=use_scripted_model(model), **settings)
+    state = await full_state("advanced", {"query": QUERY}, config)
+    assert state["stop_reason"] == reason
+    assert state["metadata"]["stop_reason"] == reason
+
+
+@pytest.mark.parametrize(("rounds", "confidence", "used"), [(1, 0.3, 1), (2, 0.3, 2), (2, 0.9, 1)])
+async def test_a_subagent_refines_only_while_unsure_and_within_its_rounds(
+    make_config: Callable[..., Configuration], rounds: int, confidence: float, used: int
+) -> None:
+    model = ResearchScript(subagent_confidence=[confidence]).model()
+    config = make_config(
+        model=use_scripted_model(model), subagent_max_iterations=rounds, max_iterations=1
+    )
+    state = await full_state("advanced", {"query": QUERY, "mode": "single"}, config)
+    [finding] = state["subagent_findings"]
+    assert finding["iterations_used"] == used
+    # The model's refined search runs only in a second round.
+    assert any(query.endswith(" refined") for query in finding["queries_run"]) == (used == 2)
