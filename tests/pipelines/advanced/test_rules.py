@@ -91,3 +91,18 @@ async def test_a_subagent_refines_only_while_unsure_and_within_its_rounds(
     assert finding["iterations_used"] == used
     # The model's refined search runs only in a second round.
     assert any(query.endswith(" refined") for query in finding["queries_run"]) == (used == 2)
+
+
+@pytest.mark.parametrize("pipeline", ["advanced-full", "advanced-optimized"])
+@pytest.mark.parametrize("gaps_left", [True, False])
+async def test_the_family_report_lists_remaining_gaps_only_when_some_remain(
+    make_config: Callable[..., Configuration], pipeline: str, gaps_left: bool
+) -> None:
+    script = ResearchScript(coverage=[0.5], ready=[not gaps_left])
+    config = make_config(model=use_scripted_model(script.model()), max_iterations=1)
+    state = await full_state(pipeline, {"query": QUERY}, config)
+    gaps = state.get("knowledge_gaps", [])
+    assert ("## Remaining gaps" in state["report"]) == gaps_left == bool(gaps)
+    for gap in gaps:
+        assert gap["description"] in state["report"]
+    assert any(claim["indicator"] in state["report"] for claim in state["claims"])
