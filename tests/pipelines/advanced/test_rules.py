@@ -3,7 +3,9 @@ the subagent's rounds. The scripted model only supplies text; the asserted outco
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,9 +15,11 @@ from research_studio.core.config import Configuration
 from research_studio.pipelines.advanced.variants import build_trust_engine_graph
 from research_studio.services.clients import open_services
 from tests.conftest import full_state
-from tests.doubles.advanced_script import FamilyRoles
+from tests.doubles.advanced_script import FamilyKnobs, FamilyRoles
+from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import ScriptedRequest, use_scripted_model
+from tests.helpers import run_cli
 from tests.pipelines.advanced.test_discovery import run_graph
 
 pytestmark = pytest.mark.e2e
@@ -106,3 +110,21 @@ async def test_the_family_report_lists_remaining_gaps_only_when_some_remain(
     for gap in gaps:
         assert gap["description"] in state["report"]
     assert any(claim["indicator"] in state["report"] for claim in state["claims"])
+
+
+@pytest.mark.parametrize("pipeline", ["advanced", "advanced-full"])
+def test_no_clarify_runs_an_ambiguous_query_to_its_report(
+    web: FakeWeb, tmp_path: Path, pipeline: str
+) -> None:
+    outputs = {}
+    for folder, flags in (("asked", []), ("quiet", ["--no-clarify"])):
+        script = ResearchScript(ambiguous=True, family=FamilyKnobs(candidates=[]))
+        args = ["John Smith professor", "--pipeline", pipeline, "--out", folder, *flags]
+        result = run_cli(web, "run", *args, model=script.model())
+        assert result.exit_code == 0, result.output
+        record = json.loads((tmp_path / folder / "run.json").read_text())
+        outputs[folder] = (result.output, record["interactive_clarify"])
+        assert json.loads((tmp_path / folder / "result.json").read_text())["report"]
+    # Without a terminal the question is noted and skipped; --no-clarify never asks at all.
+    assert "The request is ambiguous" in outputs["asked"][0] and outputs["asked"][1] is True
+    assert "The request is ambiguous" not in outputs["quiet"][0] and outputs["quiet"][1] is False
