@@ -4,6 +4,7 @@ the subagent's rounds. The scripted model only supplies text; the asserted outco
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -128,3 +129,33 @@ def test_no_clarify_runs_an_ambiguous_query_to_its_report(
     # Without a terminal the question is noted and skipped; --no-clarify never asks at all.
     assert "The request is ambiguous" in outputs["asked"][0] and outputs["asked"][1] is True
     assert "The request is ambiguous" not in outputs["quiet"][0] and outputs["quiet"][1] is False
+
+
+@pytest.mark.parametrize(("threshold", "dropped"), [(0.35, True), (0.2, False)])
+async def test_a_source_below_the_credibility_minimum_is_dropped_with_its_evidence(
+    make_config: Callable[..., Configuration], threshold: float, dropped: bool
+) -> None:
+    model = ResearchScript().model()
+
+    def first_is_poor(request: ScriptedRequest) -> dict[str, Any]:
+        sids = re.findall(r"^\[(S\d+)\]", request.prompt, re.MULTILINE)
+        return {
+            "assessments": [
+                {
+                    "sid": sid,
+                    "authority": 0.0 if n == 0 else 0.9,
+                    "content_quality": 0.0 if n == 0 else 0.9,
+                }
+                for n, sid in enumerate(sids)
+            ]
+        }
+
+    model.script("SourceAssessments", first_is_poor)
+    config = make_config(model=use_scripted_model(model), min_source_credibility=threshold)
+    state = await full_state("advanced-full", {"query": QUERY}, config)
+    scores = state["source_credibility"]
+    poor = [sid for sid, score in scores.items() if score["overall"] < 0.35]
+    assert len(poor) == 1  # domain trust and freshness alone stay under 0.35
+    kept = {source["sid"] for source in state["sources"]}
+    assert (poor[0] not in kept) == dropped
+    assert any(item["sid"] == poor[0] for item in state["evidence"]) != dropped
