@@ -12,7 +12,9 @@ from typer.testing import CliRunner, Result
 from research_studio.evaluation.cases import load_cases
 from research_studio.faces.cli import app
 from tests.doubles.fake_web import FakeWeb
+from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
+from tests.doubles.supervisor_script import SupervisorScript
 from tests.helpers import run_cli
 
 runner = CliRunner()
@@ -25,6 +27,17 @@ aspects = ["what bleaching is"]
 [case.expect]
 min_sources = 2
 must_mention = ["coral"]
+"""
+
+
+LOOPING = """
+[[case]]
+id = "loop"
+query = "coral bleaching heat stress"
+[case.settings]
+max_iterations = 4
+max_researcher_iterations = 4
+min_coverage = 1.0
 """
 
 
@@ -51,6 +64,8 @@ def _scores(path: Path) -> dict[str, object]:
         (("--live", "--pipelines", "nonsense"), "unknown pipeline 'nonsense'"),
         (("--from-snapshots", "--snapshots", "nowhere"), "no snapshots to re-score in nowhere"),
         (("--from-snapshots", "--behavioral"), "use it with --live"),
+        (("--offline", "--cases", "factual_simple"), "factual_simple need(s) the network"),
+        (("--offline", "--from-snapshots"), "use it without --from-snapshots"),
     ],
 )
 def test_mistakes_are_one_line_errors(args: tuple[str, ...], message: str) -> None:
@@ -106,6 +121,38 @@ def test_live_then_from_snapshots_through_the_command_line(
     assert silent_pipeline.calls == [] and silent_judge.calls == []
     assert _scores(tmp_path / "again.json") == _scores(tmp_path / "results.json")
     assert "no pipeline ran now" in again.output and "0 model calls" in again.output
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("pipeline", ["standard", "supervisor"])
+def test_max_iterations_caps_every_case_over_its_settings(
+    web: FakeWeb, tmp_path: Path, pipeline: str
+) -> None:
+    Path("cases.toml").write_text(CASES.replace('must_mention = ["coral"]', "") + LOOPING)
+    script = ResearchScript(coverage=[0.3], ready=[False])
+    model = script.model() if pipeline == "standard" else SupervisorScript(rounds=3).model()
+    result = run_cli(
+        web,
+        "eval",
+        "--live",
+        "--cases-file",
+        "cases.toml",
+        "--cases",
+        "loop",
+        "--pipelines",
+        pipeline,
+        "--no-judge",
+        "--max-iterations",
+        "1",
+        "--output",
+        "results.json",
+        model=model,
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(
+        (tmp_path / "eval-snapshots" / "loop" / pipeline / "result.json").read_text()
+    )
+    assert document["metadata"]["iterations"] == 1
 
 
 @pytest.mark.e2e

@@ -158,6 +158,11 @@ class Configuration(BaseModel):
     )
     tavily_api_key: SecretStr | None = Field(None, description="Tavily API key.")
     tavily_base_url: str = Field("https://api.tavily.com", description="Tavily API base URL.")
+    use_tavily_extract: bool = Field(
+        False,
+        description="Read pages through Tavily Extract (needs a Tavily key); a page it cannot "
+        "extract is fetched directly.",
+    )
     searxng_url: str | None = Field(None, description="Base URL of a SearXNG instance.")
     search_results: int = _count(5, "Results asked of the provider per query.", maximum=50)
     search_timeout_s: float = _seconds(20.0, "Timeout of one search request.")

@@ -22,9 +22,15 @@ from research_studio.evaluation.structural import (
     report_body,
 )
 from research_studio.evaluation.verdicts import Check, not_measured, verdict
+from research_studio.pipelines.registry import SINGLE_WORKER_PIPELINES
 
 LOOP_SETTINGS = {"min_coverage": 1.0, "min_confidence": 1.0}  # only the cap or the model stops
 _BULLET = re.compile(r"^\s*[-*]\s+\S")
+_CITED = re.compile(r"\[(S\d+)\]")
+# The supervisor's confidence is the PASS share of its snippets, not a ratio of claims.
+CLAIMS_CONFIDENCE = frozenset(SINGLE_WORKER_PIPELINES)
+# Each pipeline's setting for its loop's rounds.
+ITERATION_SETTING = {"supervisor": "max_researcher_iterations"}
 
 
 class RunFn(Protocol):
@@ -82,22 +88,51 @@ def _count(document: Mapping[str, Any], key: str) -> int:
     return len(value) if isinstance(value, list) else 0
 
 
+def _ids(document: Mapping[str, Any], key: str, id_key: str) -> set[str]:
+    return {
+        str(item.get(id_key))
+        for item in document.get(key) or []
+        if isinstance(item, Mapping) and item.get(id_key)
+    }
+
+
 def check_state_consistency(document: Mapping[str, Any]) -> Check:
-    """metadata.sources_count and evidence_count equal the sources and evidence the run returned."""
+    """The records agree with each other: every evidence item's source, every claim's evidence
+    and every cited [S<n>] exist, and the metadata counts what was returned."""
     metadata = _metadata(document)
+    sids, eids = _ids(document, "sources", "sid"), _ids(document, "evidence", "eid")
     problems = [
         f"{key} says {metadata.get(key)!r} but there are {_count(document, records)}"
         for key, records in (("sources_count", "sources"), ("evidence_count", "evidence"))
         if metadata.get(key) != _count(document, records)
     ]
+    orphans = sorted(
+        str(item.get("eid"))
+        for item in document.get("evidence") or []
+        if isinstance(item, Mapping) and item.get("sid") not in sids
+    )
+    unknown = sorted(
+        {
+            str(eid)
+            for claim in document.get("claims") or []
+            if isinstance(claim, Mapping)
+            for eid in claim.get("supporting_eids") or []
+            if eid not in eids
+        }
+    )
+    report = document.get("report")
+    cited = set(_CITED.findall(report)) if isinstance(report, str) else set()
+    problems += [f"evidence {', '.join(orphans)} from no returned source"] if orphans else []
+    problems += [f"claims rest on unknown evidence {', '.join(unknown)}"] if unknown else []
+    missing = sorted(cited - sids)
+    problems += [f"the report cites {', '.join(missing)}, not returned"] if missing else []
     if problems:
         return verdict("state_consistency", "behavioral", False, "; ".join(problems))
     return verdict(
         "state_consistency",
         "behavioral",
         True,
-        f"{_count(document, 'sources')} sources and {_count(document, 'evidence')} evidence "
-        "items, as the metadata says",
+        f"{len(sids)} sources, {len(eids)} evidence items and the report's citations agree",
     )
 
 
@@ -193,25 +228,29 @@ async def gap_loop_improvement(
 ) -> Check:
     """More loop iterations give at least as much evidence as one."""
     name = "gap_loop_improvement"
-    one = await run(
-        query, pipeline=pipeline, settings={**settings, **LOOP_SETTINGS, "max_iterations": 1}
-    )
+    setting = ITERATION_SETTING.get(pipeline.name, "max_iterations")
+    one = await run(query, pipeline=pipeline, settings={**settings, **LOOP_SETTINGS, setting: 1})
     more = await run(
-        query,
-        pipeline=pipeline,
-        settings={**settings, **LOOP_SETTINGS, "max_iterations": iterations},
+        query, pipeline=pipeline, settings={**settings, **LOOP_SETTINGS, setting: iterations}
     )
     failed = _failed(name, one) or _failed(name, more)
     if failed:
         return failed
     counts = _count(one.result, "evidence"), _count(more.result, "evidence")
-    used = _metadata(more.result).get("iterations")
+    used = _metadata(one.result).get("iterations"), _metadata(more.result).get("iterations")
+    if isinstance(used[0], int) and used[0] > 1:
+        return verdict(
+            name,
+            "behavioral",
+            False,
+            f"{setting}=1 ran {used[0]} iterations: the setting was ignored",
+        )
     return verdict(
         name,
         "behavioral",
         counts[1] >= counts[0],
         f"{counts[0]} evidence items after 1 iteration, {counts[1]} with up to {iterations} "
-        f"({used} used)",
+        f"({used[1]} used)",
     )
 
 
@@ -220,6 +259,8 @@ async def mode_comparison(
 ) -> Check:
     """Single- and multi-agent runs both produce valid reports."""
     name = "mode_comparison"
+    if pipeline.name not in SINGLE_WORKER_PIPELINES:
+        return not_measured(name, "behavioral", f"the {pipeline.name} pipeline has no modes")
     problems = []
     for mode in ("single", "multi"):
         output = await run(query, pipeline=PipelineChoice(pipeline.name, mode), settings=settings)
@@ -316,6 +357,12 @@ async def verified_claims_ratio(
     run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
 ) -> Check:
     """A run's confidence (or claim figures) is what its verified claims say."""
+    if pipeline.name not in CLAIMS_CONFIDENCE:
+        return not_measured(
+            "verified_claims_ratio",
+            "behavioral",
+            f"the {pipeline.name} pipeline's confidence is not a claim ratio",
+        )
     return await _checked_run(
         "verified_claims_ratio",
         lambda output: check_verified_claims_ratio(output.result),

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError
-from research_studio.evaluation.structural import MIN_WORDS, report_body
+from research_studio.evaluation.structural import MIN_WORDS, report_prose
 from research_studio.evaluation.verdicts import Check, verdict
 from research_studio.pipelines.registry import PipelineName
 
@@ -206,7 +206,7 @@ def case_checks(
         ),
     ]
     if expect.must_mention:
-        body = report_body(document).lower()
+        body = report_prose(document).lower()
         missing = [term for term in expect.must_mention if term.lower() not in body]
         checks.append(
             verdict(

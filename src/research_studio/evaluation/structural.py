@@ -53,6 +53,15 @@ def report_body(document: Document) -> str:
     return strip_sources_section(report_text(document))
 
 
+def report_prose(document: Document) -> str:
+    """The report body without its title: the title repeats the query, so it proves nothing."""
+    lines = report_body(document).splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    if start < len(lines) and lines[start].lstrip().startswith("# "):
+        lines = lines[start + 1 :]
+    return "\n".join(lines)
+
+
 def word_count(text: str) -> int:
     """Words in prose, with markdown markers and citation markers left out."""
     return len(_WORD.findall(_CITATION.sub(" ", text.replace("#", " "))))

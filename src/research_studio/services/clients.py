@@ -163,6 +163,20 @@ class Services:
                 max_bytes=self.config.max_page_bytes,
                 max_concurrency=self.config.max_concurrent_fetches,
             )
+            if self.config.use_tavily_extract:
+                from research_studio.sources.search.tavily import (
+                    TavilyExtractFetcher,
+                    TavilySearch,
+                )
+
+                endpoint = self.config.tavily_base_url
+                tavily = build_search_provider(
+                    "tavily",
+                    self.config,
+                    self._client(self.config.fetch_timeout_s, private_endpoint=endpoint),
+                )
+                assert isinstance(tavily, TavilySearch)
+                fetcher = TavilyExtractFetcher(tavily, fetcher)
             if self.cache is not None:
                 fetcher = CachedFetcher(
                     fetcher,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -245,3 +246,25 @@ def test_templates_name_the_subject_in_every_query(query_type: str) -> None:
         words = query["query"].lower()
         assert any(anchor.lower() in words for anchor in anchors), query
     assert template_plan("other", anchors, [], recent=False, year=2026) is None
+
+
+@pytest.mark.e2e
+async def test_the_ranker_keeps_sources_naming_the_target_whatever_the_model_excludes(
+    make_config: Callable[..., Configuration], tmp_path: Path
+) -> None:
+    config, model = configure(make_config, tmp_path)
+
+    def exclude_everything(request: Any) -> dict[str, Any]:
+        sids = re.findall(r"\[(S\d+)\]", request.prompt)
+        return {"relevant_sids": [], "excluded": [{"sid": s, "reason": "other"} for s in sids]}
+
+    model.script("SourceRelevance", exclude_everything)
+    graph = build_trust_engine_graph(checkpointer=InMemorySaver(), interrupt_on_clarify=True)
+    async with open_services(config):
+        state, _steps, _paused = await run_graph(graph, config, {"query": QUERY})
+    urls = [source["url"] for source in state["sources"]]
+    assert sorted(url.rsplit("/", 1)[1] for url in urls) == [
+        "jane-roe-amherst.md",
+        "jane-roe-research.md",
+    ]
+    assert len(state["sources_excluded"]) == 1  # the painter: it names no identifier

@@ -218,3 +218,20 @@ def test_a_backtrack_that_adds_nothing_is_not_a_round(
     assert update["stop_reason"] == "no_searches_left"
     going_on = backtrack_handler({**state, "stop_reason": ""}, runtime)
     assert going_on["research_iteration"] == 1
+
+
+@pytest.mark.e2e
+async def test_the_tertiary_bucket_takes_the_places_a_refinement_round_leaves(
+    make_config: Callable[..., Configuration], tmp_path: Path
+) -> None:
+    script = ResearchScript(coverage=[0.5, 0.9], ready=[False, True], query_class="person_profile")
+    config, _model = scripted(
+        make_config, script, search="local", docs=[documents(tmp_path / "docs")], max_iterations=2
+    )
+    state = await full_state(
+        "advanced-full", {"query": "Research Jane Roe at Amherst College"}, config
+    )
+    tertiary = {node["question"] for node in state["plan"]["tertiary"]}
+    first = {f["question"] for f in state["subagent_findings"] if f["iteration"] == 0}
+    later = {f["question"] for f in state["subagent_findings"] if f["iteration"] == 1}
+    assert tertiary and not tertiary & first and tertiary <= later

@@ -68,6 +68,34 @@ def _judge(
         return None, False
 
 
+def is_offline(case: EvalCase) -> bool:
+    """A case that needs no network: the embedded model and local documents."""
+    model = str(case.settings.get("model") or "")
+    return model.startswith("local:") and case.settings.get("search") == "local"
+
+
+def _offline_cases(catalog: list[EvalCase], ids: list[str]) -> list[EvalCase]:
+    """The chosen cases (default: every offline one); a case that needs the network is refused."""
+    chosen = select_cases(catalog, ids) if ids else [c for c in catalog if is_offline(c)]
+    online = [case.id for case in chosen if not is_offline(case)]
+    if online:
+        raise ConfigError(
+            f"--offline runs only cases with the embedded model and local documents; "
+            f"{', '.join(online)} need(s) the network"
+        )
+    if not chosen:
+        raise ConfigError("--offline: no case runs without the network")
+    return chosen
+
+
+def _with_iterations(cases: list[EvalCase], iterations: int | None) -> list[EvalCase]:
+    """Every case's research loop capped at `iterations` rounds (every pipeline's own setting)."""
+    if iterations is None:
+        return cases
+    rounds = {"max_iterations": iterations, "max_researcher_iterations": iterations}
+    return [case.model_copy(update={"settings": {**case.settings, **rounds}}) for case in cases]
+
+
 def _list(cases: list[EvalCase]) -> None:
     for case in cases:
         pinned = (
@@ -99,6 +127,23 @@ def eval_command(
     from_snapshots: Annotated[
         bool, typer.Option("--from-snapshots", help="Re-score saved runs without running anything.")
     ] = False,
+    offline: Annotated[
+        bool,
+        typer.Option(
+            "--offline",
+            help="Run only the cases that need no network (embedded model, local documents), "
+            "judged by their own model.",
+        ),
+    ] = False,
+    max_iterations: Annotated[
+        int | None,
+        typer.Option(
+            "--max-iterations",
+            min=1,
+            max=20,
+            help="Rounds of every pipeline's research loop, for every case (over its settings).",
+        ),
+    ] = None,
     cases: Annotated[
         str | None, typer.Option("--cases", help="Comma-separated case ids (default: all).")
     ] = None,
@@ -164,6 +209,9 @@ def eval_command(
         if list_cases:
             _list(catalog)
             return
+        if offline and from_snapshots:
+            raise ConfigError("--offline runs cases: use it without --from-snapshots")
+        live = live or offline
         if live == from_snapshots:
             raise ConfigError(
                 "choose --live (run the cases, then score them) or --from-snapshots "
@@ -171,7 +219,11 @@ def eval_command(
             )
         if behavioral and not live:
             raise ConfigError("--behavioral runs pipelines: use it with --live")
-        wanted = select_cases(catalog, _ids(cases)) if (live or cases) else []
+        if offline:
+            wanted = _offline_cases(catalog, _ids(cases))
+        else:
+            wanted = select_cases(catalog, _ids(cases)) if (live or cases) else []
+        wanted = _with_iterations(wanted, max_iterations)
         chosen = parse_pipelines(pipelines) if pipelines else None
         config = settings(
             config_file,
@@ -183,6 +235,8 @@ def eval_command(
             allow_private_networks=allow_private_networks,
             no_cache=no_cache,
         ).config
+        if offline and not judge and not no_judge:
+            judge = str(wanted[0].settings["model"])  # the embedded model judges too
         spec, recorded = _judge(judge, no_judge, live, config)
         plan = EvalPlan(
             cases=wanted,

@@ -10,6 +10,7 @@ from tavily import AsyncTavilyClient
 from tavily import errors as tavily_errors
 
 from research_studio.core.errors import ConfigError, SearchError
+from research_studio.sources.fetch import Fetcher, Page
 from research_studio.sources.search.base import (
     RetryableError,
     SearchResult,
@@ -128,3 +129,24 @@ class TavilySearch:
             for item in payload.get("results") or []
             if isinstance(item, dict) and item.get("url") and item.get("raw_content")
         }
+
+
+class TavilyExtractFetcher:
+    """Pages through Tavily Extract; a page it cannot extract (or a failed call) is fetched
+    by `fallback`, so nothing is lost when Tavily cannot read a page."""
+
+    def __init__(self, tavily: TavilySearch, fallback: Fetcher) -> None:
+        self._tavily = tavily
+        self._fallback = fallback
+        self.extracted = 0  # pages Tavily returned (the rest went to the fallback)
+
+    async def fetch(self, url: str) -> Page:
+        try:
+            texts = await self._tavily.extract([url])
+        except (SearchError, RetryableError):
+            texts = {}
+        text = texts.get(url, "")
+        if not text.strip():
+            return await self._fallback.fetch(url)
+        self.extracted += 1
+        return Page(url=url, final_url=url, text=text, kind="text")

@@ -241,3 +241,13 @@ async def test_flagged_findings_are_kept_and_shown_to_the_writer(
     assert state["flagged_issues"] == [f"uncited_claim: {issue}"]
     assert issue in model.calls_for("ReportDraft")[0].prompt
     assert state["metadata"]["flagged_issues"] == state["flagged_issues"]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("enabled", [True, False])
+async def test_enable_brief_context_decides_the_preliminary_search(
+    run_supervisor: Callable[..., Any], enabled: bool
+) -> None:
+    state, model = await run_supervisor(enable_brief_context=enabled)
+    assert bool(model.calls_for("BriefContext")) == enabled
+    assert bool(state.get("brief_context")) == enabled

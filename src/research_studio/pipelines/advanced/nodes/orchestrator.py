@@ -32,6 +32,13 @@ def _from_tree(state: AgentState) -> list[tuple[str, str, list[str], list[str]]]
     ]
 
 
+def _unresearched(state: AgentState) -> list[tuple[str, str, list[str], list[str]]]:
+    """Tree questions no subagent has taken yet (the tertiary bucket, mostly): a refinement
+    round gives them the places its refinements leave free."""
+    asked = {finding["question"] for finding in state.get("subagent_findings", [])}
+    return [group for group in _from_tree(state) if group[0] not in asked]
+
+
 def _from_refinements(
     queries: list[PlanQuery], anchor: str
 ) -> list[tuple[str, str, list[str], list[str]]]:
@@ -82,7 +89,7 @@ def orchestrator(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
     refinements = state.get("refinement_queries") or []
     anchor = state.get("primary_anchor", "")
     groups = (
-        _from_refinements(refinements, anchor)
+        _from_refinements(refinements, anchor) + _unresearched(state)
         if iteration > 0 and refinements
         else _from_tree(state)
     )

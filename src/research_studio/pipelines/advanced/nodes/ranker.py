@@ -48,7 +48,8 @@ def _target(state: AgentState) -> tuple[str, str, str]:
 async def _excluded(
     state: AgentState, runtime: Runtime[Configuration], sources: list[SourceRecord]
 ) -> tuple[set[str], list[ModelCallRecord], list[ErrorRecord]]:
-    """The sources the model names as about a different person (only those it names)."""
+    """The sources about a different person: named so by the model, and naming none of the
+    target's identifiers (checked by code)."""
     caller = caller_for(runtime, "ranker")
     name, description, identifiers = _target(state)
     try:
@@ -70,8 +71,24 @@ async def _excluded(
         return set(), call_records(caller), [error_record("ranker", exc)]
     known = {source["sid"] for source in sources}
     relevant = set(relevance.relevant_sids)
-    excluded = {item.sid for item in relevance.excluded if item.sid in known} - relevant
+    proposed = {item.sid for item in relevance.excluded if item.sid in known} - relevant
+    marks = _identifiers(state)
+    # The model proposes; a source that names one of the target's identifiers stays.
+    excluded = {s["sid"] for s in sources if s["sid"] in proposed and not _names(s, marks)}
     return excluded, call_records(caller), []
+
+
+def _identifiers(state: AgentState) -> list[str]:
+    """What sets the target apart from namesakes: the entity's identifiers, else anchor terms."""
+    entity = state.get("selected_entity")
+    marks = entity["identifiers"] if entity else state.get("anchor_terms", [])
+    return [mark.lower() for mark in marks if len(mark.strip()) > 2]
+
+
+def _names(source: SourceRecord, marks: list[str]) -> bool:
+    """Whether a source's title or snippet names one of the identifiers."""
+    text = f"{source['title']} {source['snippet']}".lower()
+    return any(mark in text for mark in marks)
 
 
 def rank_sources(
