@@ -136,7 +136,10 @@ class ProgressView:
                 if counts.get(key)
             ]
             return line(stamp, f"{step}: done" + (f" ({', '.join(found)})" if found else ""))
-        return line(stamp, f"{step}: ", foreign(_own_message(node, message)))
+        said = _own_message(node, message)
+        if said.casefold() == step.casefold():  # "planning the research: planning the research"
+            return line(stamp, f"{step} …")
+        return line(stamp, f"{step}: ", foreign(said))
 
     @contextmanager
     def shown(self) -> Iterator[ProgressView]:

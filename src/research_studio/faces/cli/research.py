@@ -135,11 +135,9 @@ def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool, verbose:
     if outcome.status == "awaiting_review":
         err.print(line((f"Run {run_id} waits for your review:", "yellow")))
         err.print(foreign(outcome.question or "", newlines=True))
+        err.print(line(f"Approve: research-studio resume {run_id} --answer approve"))
         err.print(
-            line(
-                f"Approve: research-studio resume {run_id} --answer approve\n"
-                f'Change:  research-studio resume {run_id} --answer "your edit or feedback"'
-            )
+            line(f'Change:  research-studio resume {run_id} --answer "your edit or feedback"')
         )
         raise typer.Exit(code=3)
     if outcome.status == "awaiting_plan_review":

@@ -54,7 +54,8 @@ def _audit_line(folder: RunFolder) -> Text:
         report = audit_run(folder.path)
     except (ResearchStudioError, OSError, ValueError) as exc:
         return line(("could not run: ", "red"), foreign(exc))
-    return line((report.summary(), "green" if report.ok else "bold red"))
+    summary = report.summary().removeprefix("audit ")
+    return line((summary, "green" if report.ok else "bold red"))
 
 
 def _answer_line(grounding: dict[str, Any]) -> Text:

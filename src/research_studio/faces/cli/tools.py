@@ -83,7 +83,7 @@ def search(
     for rank, result in enumerate(results, 1):
         table.add_row(
             str(rank),
-            line(foreign(result.title, "bold"), "\n", foreign(result.url, "cyan")),
+            foreign(result.title, "bold").append("\n").append_text(foreign(result.url, "cyan")),
             foreign(result.snippet[:200]),
         )
     out.print(table)
