@@ -124,7 +124,7 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
         for i, query in enumerate(gap["suggested_queries"][:2], 1)
     ]
     reason = advanced_stop_reason(
-        iteration=iteration,
+        rounds_done=iteration + 1,  # research_iteration counts from 0
         max_iterations=config.max_iterations,
         confidence=confidence,
         previous=previous,
