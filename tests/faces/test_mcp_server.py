@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -168,3 +169,24 @@ async def test_research_reads_a_documents_folder_given_by_the_client(
     assert answer["status"] == "completed"
     run = json.loads(Path(answer["folder"], "run.json").read_text(encoding="utf-8"))
     assert run["settings"]["search"] == "local" and run["settings"]["docs"] == [str(docs)]
+
+
+async def test_a_client_that_cannot_wait_starts_and_polls(web: FakeWeb, tmp_path: Path) -> None:
+    web.chat.responder = ResearchScript().chat_responder()
+    async with _session(web, tmp_path) as session:
+        started = _structured(
+            await session.call_tool("research_start", {"question": "coral bleaching heat stress"})
+        )
+        assert started["status"] == "running"
+        status = started
+        for _ in range(600):
+            status = _structured(
+                await session.call_tool("research_status", {"run_id": started["run_id"]})
+            )
+            if status["status"] != "running":
+                break
+            await asyncio.sleep(0.2)
+        unknown = await session.call_tool("research_status", {"run_id": "nope"})
+    assert status["status"] == "completed", status
+    assert status["result"]["report"] and status["result"]["audit"]["ok"]
+    assert unknown.is_error and "no run 'nope'" in unknown.content[0].text

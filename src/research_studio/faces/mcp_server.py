@@ -214,41 +214,30 @@ def _one_line(exc: Exception) -> ToolError:
     return ToolError(reword(text, _in_mcp_words))
 
 
-@setting_parameters(*MCP_SETTINGS)
-async def research(
-    question: Annotated[str, Field(description="The research question.")],
-    ctx: Context,
-    pipeline: Annotated[
-        PipelineName, Field(description="The research pipeline (graph) to run.")
-    ] = "standard",
-    single_agent: Annotated[
-        bool, Field(description="One agent looping over searches instead of parallel workers.")
-    ] = False,
-    answer: Annotated[
-        str | None,
-        Field(description="Answer to give if the question is found ambiguous (else unasked)."),
-    ] = None,
-    *,
-    overrides: dict[str, Any],
+QuestionParam = Annotated[str, Field(description="The research question.")]
+PipelineParam = Annotated[PipelineName, Field(description="The research pipeline (graph) to run.")]
+SingleAgentParam = Annotated[
+    bool, Field(description="One agent looping over searches instead of parallel workers.")
+]
+AnswerParam = Annotated[
+    str | None,
+    Field(description="Answer to give if the question is found ambiguous (else unasked)."),
+]
+
+
+async def _research(
+    prepared: PreparedRun, answer: str | None, on_event: Callable[[dict[str, Any]], None]
 ) -> ResearchAnswer:
-    """Research a question; returns the cited report, its sources and the audit verdict.
+    """Run a prepared run to its end and audit it (what `research` and `research_start` do)."""
+    folder = prepared.folder
 
-    A run takes minutes: progress notifications arrive every few seconds while it works.
-    """
-    mode = "single" if single_agent else "multi"
+    async def ask(_question: str, _options: list[str]) -> str | None:
+        return answer or ""
+
     try:
-        prepared = await asyncio.to_thread(_prepare, question, pipeline, mode, overrides)
-        folder = prepared.folder
-        progress = _Progress(ctx)
-
-        async def ask(_question: str, _options: list[str]) -> str | None:
-            return answer or ""
-
-        async with progress.heartbeat():
-            outcome = await execute(
-                folder, prepared.config, initial=prepared.initial, ask=ask, on_event=progress
-            )
-        await progress.flush()
+        outcome = await execute(
+            folder, prepared.config, initial=prepared.initial, ask=ask, on_event=on_event
+        )
         verdict = None
         if outcome.status == "completed":
             verdict = _verdict(await asyncio.to_thread(audit_run, folder.path))
@@ -267,6 +256,103 @@ async def research(
         audit=verdict,
         clarification_question=outcome.question or None,
     )
+
+
+async def _prepared(
+    question: str, pipeline: str, single_agent: bool, overrides: dict[str, Any]
+) -> PreparedRun:
+    mode = "single" if single_agent else "multi"
+    try:
+        return await asyncio.to_thread(_prepare, question, pipeline, mode, overrides)
+    except ResearchStudioError as exc:
+        raise _one_line(exc) from None
+
+
+@setting_parameters(*MCP_SETTINGS)
+async def research(
+    question: QuestionParam,
+    ctx: Context,
+    pipeline: PipelineParam = "standard",
+    single_agent: SingleAgentParam = False,
+    answer: AnswerParam = None,
+    *,
+    overrides: dict[str, Any],
+) -> ResearchAnswer:
+    """Research a question; returns the cited report, its sources and the audit verdict.
+
+    A run takes minutes: progress notifications arrive every few seconds while it works.
+    Clients that cannot wait that long use research_start and research_status instead.
+    """
+    prepared = await _prepared(question, pipeline, single_agent, overrides)
+    progress = _Progress(ctx)
+    async with progress.heartbeat():
+        result = await _research(prepared, answer, progress)
+    await progress.flush()
+    return result
+
+
+class StartedRun(BaseModel):
+    """A run started in the background, and where it stands."""
+
+    run_id: str
+    status: str
+    progress: str = Field("", description="The last step the run reported.")
+    result: ResearchAnswer | None = Field(None, description="The answer, once it has ended.")
+
+
+class _Background:
+    """Runs started by research_start in this server process, by run id."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, asyncio.Task[ResearchAnswer]] = {}
+        self.latest: dict[str, str] = {}
+
+    def recorder(self, run_id: str) -> Callable[[dict[str, Any]], None]:
+        def record(event: dict[str, Any]) -> None:
+            if event.get("kind") in {"end", "progress", "error"}:
+                self.latest[run_id] = str(event.get("message", ""))
+
+        return record
+
+
+_BACKGROUND = _Background()
+
+
+@setting_parameters(*MCP_SETTINGS)
+async def research_start(
+    question: QuestionParam,
+    pipeline: PipelineParam = "standard",
+    single_agent: SingleAgentParam = False,
+    answer: AnswerParam = None,
+    *,
+    overrides: dict[str, Any],
+) -> StartedRun:
+    """Start research in the background (same parameters and checks as `research`).
+
+    Returns at once with the run id; poll research_status with it until the run has ended.
+    """
+    prepared = await _prepared(question, pipeline, single_agent, overrides)
+    run_id = prepared.folder.record.run_id
+    work = _research(prepared, answer, _BACKGROUND.recorder(run_id))
+    _BACKGROUND.tasks[run_id] = asyncio.get_running_loop().create_task(work)
+    return StartedRun(run_id=run_id, status="running", progress="started")
+
+
+async def research_status(
+    run_id: Annotated[str, Field(description="The run id research_start returned.")],
+) -> StartedRun:
+    """Where a run started by research_start stands; its answer once it has ended."""
+    task = _BACKGROUND.tasks.get(run_id)
+    if task is None:
+        raise ToolError(f"no run {run_id!r} was started by research_start on this server")
+    progress = _BACKGROUND.latest.get(run_id, "")
+    if not task.done():
+        return StartedRun(run_id=run_id, status="running", progress=progress)
+    error = task.exception()
+    if error is not None:
+        return StartedRun(run_id=run_id, status="failed", progress=str(error))
+    result = task.result()
+    return StartedRun(run_id=run_id, status=result.status, progress=progress, result=result)
 
 
 async def search(
@@ -317,13 +403,13 @@ async def audit(
 
 
 def build_server() -> MCPServer:
-    """The MCP server with its four tools."""
+    """The MCP server with its tools."""
     server: MCPServer = MCPServer(
         name="research-studio",
         version=__version__,
         instructions="Deep research with cited, audited reports: research, search, fetch, audit.",
     )
-    for tool in (research, search, fetch, audit):
+    for tool in (research, research_start, research_status, search, fetch, audit):
         server.tool()(tool)
     return server
 
