@@ -35,7 +35,7 @@ def test_a_run_started_from_the_form_shows_progress_report_sources_and_downloads
     expect(page.locator("#resolution")).to_contain_text("search: searxng")
     page.fill("#question", "coral bleaching heat stress")
     page.check("#no_clarify")
-    page.fill("#iterations", "2")
+    page.fill("#max_iterations", "2")
     screenshot(page, "new-research.png")
 
     web.latency_s = 1.0  # a slow web and model, so the page is seen while the run works
@@ -78,7 +78,7 @@ def test_an_ambiguous_question_is_answered_on_the_page_and_the_run_completes(
     web.chat.responder = ResearchScript(ambiguous=True).chat_responder()
     wait_for_form(page, scripted_server.url + "/")
     page.fill("#question", "python")
-    page.fill("#iterations", "1")
+    page.fill("#max_iterations", "1")
     page.click("button#start")
     page.wait_for_url(RUN_PAGE)
 
@@ -132,7 +132,7 @@ def test_the_runs_page_lists_runs_and_opens_their_report(
     wait_for_form(page, scripted_server.url + "/")
     page.fill("#question", "urban heat islands and cool roofs")
     page.check("#no_clarify")
-    page.fill("#iterations", "1")
+    page.fill("#max_iterations", "1")
     page.click("button#start")
     page.wait_for_url(RUN_PAGE)
     run_id = page.url.rsplit("/", 1)[1]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from research_studio.core.config import Configuration, load_configuration
+from research_studio.core.config import DECLARED, Configuration, load_configuration, reword
 from research_studio.core.errors import ConfigError
 
 
@@ -184,3 +185,66 @@ def test_configuration_is_a_graph_context_schema() -> None:
     schema = graph.get_context_jsonschema()
     assert schema is not None and "max_iterations" in schema["properties"]
     assert graph.invoke({}, context={"max_iterations": 7}) == {"seen": 7}
+
+
+def test_a_bad_file_value_fails_even_when_a_flag_overrides_it(tmp_path: Path) -> None:
+    settings = write_toml(tmp_path, 'max_iterations = "many"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_configuration({"max_iterations": 1}, env={}, config_file=settings)
+    message = str(caught.value)
+    assert "max_iterations (file research-studio.toml)" in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("value", ["klingon", "xx", "Elvish"])
+def test_an_unknown_language_is_refused(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ConfigError, match="unknown language") as caught:
+        load_configuration({"language": value}, env={}, config_file=write_toml(tmp_path, ""))
+    assert "Value error" not in str(caught.value)
+    assert "(--language)" in str(caught.value)
+
+
+@pytest.mark.parametrize(("value", "code"), [("German", "de"), ("pt-BR", "pt"), ("fr", "fr")])
+def test_a_language_is_kept_as_its_code(tmp_path: Path, value: str, code: str) -> None:
+    config = load_configuration({"language": value}, env={}, config_file=write_toml(tmp_path, ""))
+    assert config.config.language == code
+
+
+def test_settings_file_mistakes_are_one_line(tmp_path: Path) -> None:
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b'model = "\xff\xfe"\n')
+    with pytest.raises(ConfigError, match="not UTF-8 text"):
+        load_configuration(env={}, config_file=binary)
+    with pytest.raises(ConfigError, match="is a folder, not a settings file"):
+        load_configuration(env={}, config_file=tmp_path)
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError, match="is not a regular file"):
+        load_configuration(env={}, config_file=fifo)
+
+
+def test_value_error_prefix_never_reaches_a_message(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_configuration(
+            {"checkpoints": "mysql://x"}, env={}, config_file=write_toml(tmp_path, "")
+        )
+    assert "expected a postgresql:// URL" in str(caught.value)
+    assert "Value error" not in str(caught.value)
+
+
+def test_each_declared_setting_carries_its_bounds_help_and_flag() -> None:
+    iterations = DECLARED["max_iterations"]
+    field = Configuration.model_fields["max_iterations"]
+    assert (iterations.flag, iterations.help) == ("--iterations", field.description)
+    assert (iterations.minimum, iterations.maximum, iterations.default) == (1, 20, 3)
+    assert DECLARED["report_structure"].choices == ("detailed", "concise", "bullet_points")
+    # Every flag is spelled once, and names a real field.
+    spellings = [s for d in DECLARED.values() for s in d.flag.split("/")]
+    assert len(spellings) == len(set(spellings))
+    assert set(DECLARED) <= set(Configuration.model_fields)
+
+
+def test_cli_advice_is_reworded_for_another_face() -> None:
+    message = "Use local documents (--docs PATH) or --model provider:name; --unknown stays"
+    worded = reword(message, lambda declared: f"<{declared.label}>")
+    assert worded == "Use local documents (<Documents folder>) or <Model>; --unknown stays"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -15,6 +16,9 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from research_studio import __version__
+from research_studio.core.config import DECLARED
+from research_studio.faces.mcp_server import MCP_SETTINGS
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 
@@ -25,6 +29,8 @@ def _server_env(web: FakeWeb, tmp_path: Path) -> dict[str, str]:
     """The server's own environment: model and search from it, as the CLI takes them."""
     return {
         "PATH": os.environ.get("PATH", ""),
+        # This checkout's code, not whichever copy is installed.
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
         "HOME": str(tmp_path),
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "OPENAI_API_KEY": "sk-test",
@@ -125,3 +131,84 @@ async def test_fetch_and_audit_errors_give_their_reason_in_one_line_without_serv
         assert str(tmp_path) not in text and "/runs" not in text
     assert "'../../../../etc'" in escaping.content[0].text
     assert "'no-such-run'" in missing.content[0].text
+
+
+async def test_the_research_tool_is_described_by_the_configuration(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    async with _session(web, tmp_path) as session:
+        listed = await session.list_tools()
+        server_info = session.server_info
+    assert server_info is not None and server_info.version == __version__
+    tools = {tool.name: tool for tool in listed.tools}
+    for tool in tools.values():
+        for name, schema in tool.input_schema["properties"].items():
+            assert schema.get("description"), f"{tool.name}.{name} has no description"
+    research = tools["research"].input_schema["properties"]
+    assert {"docs", "search", "pipeline", "language", "max_iterations", "max_cost_usd"} <= set(
+        research
+    )
+    assert not {"searxng_url", "allow_private_networks", "openai_api_key"} & set(research)
+    for name in MCP_SETTINGS:
+        assert research[name]["description"] == DECLARED[name].help
+    assert (research["max_iterations"]["minimum"], research["max_iterations"]["maximum"]) == (1, 20)
+
+
+async def test_research_mistakes_are_one_line_in_mcp_words(web: FakeWeb, tmp_path: Path) -> None:
+    async with _session(web, tmp_path) as session:
+        ignored = await session.call_tool(
+            "research", {"question": "coral reefs", "pipeline": "supervisor", "max_iterations": 2}
+        )
+        klingon = await session.call_tool(
+            "research", {"question": "coral reefs", "language": "klingon"}
+        )
+    assert ignored.is_error
+    assert "the `max_iterations` parameter does not apply" in ignored.content[0].text
+    assert klingon.is_error and "unknown language 'klingon'" in klingon.content[0].text
+    for result in (ignored, klingon):
+        assert "\n" not in result.content[0].text.strip()
+        assert "--" not in result.content[0].text
+    assert not (tmp_path / "runs").exists()
+
+
+async def test_research_reads_a_documents_folder_given_by_the_client(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    web.chat.responder = ResearchScript().chat_responder()
+    docs = tmp_path / "notes"
+    docs.mkdir()
+    (docs / "coral.md").write_text(
+        "# Coral bleaching\n\nCoral bleaching happens when water temperatures stay high for weeks "
+        "and corals expel the algae living in their tissues, turning white.\n"
+    )
+    async with _session(web, tmp_path) as session:
+        result = await session.call_tool(
+            "research",
+            {"question": "coral bleaching", "docs": [str(docs)], "search": "local"},
+            read_timeout_seconds=120,
+        )
+    answer = _structured(result)
+    assert answer["status"] == "completed"
+    run = json.loads(Path(answer["folder"], "run.json").read_text(encoding="utf-8"))
+    assert run["settings"]["search"] == "local" and run["settings"]["docs"] == [str(docs)]
+
+
+async def test_a_client_that_cannot_wait_starts_and_polls(web: FakeWeb, tmp_path: Path) -> None:
+    web.chat.responder = ResearchScript().chat_responder()
+    async with _session(web, tmp_path) as session:
+        started = _structured(
+            await session.call_tool("research_start", {"question": "coral bleaching heat stress"})
+        )
+        assert started["status"] == "running"
+        status = started
+        for _ in range(600):
+            status = _structured(
+                await session.call_tool("research_status", {"run_id": started["run_id"]})
+            )
+            if status["status"] != "running":
+                break
+            await asyncio.sleep(0.2)
+        unknown = await session.call_tool("research_status", {"run_id": "nope"})
+    assert status["status"] == "completed", status
+    assert status["result"]["report"] and status["result"]["audit"]["ok"]
+    assert unknown.is_error and "no run 'nope'" in unknown.content[0].text

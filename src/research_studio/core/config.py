@@ -7,7 +7,8 @@ import os
 import re
 import sys
 import tomllib
-from collections.abc import Mapping
+import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -17,12 +18,15 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    JsonValue,
     SecretStr,
     ValidationError,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 
 from research_studio.core.errors import ConfigError
+from research_studio.core.languages import LANGUAGE_NAMES, normalize_language
 from research_studio.core.urls import REDACTED, is_secret_name, is_web_url, redact_url
 
 ReportStructure = Literal["detailed", "concise", "bullet_points"]
@@ -61,16 +65,42 @@ def default_runs_dir() -> Path:
     return Path.home() / ".local" / "share" / "research-studio" / "runs"
 
 
+def flag(name: str, label: str) -> dict[str, JsonValue]:
+    """A setting's face metadata, kept on its field: its CLI flag and its label on the web form.
+
+    `name` is the flag as Typer takes it ("--iterations", "--cache/--no-cache"); the help, bounds,
+    choices and default are the field's own, so every face shows the same ones.
+    """
+    return {"flag": name, "label": label}
+
+
 def _unit(default: float, description: str) -> Any:
     return Field(default, ge=0.0, le=1.0, description=description)
 
 
-def _count(default: int, description: str, *, maximum: int = 1000) -> Any:
-    return Field(default, ge=1, le=maximum, description=description)
+def _count(
+    default: int,
+    description: str,
+    *,
+    maximum: int = 1000,
+    extra: dict[str, JsonValue] | None = None,
+) -> Any:
+    return Field(default, ge=1, le=maximum, description=description, json_schema_extra=extra)
 
 
 def _seconds(default: float, description: str) -> Any:
     return Field(default, gt=0.0, le=3600.0, description=description)
+
+
+def _known_language(value: str | None) -> str | None:
+    """None, or a language the report can be written in, as its code ("German" -> "de")."""
+    if value is None or not value.strip():
+        return None
+    code = normalize_language(value)
+    if code not in LANGUAGE_NAMES:
+        known = ", ".join(f"{code} ({name})" for code, name in LANGUAGE_NAMES.items())
+        raise ValueError(f"unknown language {value.strip()!r}; known: {known}")
+    return code
 
 
 def _checkpoints_url(value: str | None) -> str | None:
@@ -117,10 +147,14 @@ class Configuration(BaseModel):
 
     # Models
     model: str | None = Field(
-        None, description="Smart model (planning, synthesis, writing) as provider:name."
+        None,
+        description="Smart model (planning, synthesis, writing) as provider:name.",
+        json_schema_extra=flag("--model", "Model"),
     )
     fast_model: str | None = Field(
-        None, description="Fast model (extraction, per-page work); defaults to `model`."
+        None,
+        description="Fast model (extraction, per-page work); defaults to `model`.",
+        json_schema_extra=flag("--fast-model", "Fast model"),
     )
     model_overrides: dict[str, str] = Field(
         default_factory=dict, description="Per-node model, e.g. {'write_report': 'openai:gpt-4o'}."
@@ -140,10 +174,30 @@ class Configuration(BaseModel):
     )
     # Cost and budgets: a run stops researching at the first budget reached and writes its
     # report from what it has.
-    max_llm_calls: int | None = Field(None, ge=1, description="Budget: model calls per run.")
-    max_tokens: int | None = Field(None, ge=1, description="Budget: prompt + completion tokens.")
-    max_cost_usd: float | None = Field(None, gt=0.0, description="Budget: model cost in USD.")
-    max_wall_s: float | None = Field(None, gt=0.0, description="Budget: seconds of research.")
+    max_llm_calls: int | None = Field(
+        None,
+        ge=1,
+        description="Budget: model calls per run.",
+        json_schema_extra=flag("--max-llm-calls", "Model calls budget"),
+    )
+    max_tokens: int | None = Field(
+        None,
+        ge=1,
+        description="Budget: prompt + completion tokens.",
+        json_schema_extra=flag("--max-tokens", "Tokens budget"),
+    )
+    max_cost_usd: float | None = Field(
+        None,
+        gt=0.0,
+        description="Budget: model cost in USD.",
+        json_schema_extra=flag("--max-cost-usd", "Cost budget (USD)"),
+    )
+    max_wall_s: float | None = Field(
+        None,
+        gt=0.0,
+        description="Budget: seconds of research.",
+        json_schema_extra=flag("--max-wall-s", "Time budget (seconds)"),
+    )
     model_prices: dict[str, tuple[float, float]] = Field(
         default_factory=dict,
         description="USD per million input and output tokens by provider:name, over the built-in table.",
@@ -154,16 +208,26 @@ class Configuration(BaseModel):
 
     # Search
     search: SearchProviderName | None = Field(
-        None, description="Search provider; chosen automatically when unset."
+        None,
+        description="Search provider; chosen automatically when unset.",
+        json_schema_extra=flag("--search", "Search"),
     )
     tavily_api_key: SecretStr | None = Field(None, description="Tavily API key.")
-    tavily_base_url: str = Field("https://api.tavily.com", description="Tavily API base URL.")
+    tavily_base_url: str = Field(
+        "https://api.tavily.com",
+        description="Tavily API base URL.",
+        json_schema_extra=flag("--tavily-base-url", "Tavily API base URL setting"),
+    )
     use_tavily_extract: bool = Field(
         False,
         description="Read pages through Tavily Extract (needs a Tavily key); a page it cannot "
         "extract is fetched directly.",
     )
-    searxng_url: str | None = Field(None, description="Base URL of a SearXNG instance.")
+    searxng_url: str | None = Field(
+        None,
+        description="Base URL of a SearXNG instance.",
+        json_schema_extra=flag("--searxng-url", "SearXNG URL setting"),
+    )
     search_results: int = _count(5, "Results asked of the provider per query.", maximum=50)
     search_timeout_s: float = _seconds(20.0, "Timeout of one search request.")
     search_deadline_s: float = _seconds(60.0, "Total time one search may take, retries included.")
@@ -174,7 +238,9 @@ class Configuration(BaseModel):
         1000, ge=200, le=20_000, description="Characters per indexed chunk."
     )
     docs: list[Path] = Field(
-        default_factory=list, description="Local folders for the local provider."
+        default_factory=list,
+        description="Local files or folders to research (indexed on the fly).",
+        json_schema_extra=flag("--docs", "Documents folder"),
     )
     mcp_servers: list[McpServerSpec] = Field(
         default_factory=list, description="MCP servers whose tools research may call."
@@ -203,7 +269,11 @@ class Configuration(BaseModel):
         description="User-Agent sent with every request.",
     )
     allow_private_networks: bool = Field(
-        False, description="Let fetch and search reach loopback/private addresses."
+        False,
+        description="Let fetch and search reach loopback/private addresses.",
+        json_schema_extra=flag(
+            "--allow-private-networks/--no-private-networks", "private networks setting"
+        ),
     )
     private_network_hosts: list[str] = Field(
         default_factory=list,
@@ -211,7 +281,9 @@ class Configuration(BaseModel):
     )
 
     # Research limits
-    max_iterations: int = _count(3, "Research loop iterations.", maximum=20)
+    max_iterations: int = _count(
+        3, "Research loop iterations.", maximum=20, extra=flag("--iterations", "Iterations")
+    )
     max_subagents: int = _count(5, "Parallel workers/subagents per iteration.", maximum=16)
     subagent_max_iterations: int = _count(2, "Search rounds inside one subagent.", maximum=10)
     searches_per_worker: int = _count(3, "Searches one worker runs.", maximum=20)
@@ -242,22 +314,44 @@ class Configuration(BaseModel):
     )
 
     # Report
-    report_structure: ReportStructure = Field("detailed", description="Shape of the report.")
-    system_prompt: str = Field("", description="Extra instructions for the report writer.")
-    language: str | None = Field(
-        None, description="Language of the report (de, German …); unset: the question's language."
+    report_structure: ReportStructure = Field(
+        "detailed",
+        description="Shape of the report.",
+        json_schema_extra=flag("--format", "Report format"),
+    )
+    system_prompt: str = Field(
+        "",
+        description="Extra instructions for the report writer.",
+        json_schema_extra=flag("--system-prompt", "System prompt"),
+    )
+    language: Annotated[str | None, AfterValidator(_known_language)] = Field(
+        None,
+        description="Language of the report (de, German …); unset: the question's language.",
+        json_schema_extra=flag("--language", "Language"),
     )
     review_plan: bool = Field(
-        False, description="Pause after planning to approve or edit the plan."
+        False,
+        description="Pause after planning to approve or edit the plan.",
+        json_schema_extra=flag("--review-plan", "Plan review"),
     )
     since: str | None = Field(
-        None, description="Oldest source date: YYYY[-MM[-DD]] or 'last 2 years'."
+        None,
+        description="Oldest source date: YYYY[-MM[-DD]] or 'last 2 years'.",
+        json_schema_extra=flag("--since", "Since"),
     )
-    until: str | None = Field(None, description="Newest source date: YYYY[-MM[-DD]].")
+    until: str | None = Field(
+        None,
+        description="Newest source date: YYYY[-MM[-DD]].",
+        json_schema_extra=flag("--until", "Until"),
+    )
 
     # Storage
     cache_dir: Path = Field(default_factory=default_cache_dir, description="Cache folder.")
-    use_cache: bool = Field(True, description="Cache searches and pages.")
+    use_cache: bool = Field(
+        True,
+        description="Cache searches and pages.",
+        json_schema_extra=flag("--cache/--no-cache", "cache setting"),
+    )
     search_cache_ttl_s: int = Field(86_400, ge=0, description="Lifetime of cached searches.")
     page_cache_ttl_s: int = Field(7 * 86_400, ge=0, description="Lifetime of cached pages.")
     runs_dir: Path = Field(
@@ -267,6 +361,7 @@ class Configuration(BaseModel):
     checkpoints: Annotated[str | None, AfterValidator(_checkpoints_url)] = Field(
         None,
         description="Checkpoints and store: a postgresql:// URL; else SQLite in the run folder.",
+        json_schema_extra=flag("--checkpoints", "checkpoints setting"),
     )
     langgraph_server: Annotated[str | None, AfterValidator(_server_url)] = Field(
         None,
@@ -295,7 +390,12 @@ class Configuration(BaseModel):
     enable_brief_context: bool = Field(
         True, description="Supervisor pipeline: a preliminary search informs the research brief."
     )
-    max_researcher_iterations: int = _count(6, "Supervisor turns (delegation rounds).", maximum=50)
+    max_researcher_iterations: int = _count(
+        6,
+        "Supervisor pipeline: supervisor turns (delegation rounds).",
+        maximum=50,
+        extra=flag("--supervisor-turns", "Supervisor turns"),
+    )
     max_react_tool_calls: int = _count(10, "Tool-calling turns of one researcher.", maximum=50)
     max_concurrent_research_units: int = _count(
         5, "Researchers the supervisor runs in parallel.", maximum=20
@@ -406,6 +506,90 @@ def settings_reference() -> str:
     return "\n".join(rows)
 
 
+@dataclass(frozen=True)
+class Declared:
+    """One setting as the faces offer it, read from its field (nothing here is written twice)."""
+
+    name: str
+    flag: str
+    label: str
+    help: str
+    annotation: Any
+    default: Any
+    minimum: float | None = None  # inclusive
+    maximum: float | None = None  # inclusive
+    above: float | None = None  # exclusive lower bound
+    choices: tuple[str, ...] = ()
+
+    def form(self) -> dict[str, Any]:
+        """JSON-safe metadata for a form: label, help, bounds, choices and default."""
+        default = self.default
+        if isinstance(default, Path) or (isinstance(default, list) and default):
+            default = [str(item) for item in default] if isinstance(default, list) else str(default)
+        return {
+            "name": self.name,
+            "label": self.label,
+            "help": self.help,
+            "min": self.minimum if self.minimum is not None else self.above,
+            "max": self.maximum,
+            "choices": list(self.choices),
+            "default": default,
+        }
+
+
+def _declared(name: str, info: FieldInfo) -> Declared | None:
+    extra = info.json_schema_extra
+    if not isinstance(extra, dict) or "flag" not in extra:
+        return None
+    bounds: dict[str, float] = {}
+    for item in info.metadata:
+        for attribute, key in (("ge", "minimum"), ("le", "maximum"), ("gt", "above")):
+            if getattr(item, attribute, None) is not None:
+                bounds[key] = getattr(item, attribute)
+    choices: tuple[str, ...] = ()
+    for part in (info.annotation, *typing.get_args(info.annotation)):
+        if typing.get_origin(part) is Literal:
+            choices = tuple(str(choice) for choice in typing.get_args(part))
+    default = info.default_factory() if info.default_factory else info.default  # type: ignore[call-arg]
+    return Declared(
+        name=name,
+        flag=str(extra["flag"]),
+        label=str(extra["label"]),
+        help=info.description or "",
+        annotation=info.annotation,
+        default=default,
+        choices=choices,
+        **bounds,
+    )
+
+
+# Every setting a face offers, by field name; built from the fields' declarations.
+DECLARED: dict[str, Declared] = {
+    name: declared
+    for name, info in Configuration.model_fields.items()
+    if (declared := _declared(name, info)) is not None
+}
+# A flag's settings by each of its spellings ("--no-cache" too), for rewording messages.
+_BY_FLAG: dict[str, str] = {
+    spelling: name
+    for name, declared in DECLARED.items()
+    for spelling in declared.flag.split("/")
+    if spelling
+}
+_FLAG_IN_TEXT = re.compile(r"--[a-z][a-z-]*(?: (?:[A-Z][A-Z_:]*|provider:name))?")
+
+
+def reword(message: str, name_of: Callable[[Declared], str]) -> str:
+    """A message's CLI flags ("--docs PATH") said in another face's words (its label, its name)."""
+
+    def replace(match: re.Match[str]) -> str:
+        spelling = match.group(0).split(" ")[0]
+        name = _BY_FLAG.get(spelling)
+        return name_of(DECLARED[name]) if name else match.group(0)
+
+    return _FLAG_IN_TEXT.sub(replace, message)
+
+
 @dataclass
 class LoadedConfiguration:
     """A configuration and where each non-default value came from."""
@@ -420,6 +604,8 @@ def _read_config_file(path: Path) -> dict[str, Any]:
             data = tomllib.load(handle)
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
     section = data.get("research_studio", data)
@@ -456,16 +642,41 @@ def _from_environment(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str,
     return values, origins
 
 
+def error_message(error: Mapping[str, Any]) -> str:
+    """A pydantic error's message without pydantic's "Value error, " prefix."""
+    return str(error["msg"]).removeprefix("Value error, ")
+
+
 def _describe_errors(exc: ValidationError, origins: Mapping[str, str]) -> str:
     parts = []
     for error in exc.errors():
         name = str(error["loc"][0]) if error["loc"] else "?"
         where = origins.get(name, "value")
+        if where == "command line" and name in DECLARED:
+            where = DECLARED[name].flag.split("/")[0]
         if error["type"] == "extra_forbidden":
             parts.append(f"unknown setting {name!r} ({where})")
         else:
-            parts.append(f"{name} ({where}): {error['msg']}")
+            parts.append(f"{name} ({where}): {error_message(error)}")
     return "; ".join(parts)
+
+
+def _check_config_path(path: Path) -> None:
+    """An explicit settings file that is missing, a folder or not a regular file: one line."""
+    if path.is_file():
+        return
+    if path.is_dir():
+        raise ConfigError(f"config file {path} is a folder, not a settings file")
+    if path.exists():
+        raise ConfigError(f"config file {path} is not a regular file")
+    raise ConfigError(f"config file not found: {path}")
+
+
+def _validate(values: dict[str, Any], origins: Mapping[str, str]) -> Configuration:
+    try:
+        return Configuration.model_validate(values)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid configuration: {_describe_errors(exc, origins)}") from None
 
 
 def load_configuration(
@@ -484,8 +695,8 @@ def load_configuration(
     )
     # Relative, not Path.cwd(): no os.getcwd(), which a server's event loop refuses.
     path = explicit_file or Path(CONFIG_FILE_NAME)
-    if explicit_file is not None and not explicit_file.is_file():
-        raise ConfigError(f"config file not found: {explicit_file}")
+    if explicit_file is not None:
+        _check_config_path(explicit_file)
     if path.is_file():
         file_values = _read_config_file(path)
         merged.update(file_values)
@@ -494,13 +705,12 @@ def load_configuration(
     env_values, env_origins = _from_environment(env)
     merged.update(env_values)
     origins.update(env_origins)
+    given = {name: value for name, value in (overrides or {}).items() if value is not None}
+    if merged and given:
+        # Validated whole: a bad value in the file or environment is an error even when a
+        # command-line value would replace it.
+        _validate(merged, origins)
 
-    for name, value in (overrides or {}).items():
-        if value is not None:
-            merged[name], origins[name] = value, "command line"
-
-    try:
-        config = Configuration.model_validate(merged)
-    except ValidationError as exc:
-        raise ConfigError(f"invalid configuration: {_describe_errors(exc, origins)}") from exc
-    return LoadedConfiguration(config=config, origins=origins)
+    for name, value in given.items():
+        merged[name], origins[name] = value, "command line"
+    return LoadedConfiguration(config=_validate(merged, origins), origins=origins)

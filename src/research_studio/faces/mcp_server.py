@@ -7,25 +7,58 @@ never widens them (no private networks or keys from a client that a model may be
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import contextlib
+import functools
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
-from research_studio.core.config import Configuration, ReportStructure, load_configuration
+from research_studio import __version__
+from research_studio.core.config import (
+    DECLARED,
+    Configuration,
+    Declared,
+    load_configuration,
+    reword,
+)
 from research_studio.core.errors import FetchError, ResearchStudioError
 from research_studio.core.urls import is_web_url
 from research_studio.faces import mcp_verify
-from research_studio.pipelines.registry import PipelineName, graph_builder, initial_state
+from research_studio.pipelines.registry import PipelineName
 from research_studio.run.audit import AuditReport, audit_run
-from research_studio.run.launch import new_folder
+from research_studio.run.launch import PreparedRun, RunSetup, prepare
 from research_studio.run.runner import execute
-from research_studio.run.runs import RunFolder, check_query
+from research_studio.run.runs import RunFolder
 from research_studio.services.clients import open_services
-from research_studio.services.resolution import choose_search, resolve
+from research_studio.services.resolution import choose_search
 from research_studio.sources.fetch import Page
 from research_studio.sources.search import SearchResult
+
+# The settings `research` takes, as parameters named and described by their fields. Nothing
+# that widens the server's reach (keys, endpoints, private networks) comes from a client.
+MCP_SETTINGS = (
+    "docs",
+    "search",
+    "language",
+    "report_structure",
+    "max_iterations",
+    "max_researcher_iterations",
+    "model",
+    "fast_model",
+    "since",
+    "until",
+    "max_llm_calls",
+    "max_tokens",
+    "max_cost_usd",
+    "max_wall_s",
+)
+# Seconds between progress notifications while a run works (clients reset timeouts on them).
+HEARTBEAT_S = 5.0
 
 
 class SourceItem(BaseModel):
@@ -57,24 +90,68 @@ class ResearchAnswer(BaseModel):
     clarification_question: str | None = None
 
 
-def _settings(**overrides: Any) -> Configuration:
-    """The CLI's layered configuration (file < environment < these values)."""
-    return load_configuration({k: v for k, v in overrides.items() if v is not None}).config
+def _settings() -> Configuration:
+    """The CLI's layered configuration (settings file < environment)."""
+    return load_configuration().config
 
 
-def _prepare(
-    question: str,
-    pipeline: str,
-    mode: str,
-    overrides: dict[str, Any],
-) -> tuple[Configuration, RunFolder]:
-    """Blocking set-up (settings file, model probe, run folder), run in a worker thread."""
-    loaded = _settings(**overrides)
-    checked = check_query(question, max_chars=loaded.max_query_chars)
-    graph_builder(pipeline)
-    config, _model, _search = resolve(loaded)
-    saved = config.model_dump(mode="json", exclude_defaults=True)
-    return config, new_folder(config, None, checked, pipeline, mode, saved, True)
+def _parameter(declared: Declared) -> inspect.Parameter:
+    """A tool parameter for one setting: its name, type and description are the field's."""
+    bounds: dict[str, JsonValue] = {
+        key: value
+        for key, value in (
+            ("minimum", declared.minimum),
+            ("maximum", declared.maximum),
+            ("exclusiveMinimum", declared.above),
+        )
+        if value is not None
+    }
+    annotation = list[str] if declared.name == "docs" else declared.annotation
+    return inspect.Parameter(
+        declared.name,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=None,
+        annotation=Annotated[
+            annotation | None, Field(description=declared.help, json_schema_extra=bounds or None)
+        ],
+    )
+
+
+Tool = Callable[..., Awaitable[Any]]
+
+
+def setting_parameters(*names: str) -> Callable[[Tool], Tool]:
+    """Give a tool one parameter per named setting; it receives them as `overrides`."""
+
+    def decorate(tool: Tool) -> Tool:
+        signature = inspect.signature(tool, eval_str=True)
+        own = [param for name, param in signature.parameters.items() if name != "overrides"]
+
+        @functools.wraps(tool)
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            overrides = {name: kwargs.pop(name, None) for name in names}
+            return await tool(*args, overrides=overrides, **kwargs)
+
+        params = [*own, *(_parameter(DECLARED[name]) for name in names)]
+        wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
+
+
+def _in_mcp_words(declared: Declared) -> str:
+    """A setting as an MCP user can set it: a parameter of `research`, or the server's settings."""
+    if declared.name in MCP_SETTINGS:
+        return f"the `{declared.name}` parameter"
+    return f"the server's `{declared.name}` setting"
+
+
+def _prepare(question: str, pipeline: str, mode: str, overrides: dict[str, Any]) -> PreparedRun:
+    """The one run set-up every face uses (blocking; run it in a worker thread)."""
+    if overrides.get("docs"):
+        overrides = {**overrides, "docs": [str(Path(path).resolve()) for path in overrides["docs"]]}
+    setup = RunSetup(question=question, plans=[(pipeline, mode)], overrides=overrides)
+    return prepare(setup)[0]
 
 
 def _verdict(report: AuditReport) -> AuditVerdict:
@@ -87,11 +164,13 @@ def _verdict(report: AuditReport) -> AuditVerdict:
 
 
 class _Progress:
-    """Turns run events into MCP progress notifications, in order."""
+    """Turns run events into MCP progress notifications, in order, and repeats the last one
+    every few seconds while the run works (a notification resets a client's request timeout)."""
 
     def __init__(self, ctx: Context) -> None:
         self._ctx = ctx
         self._done = 0
+        self._message = "starting"
         self._sent: asyncio.Task[None] | None = None
 
     def __call__(self, event: dict[str, Any]) -> None:
@@ -99,8 +178,11 @@ class _Progress:
             return
         if event.get("kind") == "end":
             self._done += 1
-        message = str(event.get("message", ""))
-        previous, done = self._sent, self._done
+        self._message = str(event.get("message", ""))
+        self._send()
+
+    def _send(self) -> None:
+        previous, done, message = self._sent, self._done, self._message
 
         async def send() -> None:
             if previous is not None:
@@ -113,46 +195,50 @@ class _Progress:
         if self._sent is not None:
             await self._sent
 
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            self._send()
+
+    @contextlib.asynccontextmanager
+    async def heartbeat(self) -> AsyncIterator[None]:
+        """Progress every few seconds while the body runs."""
+        beat = asyncio.get_running_loop().create_task(self._beat())
+        try:
+            yield
+        finally:
+            beat.cancel()
+
 
 def _one_line(exc: Exception) -> ToolError:
-    return ToolError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return ToolError(reword(text, _in_mcp_words))
 
 
-async def research(
-    question: str,
-    ctx: Context,
-    pipeline: PipelineName = "standard",
-    single_agent: bool = False,
-    report_format: ReportStructure | None = None,
-    max_iterations: int | None = None,
-    model: str | None = None,
-    answer: str | None = None,
+QuestionParam = Annotated[str, Field(description="The research question.")]
+PipelineParam = Annotated[PipelineName, Field(description="The research pipeline (graph) to run.")]
+SingleAgentParam = Annotated[
+    bool, Field(description="One agent looping over searches instead of parallel workers.")
+]
+AnswerParam = Annotated[
+    str | None,
+    Field(description="Answer to give if the question is found ambiguous (else unasked)."),
+]
+
+
+async def _research(
+    prepared: PreparedRun, answer: str | None, on_event: Callable[[dict[str, Any]], None]
 ) -> ResearchAnswer:
-    """Research a question; returns the cited report, its sources and the audit verdict.
+    """Run a prepared run to its end and audit it (what `research` and `research_start` do)."""
+    folder = prepared.folder
 
-    `answer` is used if the question is found ambiguous; without it the run continues unasked.
-    """
-    overrides = {
-        "report_structure": report_format,
-        "max_iterations": max_iterations,
-        "model": model,
-    }
-    mode = "single" if single_agent else "multi"
+    async def ask(_question: str, _options: list[str]) -> str | None:
+        return answer or ""
+
     try:
-        config, folder = await asyncio.to_thread(_prepare, question, pipeline, mode, overrides)
-        progress = _Progress(ctx)
-
-        async def ask(_question: str, _options: list[str]) -> str | None:
-            return answer or ""
-
         outcome = await execute(
-            folder,
-            config,
-            initial=initial_state(pipeline, folder.record.query, mode),
-            ask=ask,
-            on_event=progress,
+            folder, prepared.config, initial=prepared.initial, ask=ask, on_event=on_event
         )
-        await progress.flush()
         verdict = None
         if outcome.status == "completed":
             verdict = _verdict(await asyncio.to_thread(audit_run, folder.path))
@@ -173,7 +259,109 @@ async def research(
     )
 
 
-async def search(query: str, max_results: int = 5) -> list[SearchResult]:
+async def _prepared(
+    question: str, pipeline: str, single_agent: bool, overrides: dict[str, Any]
+) -> PreparedRun:
+    mode = "single" if single_agent else "multi"
+    try:
+        return await asyncio.to_thread(_prepare, question, pipeline, mode, overrides)
+    except ResearchStudioError as exc:
+        raise _one_line(exc) from None
+
+
+@setting_parameters(*MCP_SETTINGS)
+async def research(
+    question: QuestionParam,
+    ctx: Context,
+    pipeline: PipelineParam = "standard",
+    single_agent: SingleAgentParam = False,
+    answer: AnswerParam = None,
+    *,
+    overrides: dict[str, Any],
+) -> ResearchAnswer:
+    """Research a question; returns the cited report, its sources and the audit verdict.
+
+    A run takes minutes: progress notifications arrive every few seconds while it works.
+    Clients that cannot wait that long use research_start and research_status instead.
+    """
+    prepared = await _prepared(question, pipeline, single_agent, overrides)
+    progress = _Progress(ctx)
+    async with progress.heartbeat():
+        result = await _research(prepared, answer, progress)
+    await progress.flush()
+    return result
+
+
+class StartedRun(BaseModel):
+    """A run started in the background, and where it stands."""
+
+    run_id: str
+    status: str
+    progress: str = Field("", description="The last step the run reported.")
+    result: ResearchAnswer | None = Field(None, description="The answer, once it has ended.")
+
+
+class _Background:
+    """Runs started by research_start in this server process, by run id."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, asyncio.Task[ResearchAnswer]] = {}
+        self.latest: dict[str, str] = {}
+
+    def recorder(self, run_id: str) -> Callable[[dict[str, Any]], None]:
+        def record(event: dict[str, Any]) -> None:
+            if event.get("kind") in {"end", "progress", "error"}:
+                self.latest[run_id] = str(event.get("message", ""))
+
+        return record
+
+
+_BACKGROUND = _Background()
+
+
+@setting_parameters(*MCP_SETTINGS)
+async def research_start(
+    question: QuestionParam,
+    pipeline: PipelineParam = "standard",
+    single_agent: SingleAgentParam = False,
+    answer: AnswerParam = None,
+    *,
+    overrides: dict[str, Any],
+) -> StartedRun:
+    """Start research in the background (same parameters and checks as `research`).
+
+    Returns at once with the run id; poll research_status with it until the run has ended.
+    """
+    prepared = await _prepared(question, pipeline, single_agent, overrides)
+    run_id = prepared.folder.record.run_id
+    work = _research(prepared, answer, _BACKGROUND.recorder(run_id))
+    _BACKGROUND.tasks[run_id] = asyncio.get_running_loop().create_task(work)
+    return StartedRun(run_id=run_id, status="running", progress="started")
+
+
+async def research_status(
+    run_id: Annotated[str, Field(description="The run id research_start returned.")],
+) -> StartedRun:
+    """Where a run started by research_start stands; its answer once it has ended."""
+    task = _BACKGROUND.tasks.get(run_id)
+    if task is None:
+        raise ToolError(f"no run {run_id!r} was started by research_start on this server")
+    progress = _BACKGROUND.latest.get(run_id, "")
+    if not task.done():
+        return StartedRun(run_id=run_id, status="running", progress=progress)
+    error = task.exception()
+    if error is not None:
+        return StartedRun(run_id=run_id, status="failed", progress=str(error))
+    result = task.result()
+    return StartedRun(run_id=run_id, status=result.status, progress=progress, result=result)
+
+
+async def search(
+    query: Annotated[str, Field(description="What to search for.")],
+    max_results: Annotated[
+        int, Field(description="Results wanted (1 to 50).", json_schema_extra={"maximum": 50})
+    ] = 5,
+) -> list[SearchResult]:
     """Search the web (or the configured local documents) with the configured provider."""
     if not query.strip():
         raise ToolError("the query is empty")
@@ -186,7 +374,9 @@ async def search(query: str, max_results: int = 5) -> list[SearchResult]:
         raise _one_line(exc) from None
 
 
-async def fetch(url: str) -> Page:
+async def fetch(
+    url: Annotated[str, Field(description="An absolute http(s) URL.")],
+) -> Page:
     """Fetch a page and return its main text."""
     try:
         if not is_web_url(url):
@@ -217,7 +407,9 @@ def _audit(run: str) -> AuditReport:
         raise ResearchStudioError(message) from None
 
 
-async def audit(run: str) -> AuditReport:
+async def audit(
+    run: Annotated[str, Field(description="A run id (or run folder) from `research`.")],
+) -> AuditReport:
     """Re-check every citation of a finished run (run id or folder) against its kept pages."""
     try:
         return await asyncio.to_thread(_audit, run)
@@ -226,12 +418,13 @@ async def audit(run: str) -> AuditReport:
 
 
 def build_server() -> MCPServer:
-    """The MCP server with its four tools."""
+    """The MCP server with its tools."""
     server: MCPServer = MCPServer(
         name="research-studio",
+        version=__version__,
         instructions="Deep research with cited, audited reports: research, search, fetch, audit.",
     )
-    for tool in (research, search, fetch, audit):
+    for tool in (research, research_start, research_status, search, fetch, audit):
         server.tool()(tool)
     server.tool()(mcp_verify.verify)
     return server

@@ -61,6 +61,13 @@ def _provider_kwargs(provider: str, config: Configuration) -> dict[str, object]:
     return {"base_url": config.ollama_host} if config.ollama_host else {}
 
 
+def check_model(spec: str, config: Configuration) -> None:
+    """A spec names a known provider whose credentials are configured (no network, no model)."""
+    provider, _ = split_spec(spec)
+    if provider in ("openai", "anthropic") and provider not in _registered:
+        _provider_kwargs(provider, config)
+
+
 def create_chat_model(
     spec: str, config: Configuration, *, http_async_client: httpx.AsyncClient | None = None
 ) -> BaseChatModel:

@@ -1,16 +1,21 @@
-"""What a run is checked and prepared with before research: one set of rules for CLI and server."""
+"""One run set-up for every face (CLI, web page, MCP): validate, resolve, index, create, save.
+
+Every face asks for a run with a `RunSetup` and gets `PreparedRun`s back from `prepare`; the
+checks are the same for all, and a mistake leaves no run folder behind.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from research_studio.core.config import (
+    DECLARED,
     SECRET_FIELDS,
     Configuration,
     ReportStructure,
@@ -20,7 +25,7 @@ from research_studio.core.config import (
 from research_studio.core.errors import ConfigError, ResearchStudioError
 from research_studio.core.timerange import TimeRange, time_range
 from research_studio.core.urls import is_masked_url, redact_url
-from research_studio.llm.models import split_spec
+from research_studio.llm.models import check_model
 from research_studio.pipelines.registry import (
     SINGLE_WORKER_PIPELINES,
     PipelineName,
@@ -29,6 +34,7 @@ from research_studio.pipelines.registry import (
 )
 from research_studio.run.persistence import check_checkpoints
 from research_studio.run.runs import RunFolder, RunRecord, check_query, new_run_id
+from research_studio.services.extraction import choose_extraction
 from research_studio.services.resolution import (
     ModelChoice,
     choose_model,
@@ -39,6 +45,15 @@ from research_studio.sources.docindex import DocumentIndex, IndexReport
 from research_studio.sources.search import SearchChoice
 
 PLAN_REVIEW_PIPELINES = ("standard", "advanced")
+LOOP_PIPELINES = ("standard", "advanced", "advanced-full", "advanced-optimized")
+# Settings only some pipelines read, and the pipelines that read them. One place until the
+# registry's PipelineSpec says which settings each pipeline honours.
+HONOURED_BY: dict[str, tuple[str, ...]] = {
+    "max_iterations": LOOP_PIPELINES,
+    "review_plan": PLAN_REVIEW_PIPELINES,
+    "max_researcher_iterations": ("supervisor",),
+}
+Note = Callable[[str], None]
 
 
 class RequestError(ConfigError):
@@ -82,22 +97,43 @@ def check_docs(paths: list[Path]) -> None:
         raise ConfigError(f"no such file or folder: {', '.join(missing)}")
 
 
+def _listed(names: tuple[str, ...]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+
+
+def check_pipeline(pipeline: str, mode: str, overrides: dict[str, Any]) -> None:
+    """A mode or setting the pipeline cannot honour is refused, never silently ignored."""
+    if mode == "single" and pipeline not in SINGLE_WORKER_PIPELINES:
+        raise RequestError(
+            "mode", f"the {pipeline} pipeline has no single-agent mode; use multi-agent"
+        )
+    for name, pipelines in HONOURED_BY.items():
+        if overrides.get(name) not in (None, False) and pipeline not in pipelines:
+            raise RequestError(
+                name,
+                f"{DECLARED[name].flag.split('/')[0]} does not apply to the {pipeline} pipeline "
+                f"(only to {_listed(pipelines)})",
+            )
+
+
 def check_run(
     query: str,
     pipeline: str,
     overrides: dict[str, Any],
     config_file: Path | None,
     docs: list[Path],
+    mode: str = "multi",
 ) -> CheckedRun:
-    """Every check `run` makes before any work, so a mistake leaves no run folder behind."""
+    """Every check made before any work, so a mistake leaves no run folder behind."""
     try:
         config = load_configuration(overrides, config_file=config_file).config
     except ResearchStudioError as exc:
         raise RequestError(_settings_field(str(exc), overrides), str(exc)) from None
+    check_pipeline(pipeline, mode, overrides)
     if config.review_plan and pipeline not in PLAN_REVIEW_PIPELINES:
         raise RequestError(
-            "pipeline",
-            f"plan review works with the {' and '.join(PLAN_REVIEW_PIPELINES)} pipelines, "
+            "review_plan",
+            f"plan review works with the {_listed(PLAN_REVIEW_PIPELINES)} pipelines, "
             f"not {pipeline}",
         )
     with blame("question"):
@@ -113,15 +149,35 @@ def check_run(
     return CheckedRun(config, question, window)
 
 
+# Settings naming a model (besides model and fast_model), checked before any folder exists.
+ROLE_MODELS = ("research_model", "summarization_model", "compression_model", "final_report_model")
+
+
 def resolve_choices(config: Configuration) -> tuple[Configuration, ModelChoice, SearchChoice]:
-    """resolution.resolve, with a model or search mistake attributed to its field."""
+    """resolution.resolve, with a model or search mistake attributed to its field.
+
+    Every model the run may use is checked here (provider known, credentials set), so a
+    configuration mistake is one line before the run folder exists, not a failed run. A run
+    handed to a LangGraph server keeps its configuration as given: the server resolves.
+    """
     if config.langgraph_server:
         return (config, *server_choices(config))
     with blame("model"):
         model = choose_model(config)
-        split_spec(model.model)  # an unknown provider fails here, not after the folder exists
+        check_model(model.model, config)
     with blame("fast_model"):
-        split_spec(model.fast_model)
+        check_model(model.fast_model, config)
+    for name in ROLE_MODELS:
+        spec = getattr(config, name)
+        if spec:
+            with blame(name):
+                check_model(spec, config)
+    with blame("council_models"):
+        for spec in config.council_models:
+            check_model(spec, config)
+    with blame("model_overrides"):
+        for spec in config.model_overrides.values():
+            check_model(spec, config)
     with blame("search"):
         search = choose_search(config)
     resolved = config.model_copy(
@@ -130,8 +186,13 @@ def resolve_choices(config: Configuration) -> tuple[Configuration, ModelChoice, 
     return resolved, model, search
 
 
-def index_documents(config: Configuration, paths: list[Path]) -> IndexReport:
-    """Index the paths (incrementally; blocking). One-line error when no readable document is there."""
+def index_documents(
+    config: Configuration, paths: list[Path], note: Note | None = None
+) -> IndexReport:
+    """Index the paths (incrementally; blocking), noting skipped files and empty folders.
+
+    Fails, in one line, when no readable document was found: research on nothing is not a run.
+    """
     index = DocumentIndex.in_dir(
         config.cache_dir, chunk_size=config.index_chunk_size, max_bytes=config.max_document_bytes
     )
@@ -139,11 +200,16 @@ def index_documents(config: Configuration, paths: list[Path]) -> IndexReport:
         report = index.update(paths)
     finally:
         index.close()
+    say = note or (lambda _line: None)
+    for path, reason in report.skipped:
+        say(f"skipped {path}: {reason}")
     if not report.documents:
         raise ConfigError(
             f"no readable documents in {', '.join(report.empty)} "
             "(Markdown, text, HTML or PDF files inside the folder)"
         )
+    for root in report.empty:
+        say(f"no readable documents in {root}")
     return report
 
 
@@ -212,8 +278,24 @@ def resume_settings(folder: RunFolder, config_file: Path | None) -> Configuratio
     return load_configuration(saved, config_file=config_file).config
 
 
+# The settings the web form offers (besides question, pipeline, mode and documents folder).
+FORM_SETTINGS = (
+    "model",
+    "fast_model",
+    "search",
+    "report_structure",
+    "max_iterations",
+    "max_researcher_iterations",
+    "language",
+    "system_prompt",
+)
+
+
 class ResearchRequest(BaseModel):
-    """A research request as a form or an API client sends it (empty text means "not set")."""
+    """A research request as a form or an API client sends it (empty text means "not set").
+
+    Settings keep their configuration names; their bounds are checked by the configuration.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -225,35 +307,37 @@ class ResearchRequest(BaseModel):
     search: SearchProviderName | None = None
     docs: str | None = Field(None, description="A documents folder (the server checks it).")
     report_structure: ReportStructure | None = None
-    iterations: int | None = Field(None, ge=1, le=20)
+    max_iterations: int | None = None
+    max_researcher_iterations: int | None = None
+    language: str | None = None
     system_prompt: str | None = None
     no_clarify: bool = False
 
-    @field_validator(
-        "model",
-        "fast_model",
-        "search",
-        "docs",
-        "report_structure",
-        "iterations",
-        "system_prompt",
-        mode="before",
-    )
+    @field_validator(*FORM_SETTINGS, "docs", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
 
     def overrides(self) -> dict[str, Any]:
-        """The configuration values this request sets, as `run` builds them from its flags."""
-        return {
-            "model": self.model,
-            "fast_model": self.fast_model,
-            "report_structure": self.report_structure,
-            "max_iterations": self.iterations,
-            "system_prompt": self.system_prompt,
-            "search": self.search,
-            "docs": [str(Path(self.docs).resolve())] if self.docs else None,
-        }
+        """The configuration values this request sets, as `run` takes them from its flags."""
+        values = {name: getattr(self, name) for name in FORM_SETTINGS}
+        values["docs"] = [str(Path(self.docs).resolve())] if self.docs else None
+        return values
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """What a face asks for: a question, the (pipeline, mode) runs of it, the settings given."""
+
+    question: str
+    plans: Sequence[tuple[str, str]]
+    overrides: dict[str, Any]
+    config_file: Path | None = None
+    interactive_clarify: bool = True
+    out_dir: Path | None = None
+    note: Note | None = None  # what was chosen and why, skipped files: shown by the face
+    indexing: Callable[[list[Path]], AbstractContextManager[Any]] | None = None
+    extra_checks: list[Callable[[CheckedRun], None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -265,32 +349,79 @@ class PreparedRun:
     initial: dict[str, Any]
     model_choice: ModelChoice
     search_choice: SearchChoice
+    window: TimeRange | None = None
 
 
-def prepare_run(request: ResearchRequest, config_file: Path | None) -> PreparedRun:
-    """Check, resolve, index local documents and create the run folder (blocking)."""
-    if request.mode == "single" and request.pipeline not in SINGLE_WORKER_PIPELINES:
-        raise RequestError(
-            "mode", f"the {request.pipeline} pipeline has no single-agent mode; use multi"
-        )
-    overrides = request.overrides()
-    docs = [Path(path) for path in overrides["docs"] or []]
-    checked = check_run(request.question, request.pipeline, overrides, config_file, docs)
+def _suffixes(plans: Sequence[tuple[str, str]]) -> list[str]:
+    """Folder suffixes of compared runs: the mode when one pipeline runs twice, else the pipeline."""
+    if len(plans) < 2:
+        return [""]
+    if len({pipeline for pipeline, _ in plans}) == 1:
+        return [f"-{mode}" for _, mode in plans]
+    return [f"-{pipeline}" for pipeline, _ in plans]
+
+
+def prepare(setup: RunSetup) -> list[PreparedRun]:
+    """Validate, resolve choices, index documents, create the run folders and save the choices.
+
+    Blocking. Every check runs before the first folder exists, so a mistake leaves none behind.
+    """
+    overrides = dict(setup.overrides)
+    docs = [Path(path) for path in overrides.get("docs") or []]
+    pipeline, mode = setup.plans[0]
+    checked = check_run(setup.question, pipeline, overrides, setup.config_file, docs, mode)
+    for other, other_mode in setup.plans[1:]:
+        with blame("pipeline"):
+            graph_builder(other)
+        check_pipeline(other, other_mode, overrides)
+    for check in setup.extra_checks:
+        check(checked)
+    note = setup.note or (lambda _line: None)
+    if checked.window:
+        note(f"time range: {checked.window.describe()}; undated sources kept, marked")
     config, model_choice, search_choice = resolve_choices(checked.config)
+    fast = (
+        f" (fast: {model_choice.fast_model})"
+        if model_choice.fast_model != model_choice.model
+        else ""
+    )
+    note(f"model: {model_choice.model}{fast} — {model_choice.reason}")
+    note(f"search: {search_choice.name} — {search_choice.reason}")
+    extraction = choose_extraction(config, model_choice.fast_model or model_choice.model)
+    note(f"extraction: {extraction.describe()}")
     overrides.update(model=config.model, fast_model=config.fast_model, search=config.search)
     # Saved in run.json (password masked) so resume reopens the same checkpoint backend.
     overrides.update(checkpoints=config.checkpoints or "sqlite")
     if config.search == "local" and config.docs:
-        with blame("docs"):
-            index_documents(config, [Path(path) for path in config.docs])
-    folder = new_folder(
-        config,
-        None,
-        checked.question,
-        request.pipeline,
-        request.mode,
-        overrides,
-        not request.no_clarify,
+        paths = [Path(path) for path in config.docs]
+        with blame("docs"), (setup.indexing or (lambda _paths: nullcontext()))(paths):
+            index_documents(config, paths, setup.note)
+    prepared = []
+    for (name, run_mode), suffix in zip(setup.plans, _suffixes(setup.plans), strict=True):
+        folder = new_folder(
+            config,
+            setup.out_dir,
+            checked.question,
+            name,
+            run_mode,
+            overrides,
+            setup.interactive_clarify,
+            suffix=suffix,
+        )
+        initial = initial_state(name, checked.question, run_mode)
+        prepared.append(
+            PreparedRun(folder, config, initial, model_choice, search_choice, checked.window)
+        )
+    return prepared
+
+
+def prepare_run(request: ResearchRequest, config_file: Path | None) -> PreparedRun:
+    """The web page's run: the one set-up, for one pipeline and mode (blocking)."""
+    setup = RunSetup(
+        question=request.question,
+        plans=[(request.pipeline, request.mode)],
+        overrides=request.overrides(),
+        config_file=config_file,
+        interactive_clarify=not request.no_clarify,
     )
-    initial = initial_state(request.pipeline, checked.question, request.mode)
-    return PreparedRun(folder, config, initial, model_choice, search_choice)
+    return prepare(setup)[0]

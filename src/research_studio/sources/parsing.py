@@ -12,6 +12,7 @@ import codecs
 import contextlib
 import functools
 import io
+import logging
 import os
 import signal
 import threading

@@ -115,4 +115,4 @@ def test_plan_review_is_refused_where_it_cannot_apply() -> None:
         app, ["run", "coral reef recovery", "--pipeline", "supervisor", "--review-plan"]
     )
     assert result.exit_code == 2
-    assert "plan review works with the standard and advanced pipelines" in result.output
+    assert "--review-plan does not apply to the supervisor pipeline" in result.output

@@ -79,7 +79,7 @@ def test_an_ambiguous_question_pauses_until_answered(server: LiveServer) -> None
     model = ResearchScript(ambiguous=True).model()
     spec = use_scripted_model(model)
     with httpx.Client(base_url=server.url) as client:
-        run_id = start(client, question="python", model=spec, iterations=1)
+        run_id = start(client, question="python", model=spec, max_iterations=1)
         url = f"/api/runs/{run_id}/events"
         paused = sse(client, url, until=status_is("awaiting_clarification"))
         pending = paused[-1]["data"]["pending"]
@@ -100,7 +100,7 @@ def test_answers_sent_at_once_continue_a_paused_run_once(server: LiveServer) -> 
     model = ResearchScript(ambiguous=True).model()
     spec = use_scripted_model(model)
     with httpx.Client(base_url=server.url) as client:
-        run_id = start(client, question="python", model=spec, iterations=1)
+        run_id = start(client, question="python", model=spec, max_iterations=1)
         wait_for_status(client, run_id, "awaiting_clarification")
 
     async def answer_at_once() -> list[int]:
@@ -126,7 +126,7 @@ def test_a_restarted_server_still_shows_what_a_paused_run_asks(
     spec = use_scripted_model(ResearchScript(ambiguous=True).model())
     first = serve()
     with httpx.Client(base_url=first.url) as client:
-        run_id = start(client, question="python", model=spec, iterations=1)
+        run_id = start(client, question="python", model=spec, max_iterations=1)
         asked = wait_for_status(client, run_id, "awaiting_clarification")["pending"]
     first.__exit__(None, None, None)
     with httpx.Client(base_url=serve().url) as client:

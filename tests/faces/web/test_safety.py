@@ -5,11 +5,13 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import get_args
 
 import httpx
 import pytest
 from typer.testing import CliRunner
 
+from research_studio.core.config import Configuration
 from research_studio.faces.cli import app
 from research_studio.faces.web.settings import EXAMPLE_DOCS, ServeSettings
 from tests.doubles.research_script import ResearchScript
@@ -27,7 +29,19 @@ pytestmark = pytest.mark.e2e
         ({"question": "q", "docs": "/etc"}, "docs", "allowed"),
         ({"question": "q", "docs": "../../etc"}, "docs", "allowed"),
         ({"question": "q", "pipeline": "supervisor", "mode": "single"}, "mode", "single"),
-        ({"question": "q", "iterations": 0}, "iterations", "1"),
+        ({"question": "q", "max_iterations": 0}, "max_iterations", "1"),
+        ({"question": "q", "max_iterations": 99}, "max_iterations", "20"),
+        (
+            {"question": "q", "pipeline": "supervisor", "max_iterations": 2},
+            "max_iterations",
+            "apply",
+        ),
+        ({"question": "q", "language": "klingon"}, "language", "unknown language"),
+        (
+            {"question": "q", "max_researcher_iterations": 2},
+            "max_researcher_iterations",
+            "the Supervisor turns field does not apply to the standard pipeline",
+        ),
         ({"question": "q", "model": "nope:x"}, "model", "unknown model provider"),
         ({"question": "?!?"}, "question", "no words"),
     ],
@@ -39,7 +53,36 @@ def test_mistakes_come_back_as_field_errors_and_leave_no_run(
         response = client.post("/api/runs", json=fields)
         assert response.status_code == 422
         assert response.json()["field"] == field and words in response.json()["message"]
+        assert "--" not in response.json()["message"]  # web words, not CLI flags
+        assert "Value error" not in response.json()["message"]
         assert client.get("/api/runs").json() == []
+
+
+def test_the_form_is_described_by_the_configuration(server: LiveServer) -> None:
+    with httpx.Client(base_url=server.url) as client:
+        options = client.get("/api/options").json()
+    iterations = options["settings"]["max_iterations"]
+    field = Configuration.model_fields["max_iterations"]
+    assert (iterations["min"], iterations["max"], iterations["default"]) == (1, 20, 3)
+    assert iterations["help"] == field.description
+    assert options["settings"]["report_structure"]["choices"] == list(
+        get_args(Configuration.model_fields["report_structure"].annotation)
+    )
+    assert "supervisor" not in options["honoured_by"]["max_iterations"]
+
+
+@pytest.mark.skipif(not EXAMPLE_DOCS.is_dir(), reason="installed without the examples")
+def test_offline_the_form_preselects_the_example_or_configured_folder(
+    serve: Callable[..., LiveServer], settings_file: Path, tmp_path: Path
+) -> None:
+    settings_file.write_text(f'runs_dir = "{tmp_path / "runs"}"\n')
+    with httpx.Client(base_url=serve().url) as client:
+        assert client.get("/api/options").json()["default_docs"] == str(EXAMPLE_DOCS)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    settings_file.write_text(f'runs_dir = "{tmp_path / "runs"}"\ndocs = ["{notes}"]\n')
+    with httpx.Client(base_url=serve(docs_roots=[notes]).url) as client:
+        assert client.get("/api/options").json()["default_docs"] == str(notes)
 
 
 def test_a_cross_site_form_post_is_refused(
@@ -139,10 +182,12 @@ def test_documents_from_an_allowed_folder_are_researched(
     server = serve(docs_roots=[docs])
     spec = use_scripted_model(ResearchScript().model())
     with httpx.Client(base_url=server.url) as client:
-        offered = client.get("/api/options").json()["docs"]
-        assert str(docs) in offered
+        options = client.get("/api/options").json()
+        offered = {folder["value"]: folder["label"] for folder in options["docs"]}
+        assert offered[str(docs)] == "notes"  # shown by name, not by its path on the server
         if EXAMPLE_DOCS.is_dir():
-            assert str(EXAMPLE_DOCS) in offered
+            assert offered[str(EXAMPLE_DOCS)] == f"{EXAMPLE_DOCS.name} (example)"
+        assert options["default_docs"] == ""  # these settings search the web (SearXNG)
         resolution = client.get("/api/resolution", params={"docs": str(docs)}).json()
         assert resolution["search"]["name"] == "local"
         run = client.post(

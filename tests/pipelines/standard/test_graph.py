@@ -100,14 +100,14 @@ def test_stop_rules_are_pure_and_routers_only_read_the_reason() -> None:
         "coverage": 0.4,
         "min_coverage": 0.7,
         "pending_searches": 1,
-        "iteration": 1,
+        "rounds_done": 1,
         "max_iterations": 3,
     }
     assert standard_stop_reason(**base) == ""
     assert standard_stop_reason(**{**base, "ready": True}) == "ready"
     assert standard_stop_reason(**{**base, "coverage": 0.7}) == "coverage_reached"
     assert standard_stop_reason(**{**base, "pending_searches": 0}) == "no_searches_left"
-    assert standard_stop_reason(**{**base, "iteration": 3}) == "iteration_cap"
+    assert standard_stop_reason(**{**base, "rounds_done": 3}) == "iteration_cap"
     assert route_after_gaps({"stop_reason": ""}) == "search_and_extract"
     assert route_after_gaps({"stop_reason": "ready"}) == "verify"
     assert route_after_synthesis({"stop_reason": ""}) == "orchestrate"

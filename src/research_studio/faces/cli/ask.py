@@ -9,17 +9,14 @@ import typer
 from research_studio.core.config import load_configuration
 from research_studio.core.urls import is_masked_url
 from research_studio.faces.cli.common import (
+    SEARCH_SETTINGS,
     ConfigFileOption,
     JsonFlag,
-    ModelOption,
-    PrivateOption,
-    SearchOption,
-    SearxngOption,
-    TavilyUrlOption,
     err,
     out,
     print_json,
     run_async,
+    setting_options,
     user_errors,
 )
 from research_studio.faces.cli.terminal import foreign, line
@@ -28,21 +25,16 @@ from research_studio.run.runs import check_query, find_run
 from research_studio.services.resolution import resolve
 
 
+@setting_options("model", "language", *SEARCH_SETTINGS)
 def ask(
     run_id: Annotated[
         str, typer.Argument(help="Run id (in the runs folder) or a run folder path.")
     ],
     question: Annotated[str, typer.Argument(help="The follow-up question.")],
-    model: ModelOption = None,
-    language: Annotated[
-        str | None, typer.Option("--language", help="Answer language; default: the question's.")
-    ] = None,
-    search_provider: SearchOption = None,
-    searxng_url: SearxngOption = None,
-    tavily_base_url: TavilyUrlOption = None,
-    allow_private_networks: PrivateOption = None,
     as_json: JsonFlag = False,
     config_file: ConfigFileOption = None,
+    *,
+    overrides: dict[str, Any],
 ) -> None:
     """Answer a follow-up from the run's sources (researching only what they do not cover)."""
     with user_errors():
@@ -50,14 +42,6 @@ def ask(
         folder = find_run(runs_dir, run_id)
         # The run's own settings (masked URLs left to the environment), then this command's.
         saved = {k: v for k, v in folder.record.settings.items() if not is_masked_url(str(v))}
-        overrides: dict[str, Any] = {
-            "model": model,
-            "language": language,
-            "search": search_provider,
-            "searxng_url": searxng_url,
-            "tavily_base_url": tavily_base_url,
-            "allow_private_networks": allow_private_networks,
-        }
         saved.update({k: v for k, v in overrides.items() if v is not None})
         loaded = load_configuration(saved, config_file=config_file).config
         text = check_query(question, max_chars=loaded.max_query_chars)

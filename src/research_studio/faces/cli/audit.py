@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -13,11 +13,11 @@ from research_studio.core.config import Configuration, load_configuration
 from research_studio.faces.cli.common import (
     ConfigFileOption,
     JsonFlag,
-    PrivateOption,
     err,
     out,
     print_json,
     run_async,
+    setting_options,
     settings,
     user_errors,
 )
@@ -81,14 +81,16 @@ def _print(report: AuditReport, run_id: str) -> None:
     out.print(foreign(report.summary()))
 
 
+@setting_options("allow_private_networks")
 def audit(
     run_id: Annotated[
         str, typer.Argument(help="Run id (in the runs folder) or a run folder path.")
     ],
     live: LiveFlag = False,
-    allow_private_networks: PrivateOption = None,
     as_json: JsonFlag = False,
     config_file: ConfigFileOption = None,
+    *,
+    overrides: dict[str, Any],
 ) -> None:
     """Check a finished run from its folder alone: every printed line, statement and kept page
     against the run's manifest and its quotes (exit 1 if any check fails)."""
@@ -96,13 +98,7 @@ def audit(
         runs_dir = load_configuration(config_file=config_file).config.runs_dir
         folder = find_run(runs_dir, run_id)
         report = audit_run(folder.path)
-        config = (
-            settings(
-                config_file, allow_private_networks=allow_private_networks, no_cache=True
-            ).config
-            if live
-            else None
-        )
+        config = settings(config_file, {**overrides, "use_cache": False}).config if live else None
     if config is not None:
         report.drift = run_async(_drift(config, folder.path))
     if as_json:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import json
 import sys
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -15,9 +17,9 @@ from rich.console import Console
 from rich.prompt import Prompt
 
 from research_studio.core.config import (
+    DECLARED,
+    Declared,
     LoadedConfiguration,
-    ReportStructure,
-    SearchProviderName,
     load_configuration,
 )
 from research_studio.core.errors import ResearchStudioError
@@ -33,42 +35,67 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable J
 ConfigFileOption = Annotated[
     Path | None, typer.Option("--config", help="Settings file (default: ./research-studio.toml).")
 ]
-SearchOption = Annotated[
-    SearchProviderName | None,
-    typer.Option("--search", help="Search provider (default: chosen from your set-up)."),
-]
-SearxngOption = Annotated[str | None, typer.Option("--searxng-url", help="SearXNG base URL.")]
-TavilyUrlOption = Annotated[
-    str | None, typer.Option("--tavily-base-url", help="Tavily API base URL.")
-]
-PrivateOption = Annotated[
-    bool | None,
-    typer.Option(
-        "--allow-private-networks/--no-private-networks",
-        help="Allow loopback/private addresses (self-hosted search, local pages).",
-        show_default=False,
-    ),
-]
-NoCacheFlag = Annotated[bool, typer.Option("--no-cache", help="Bypass the search and page cache.")]
-ModelOption = Annotated[str | None, typer.Option("--model", help="Smart model, provider:name.")]
-FastModelOption = Annotated[
-    str | None, typer.Option("--fast-model", help="Fast model (extraction, per-page work).")
-]
-FormatOption = Annotated[
-    ReportStructure | None, typer.Option("--format", help="Shape of the report.")
-]
-IterationsOption = Annotated[
-    int | None, typer.Option("--iterations", min=1, max=20, help="Research loop iterations.")
-]
 AnswerOption = Annotated[
     str | None, typer.Option("--answer", help="Answer to give if a clarification is asked.")
 ]
+# The settings a command about search and fetching takes (search, fetch, eval, ask, run).
+SEARCH_SETTINGS = ("search", "searxng_url", "tavily_base_url", "allow_private_networks")
+Command = Callable[..., None]
 
 
-def settings(config_file: Path | None, **overrides: Any) -> LoadedConfiguration:
+def _option(declared: Declared) -> inspect.Parameter:
+    """The Typer option of one setting: flag, help and bounds as its field declares them."""
+    option = typer.Option(
+        declared.flag,
+        help=declared.help,
+        show_default=False,
+        min=declared.minimum,
+        max=declared.maximum,
+    )
+    return inspect.Parameter(
+        declared.name,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=None,
+        annotation=Annotated[declared.annotation | None, option],
+    )
+
+
+def _given(value: Any) -> Any:
+    """A flag's value as the configuration takes it: paths made absolute (saved in run.json)."""
+    if isinstance(value, Path):
+        return str(value.resolve())
+    if isinstance(value, list | tuple):
+        return [_given(item) for item in value] or None
+    return value
+
+
+def setting_options(*names: str) -> Callable[[Command], Command]:
+    """Give a command one option per named setting, generated from the setting's declaration.
+
+    The command receives the values it was given as `overrides` ({setting: value}, unset ones
+    None), so no command maps flags to settings by hand.
+    """
+
+    def decorate(command: Command) -> Command:
+        signature = inspect.signature(command, eval_str=True)
+        own = [param for name, param in signature.parameters.items() if name != "overrides"]
+
+        @functools.wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> None:
+            overrides = {name: _given(kwargs.pop(name, None)) for name in names}
+            command(*args, overrides=overrides, **kwargs)
+
+        params = [*own, *(_option(DECLARED[name]) for name in names)]
+        wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
+
+
+def settings(
+    config_file: Path | None, overrides: dict[str, Any] | None = None
+) -> LoadedConfiguration:
     """Load configuration with the given command-line values on top."""
-    if overrides.pop("no_cache", False):
-        overrides["use_cache"] = False
     return load_configuration(overrides, config_file=config_file)
 
 

@@ -11,15 +11,20 @@ import importlib.util
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import httpx
 import typer
 
 from research_studio.core.config import Configuration, load_configuration
 from research_studio.core.errors import ResearchStudioError
-from research_studio.faces.cli.common import ConfigFileOption, out, print_json, user_errors
-from research_studio.faces.cli.documents import DocsOption
+from research_studio.faces.cli.common import (
+    ConfigFileOption,
+    out,
+    print_json,
+    setting_options,
+    user_errors,
+)
 from research_studio.faces.cli.terminal import foreign, line
 from research_studio.llm import local_model
 from research_studio.llm.embeddings import minilm_folder
@@ -169,14 +174,15 @@ def diagnose(config: Configuration) -> list[Check]:
     return [_python(), model, _search(config), *_extras(config, model)]
 
 
+@setting_options("docs")
 def doctor(
-    docs: DocsOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
     config_file: ConfigFileOption = None,
+    *,
+    overrides: dict[str, Any],
 ) -> None:
     """Check Python, model, search and extras; say what to fix (exit 1 if no report is possible)."""
     with user_errors():
-        overrides = {"docs": [str(path.resolve()) for path in docs]} if docs else {}
         config = load_configuration(overrides, config_file=config_file).config
     checks = diagnose(config)
     if as_json:

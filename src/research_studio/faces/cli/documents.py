@@ -1,16 +1,14 @@
-"""The index command, and indexing on the fly for --docs."""
+"""The index command."""
 
 from __future__ import annotations
 
-import asyncio
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from research_studio.core.config import Configuration
-from research_studio.core.errors import ConfigError
 from research_studio.faces.cli.common import (
     ConfigFileOption,
     JsonFlag,
@@ -21,40 +19,17 @@ from research_studio.faces.cli.common import (
     user_errors,
 )
 from research_studio.faces.cli.terminal import foreign
-from research_studio.run.launch import check_docs
-from research_studio.sources.docindex import DocumentIndex, IndexReport
-
-DocsOption = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--docs", help="Research these local files/folders (indexed on the fly); repeatable."
-    ),
-]
+from research_studio.run.launch import check_docs, index_documents
 
 
-def update_index(config: Configuration, paths: list[Path]) -> IndexReport:
-    """Index the paths (incrementally), showing progress and warnings on stderr.
+def indexing(paths: list[Path]) -> AbstractContextManager[object]:
+    """The spinner shown while the paths are indexed."""
+    return err.status(f"Indexing {', '.join(str(path) for path in paths)}…")
 
-    Fails, in one line, when no readable document was found: research on nothing is not a run.
-    """
-    index = DocumentIndex.in_dir(
-        config.cache_dir, chunk_size=config.index_chunk_size, max_bytes=config.max_document_bytes
-    )
-    try:
-        with err.status(f"Indexing {', '.join(str(path) for path in paths)}…"):
-            report = asyncio.run(asyncio.to_thread(index.update, paths))
-    finally:
-        index.close()
-    for path, reason in report.skipped:
-        err.print(foreign(f"skipped {path}: {reason}", "yellow"), highlight=False)
-    if not report.documents:
-        raise ConfigError(
-            f"no readable documents in {', '.join(report.empty)} "
-            "(Markdown, text, HTML or PDF files inside the folder)"
-        )
-    for root in report.empty:
-        err.print(foreign(f"no readable documents in {root}", "yellow"), highlight=False)
-    return report
+
+def warn(line: str) -> None:
+    """A skipped file or empty folder, on stderr (the text is the user's: shown, never markup)."""
+    err.print(foreign(line, "yellow"), highlight=False)
 
 
 def index(
@@ -68,7 +43,8 @@ def index(
     with user_errors():
         check_docs(paths)
         config = settings(config_file).config
-        report = update_index(config, paths)
+        with indexing(paths):
+            report = index_documents(config, paths, warn)
     summary = {
         "added": len(report.added),
         "updated": len(report.updated),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -20,18 +20,13 @@ from research_studio.evaluation.judging import default_judge
 from research_studio.evaluation.suite import EvalPlan, EvalReport, pipeline_means, run_eval
 from research_studio.evaluation.summary import costs_lines, markdown, summary_table
 from research_studio.faces.cli.common import (
+    SEARCH_SETTINGS,
     ConfigFileOption,
-    FastModelOption,
     JsonFlag,
-    ModelOption,
-    NoCacheFlag,
-    PrivateOption,
-    SearchOption,
-    SearxngOption,
-    TavilyUrlOption,
     err,
     print_json,
     run_async,
+    setting_options,
     settings,
     user_errors,
 )
@@ -120,6 +115,7 @@ def _print(report: EvalReport, details: Path) -> None:
     typer.echo(f"Details: {details}")
 
 
+@setting_options("model", "fast_model", *SEARCH_SETTINGS, "use_cache")
 def eval_command(
     live: Annotated[
         bool, typer.Option("--live", help="Run the cases through the pipelines, then score them.")
@@ -187,15 +183,10 @@ def eval_command(
     list_cases: Annotated[
         bool, typer.Option("--list-cases", help="List the cases and stop.")
     ] = False,
-    model: ModelOption = None,
-    fast_model: FastModelOption = None,
-    search_provider: SearchOption = None,
-    searxng_url: SearxngOption = None,
-    tavily_base_url: TavilyUrlOption = None,
-    allow_private_networks: PrivateOption = None,
-    no_cache: NoCacheFlag = False,
     as_json: JsonFlag = False,
     config_file: ConfigFileOption = None,
+    *,
+    overrides: dict[str, Any],
 ) -> None:
     """Evaluate pipelines on eval cases: structural, case, judge and citation-accuracy scores."""
     with user_errors():
@@ -225,16 +216,7 @@ def eval_command(
             wanted = select_cases(catalog, _ids(cases)) if (live or cases) else []
         wanted = _with_iterations(wanted, max_iterations)
         chosen = parse_pipelines(pipelines) if pipelines else None
-        config = settings(
-            config_file,
-            model=model,
-            fast_model=fast_model,
-            search=search_provider,
-            searxng_url=searxng_url,
-            tavily_base_url=tavily_base_url,
-            allow_private_networks=allow_private_networks,
-            no_cache=no_cache,
-        ).config
+        config = settings(config_file, overrides).config
         if offline and not judge and not no_judge:
             judge = str(wanted[0].settings["model"])  # the embedded model judges too
         spec, recorded = _judge(judge, no_judge, live, config)

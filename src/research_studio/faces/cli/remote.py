@@ -12,19 +12,31 @@ import typer
 from research_studio.core.config import load_configuration
 from research_studio.faces.cli.common import (
     AnswerOption,
-    FormatOption,
-    IterationsOption,
     err,
     out,
     print_json,
     prompt_choice,
     run_async,
+    setting_options,
     user_errors,
 )
 from research_studio.faces.cli.terminal import foreign, line
 from research_studio.faces.remote import RemoteAsk, research_remote
 from research_studio.pipelines.registry import PipelineName
+from research_studio.run.launch import check_pipeline
 from research_studio.run.runs import check_query, write_atomically
+
+# Settings the server's graphs take in their context (their models, keys and search stay the
+# server's): each flag generated from its declaration.
+REMOTE_SETTINGS = (
+    "max_iterations",
+    "max_researcher_iterations",
+    "report_structure",
+    "language",
+    "system_prompt",
+    "since",
+    "until",
+)
 
 
 def _asker(answer: str | None) -> RemoteAsk:
@@ -42,6 +54,7 @@ def _asker(answer: str | None) -> RemoteAsk:
     return ask
 
 
+@setting_options(*REMOTE_SETTINGS)
 def remote(
     query: Annotated[str, typer.Argument(help="The research question.")],
     server: Annotated[
@@ -52,22 +65,20 @@ def remote(
         "standard"
     ),
     answer: AnswerOption = None,
-    iterations: IterationsOption = None,
-    report_format: FormatOption = None,
     out_file: Annotated[
         Path | None, typer.Option("--out", help="Write the report here (default: print it).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+    *,
+    overrides: dict[str, Any],
 ) -> None:
     """Research on a LangGraph server (its models, keys and search come from the server)."""
     with user_errors():
-        limit = load_configuration().config.max_query_chars
+        # The same checks as a local run, as far as they apply: values, question, pipeline.
+        limit = load_configuration(overrides).config.max_query_chars
         question = check_query(query, max_chars=limit)
-    context: dict[str, Any] = {
-        name: value
-        for name, value in (("max_iterations", iterations), ("report_structure", report_format))
-        if value is not None
-    }
+        check_pipeline(pipeline, "multi", overrides)
+    context = {name: value for name, value in overrides.items() if value is not None}
     result = run_async(
         research_remote(
             server.rstrip("/"),

@@ -10,68 +10,43 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from research_studio.core.config import (
-    Configuration,
-    LoadedConfiguration,
-    load_configuration,
-)
+from research_studio.core.config import Configuration, load_configuration
 from research_studio.core.errors import ConfigError, ResearchStudioError
 from research_studio.faces.cli.common import (
+    SEARCH_SETTINGS,
     AnswerOption,
     ConfigFileOption,
-    FastModelOption,
-    FormatOption,
-    IterationsOption,
     JsonFlag,
-    ModelOption,
-    NoCacheFlag,
-    PrivateOption,
-    SearchOption,
-    SearxngOption,
-    TavilyUrlOption,
     err,
     out,
     print_json,
     prompt_choice,
     run_async,
+    setting_options,
     user_errors,
 )
-from research_studio.faces.cli.documents import DocsOption, update_index
+from research_studio.faces.cli.documents import indexing
 from research_studio.faces.cli.progress import ProgressView
 from research_studio.faces.cli.review import print_pending_review, reviewer
 from research_studio.faces.cli.summary import METRICS, closing_summary, metrics_table, run_lines
 from research_studio.faces.cli.terminal import foreign, line
-from research_studio.pipelines.registry import (
-    SINGLE_WORKER_PIPELINES,
-    PipelineName,
-    initial_state,
-)
-from research_studio.run.launch import check_run, new_folder, resume_settings
+from research_studio.pipelines.registry import PipelineName
+from research_studio.run.launch import RunSetup, prepare, resume_settings
 from research_studio.run.runner import AskFn, Outcome, RunStopped, execute
 from research_studio.run.runs import (
     RunFolder,
     find_run,
     list_runs,
 )
-from research_studio.services.extraction import choose_extraction
-from research_studio.services.resolution import ModelChoice, resolve
-from research_studio.sources.search import SearchChoice
 
 VerboseFlag = Annotated[
     bool, typer.Option("--verbose", "-v", help="Also print every figure of the run.")
 ]
 
 
-def _announce(config: Configuration, model: ModelChoice, search: SearchChoice) -> None:
-    """Say what was chosen and why, before any work."""
-    fast = f" (fast: {model.fast_model})" if model.fast_model != model.model else ""
-    extraction = choose_extraction(config, model.fast_model or model.model)
-    for text in (
-        f"model: {model.model}{fast} — {model.reason}",
-        f"search: {search.name} — {search.reason}",
-        f"extraction: {extraction.describe()}",
-    ):
-        err.print(foreign(text, "dim"), highlight=False)
+def _note(text: str) -> None:
+    """What the set-up chose and why, skipped files: dim, on stderr, never read as markup."""
+    err.print(foreign(text, "dim"), highlight=False)
 
 
 def _asker(view: ProgressView, *, answer: str | None, interactive: bool) -> AskFn:
@@ -168,6 +143,30 @@ def _is_utf8(text: str) -> bool:
     return True
 
 
+# The settings `run` takes as flags, each generated from its declaration in core/config.py.
+RUN_SETTINGS = (
+    "model",
+    "fast_model",
+    "report_structure",
+    "max_iterations",
+    "max_researcher_iterations",
+    "system_prompt",
+    "review_plan",
+    "since",
+    "until",
+    "language",
+    "max_llm_calls",
+    "max_tokens",
+    "max_cost_usd",
+    "max_wall_s",
+    "docs",
+    *SEARCH_SETTINGS,
+    "checkpoints",
+    "use_cache",
+)
+
+
+@setting_options(*RUN_SETTINGS)
 def run(
     query: Annotated[str, typer.Argument(help="The research question.")],
     pipeline: Annotated[
@@ -195,13 +194,6 @@ def run(
             help="Also run this pipeline or variant on the question and compare their metrics.",
         ),
     ] = None,
-    model: ModelOption = None,
-    fast_model: FastModelOption = None,
-    report_format: FormatOption = None,
-    iterations: IterationsOption = None,
-    system_prompt: Annotated[
-        str | None, typer.Option("--system-prompt", help="Extra instructions for the writer.")
-    ] = None,
     no_clarify: Annotated[
         bool, typer.Option("--no-clarify", help="Never ask a clarification question.")
     ] = False,
@@ -209,140 +201,57 @@ def run(
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Run folder (default: <runs_dir>/<run-id>).")
     ] = None,
-    review_plan: Annotated[
-        bool | None,
-        typer.Option("--review-plan", help="Pause after planning to approve or edit the plan."),
-    ] = None,
     plan_reply: Annotated[
         str | None,
         typer.Option(
             "--plan-reply", help="Reply to the plan review: approve, an edited list, or text."
         ),
     ] = None,
-    since: Annotated[
-        str | None,
-        typer.Option("--since", help="Oldest sources: a date (2024-01-01) or 'last 2 years'."),
-    ] = None,
-    until: Annotated[
-        str | None, typer.Option("--until", help="Newest sources: a date (2025-06-30).")
-    ] = None,
-    language: Annotated[
-        str | None,
-        typer.Option("--language", help="Report language (de, German …); default: the question's."),
-    ] = None,
-    max_llm_calls: Annotated[
-        int | None, typer.Option("--max-llm-calls", min=1, help="Budget: model calls.")
-    ] = None,
-    max_tokens: Annotated[
-        int | None, typer.Option("--max-tokens", min=1, help="Budget: prompt + completion tokens.")
-    ] = None,
-    max_cost_usd: Annotated[
-        float | None, typer.Option("--max-cost-usd", min=0.0, help="Budget: model cost in USD.")
-    ] = None,
-    max_wall_s: Annotated[
-        float | None, typer.Option("--max-wall-s", min=0.0, help="Budget: seconds of research.")
-    ] = None,
-    search_provider: SearchOption = None,
-    docs: DocsOption = None,
-    searxng_url: SearxngOption = None,
-    tavily_base_url: TavilyUrlOption = None,
-    allow_private_networks: PrivateOption = None,
-    checkpoints: Annotated[
-        str | None,
-        typer.Option(
-            "--checkpoints",
-            help="postgresql://user:password@host/db keeps checkpoints and store in PostgreSQL.",
-        ),
-    ] = None,
-    no_cache: NoCacheFlag = False,
     as_json: JsonFlag = False,
     verbose: VerboseFlag = False,
     config_file: ConfigFileOption = None,
+    *,
+    overrides: dict[str, Any],
 ) -> None:
     """Research a question and write report.md, result.json and events.jsonl."""
     with user_errors():
         for name, text in (
-            ("--system-prompt", system_prompt),
+            ("--system-prompt", overrides["system_prompt"]),
             ("--answer", answer),
             ("--plan-reply", plan_reply),
         ):
             if text is not None and not _is_utf8(text):
                 raise ResearchStudioError(f"{name} holds bytes that are not valid UTF-8")
-        overrides: dict[str, Any] = {
-            "model": model,
-            "fast_model": fast_model,
-            "report_structure": report_format,
-            "max_iterations": iterations,
-            "max_llm_calls": max_llm_calls,
-            "max_tokens": max_tokens,
-            "max_cost_usd": max_cost_usd,
-            "max_wall_s": max_wall_s,
-            "system_prompt": system_prompt,
-            "search": search_provider,
-            "searxng_url": searxng_url,
-            "tavily_base_url": tavily_base_url,
-            "allow_private_networks": allow_private_networks,
-            "use_cache": False if no_cache else None,
-            "docs": [str(path.resolve()) for path in docs] if docs else None,
-            "review_plan": True if plan_reply is not None else review_plan,
-            "since": since,
-            "until": until,
-            "language": language,
-            "checkpoints": checkpoints,
-        }
-        # Checked before any work, so a bad question leaves no run folder behind.
-        checked = check_run(query, pipeline, overrides, config_file, docs or [])
-        loaded_settings, question, window = checked.config, checked.question, checked.window
-        if window:
-            err.print(
-                foreign(f"time range: {window.describe()}; undated sources kept, marked", "dim")
-            )
+        if plan_reply is not None:
+            overrides["review_plan"] = True
         if compare and compare_with:
             raise ConfigError("use --compare (single vs multi) or --compare-with, not both")
-        pipelines = [pipeline, compare_with] if compare_with else [pipeline]
-        for name in pipelines:
-            if (single_agent or compare) and name not in SINGLE_WORKER_PIPELINES:
-                flag = "--single-agent" if single_agent else "--compare"
-                raise ConfigError(
-                    f"{flag} does not apply to the {name} pipeline: it has no single-worker path"
-                )
-        config, model_choice, search_choice = resolve(loaded_settings)
-        _announce(config, model_choice, search_choice)
-        overrides.update(model=config.model, fast_model=config.fast_model, search=config.search)
-        # Saved in run.json (password masked) so resume reopens the same checkpoint backend.
-        overrides.update(checkpoints=config.checkpoints or "sqlite")
-        if config.search == "local" and config.docs:
-            update_index(config, list(config.docs))
-        loaded = LoadedConfiguration(config=config)
-        interactive = sys.stdin.isatty() and not no_clarify
         mode = "single" if single_agent else "multi"
-        plans = (
-            [(pipeline, "single"), (pipeline, "multi")]
-            if compare
-            else [(name, mode) for name in pipelines]
-        )
-        comparing = len(plans) > 1
-        folders = [
-            new_folder(
-                loaded.config,
-                out_dir,
-                question,
-                name,
-                run_mode,
-                overrides,
-                not no_clarify,
-                suffix=(f"-{run_mode}" if compare else f"-{name}") if comparing else "",
+        if compare:
+            plans = [(pipeline, "single"), (pipeline, "multi")]
+        else:
+            plans = [(name, mode) for name in (pipeline, compare_with) if name is not None]
+        prepared = prepare(
+            RunSetup(
+                question=query,
+                plans=plans,
+                overrides=overrides,
+                config_file=config_file,
+                interactive_clarify=not no_clarify,
+                out_dir=out_dir,
+                note=_note,
+                indexing=indexing,
             )
-            for name, run_mode in plans
-        ]
+        )
+    interactive = sys.stdin.isatty() and not no_clarify
+    comparing = len(prepared) > 1
     outcomes = []
-    for folder in folders:
-        initial = initial_state(folder.record.pipeline, question, folder.record.mode)
+    for run_ in prepared:
         outcome = run_async(
             _execute(
-                folder,
-                loaded.config,
-                initial=initial,
+                run_.folder,
+                run_.config,
+                initial=run_.initial,
                 answer=answer,
                 interactive=interactive,
                 plan_reply=plan_reply,
@@ -350,8 +259,8 @@ def run(
         )
         with user_errors():
             if not comparing:
-                _report_outcome(folder, outcome, as_json, verbose)
-        outcomes.append((folder, outcome))
+                _report_outcome(run_.folder, outcome, as_json, verbose)
+        outcomes.append((run_.folder, outcome))
     if comparing:
         _print_comparison(outcomes, as_json)
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -12,21 +13,18 @@ from research_studio.core.config import SECRET_FIELDS, Configuration, settings_r
 from research_studio.core.errors import FetchError
 from research_studio.core.urls import is_web_url
 from research_studio.faces.cli.common import (
+    SEARCH_SETTINGS,
     ConfigFileOption,
     JsonFlag,
-    NoCacheFlag,
-    PrivateOption,
-    SearchOption,
-    SearxngOption,
-    TavilyUrlOption,
     err,
     out,
     print_json,
     run_async,
+    setting_options,
     settings,
     user_errors,
 )
-from research_studio.faces.cli.documents import DocsOption, check_docs
+from research_studio.faces.cli.documents import check_docs
 from research_studio.faces.cli.terminal import foreign, line, visible
 from research_studio.services.clients import open_services
 from research_studio.services.resolution import choose_search
@@ -43,32 +41,21 @@ async def _search(config: Configuration, query: str, limit: int) -> tuple[str, l
             return choice.name, await services.search.search(query, limit)
 
 
+@setting_options(*SEARCH_SETTINGS, "use_cache", "docs")
 def search(
     query: Annotated[str, typer.Argument(help="What to search for.")],
     max_results: Annotated[int, typer.Option("--max-results", "-n", min=1, max=50)] = 5,
-    search_provider: SearchOption = None,
-    searxng_url: SearxngOption = None,
-    tavily_base_url: TavilyUrlOption = None,
-    allow_private_networks: PrivateOption = None,
-    no_cache: NoCacheFlag = False,
-    docs: DocsOption = None,
     as_json: JsonFlag = False,
     config_file: ConfigFileOption = None,
+    *,
+    overrides: dict[str, Any],
 ) -> None:
     """Search the web (or local documents) and list the results."""
     with user_errors():
         if not query.strip():
             raise typer.BadParameter("the query is empty", param_hint="QUERY")
-        check_docs(docs or [])
-        loaded = settings(
-            config_file,
-            docs=docs or None,
-            search=search_provider,
-            searxng_url=searxng_url,
-            tavily_base_url=tavily_base_url,
-            allow_private_networks=allow_private_networks,
-            no_cache=no_cache,
-        )
+        check_docs([Path(path) for path in overrides["docs"] or []])
+        loaded = settings(config_file, overrides)
     provider, results = run_async(_search(loaded.config, query, max_results))
     if as_json:
         print_json([result.model_dump() for result in results])
@@ -95,20 +82,19 @@ async def _fetch(config: Configuration, url: str) -> Page:
             return await services.fetcher.fetch(url)
 
 
+@setting_options("allow_private_networks", "use_cache")
 def fetch(
     url: Annotated[str, typer.Argument(help="An http(s) URL.")],
-    allow_private_networks: PrivateOption = None,
-    no_cache: NoCacheFlag = False,
     as_json: JsonFlag = False,
     config_file: ConfigFileOption = None,
+    *,
+    overrides: dict[str, Any],
 ) -> None:
     """Fetch a page and print its main text."""
     with user_errors():
         if not is_web_url(url):
             raise FetchError(url, "not an absolute http(s) URL", kind="refused")
-        loaded = settings(
-            config_file, allow_private_networks=allow_private_networks, no_cache=no_cache
-        )
+        loaded = settings(config_file, overrides)
     page = run_async(_fetch(loaded.config, url))
     if as_json:
         print_json(page.model_dump())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -11,18 +11,18 @@ from rich.markup import escape
 from research_studio.faces.cli.common import (
     ConfigFileOption,
     JsonFlag,
-    NoCacheFlag,
-    PrivateOption,
     err,
     out,
     print_json,
     run_async,
+    setting_options,
     settings,
     user_errors,
 )
 from research_studio.faces.mcp_verify import check_statement
 
 
+@setting_options("allow_private_networks", "use_cache")
 def verify(
     statement: Annotated[str, typer.Argument(help="The sentence to check.")],
     source: Annotated[
@@ -31,17 +31,15 @@ def verify(
             "--source", help="A file (Markdown, text, HTML, PDF) or an http(s) URL to check it in."
         ),
     ],
-    allow_private_networks: PrivateOption = None,
-    no_cache: NoCacheFlag = False,
     as_json: JsonFlag = False,
     config_file: ConfigFileOption = None,
+    *,
+    overrides: dict[str, Any],
 ) -> None:
     """Say whether the source supports the statement, show its best passage, and say why not
     (missing terms, a figure, polarity, an entity). Exit 1 when it does not support it."""
     with user_errors():
-        config = settings(
-            config_file, allow_private_networks=allow_private_networks, no_cache=no_cache
-        ).config
+        config = settings(config_file, overrides).config
     answer = run_async(check_statement(statement, source, config))
     if as_json:
         print_json(answer.model_dump())

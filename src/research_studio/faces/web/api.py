@@ -14,19 +14,29 @@ from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
 from research_studio.core.config import (
+    DECLARED,
     SECRET_FIELDS,
-    ReportStructure,
-    SearchProviderName,
+    Configuration,
+    Declared,
+    error_message,
     load_configuration,
+    reword,
 )
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.web.manager import RunConflict
 from research_studio.faces.web.progress import follow, result_metadata
 from research_studio.faces.web.report_view import NotFound, report_fragment, source_card
+from research_studio.faces.web.settings import EXAMPLE_DOCS
 from research_studio.faces.web.state import WebState, check_sid, web_state
 from research_studio.pipelines.registry import SINGLE_WORKER_PIPELINES, PipelineName
 from research_studio.run.audit import audit_run
-from research_studio.run.launch import RequestError, ResearchRequest, prepare_run
+from research_studio.run.launch import (
+    FORM_SETTINGS,
+    HONOURED_BY,
+    RequestError,
+    ResearchRequest,
+    prepare_run,
+)
 from research_studio.run.runs import list_runs
 from research_studio.run.steps import AFTER_LOOP, STEP_WORDS
 from research_studio.services.resolution import choose_model, choose_search
@@ -35,8 +45,6 @@ if TYPE_CHECKING:
     from research_studio.export import Export
 
 router = APIRouter(prefix="/api")
-# Configuration names the form calls otherwise.
-FORM_FIELDS = {"max_iterations": "iterations", "report_structure": "report_structure"}
 State = Annotated[WebState, Depends(web_state)]
 # As research_studio.export.ExportFormat (imported lazily: PDF and DOCX libraries load slowly).
 ExportName = Literal["md", "html", "pdf", "docx", "bib", "ris"]
@@ -45,9 +53,21 @@ MAX_JSON_DEPTH = 16
 TOO_DEEP = f"the body nests deeper than {MAX_JSON_DEPTH} levels"
 
 
+def _in_web_words(declared: Declared) -> str:
+    """A setting as a web user can set it: a field of the form, or the server's settings."""
+    if declared.name in (*FORM_SETTINGS, "docs"):
+        return f"the {declared.label} field"
+    return f"the server's {declared.name} setting"
+
+
 def field_error(field: str | None, message: str, status: int = 422) -> JSONResponse:
-    """The error shape the page shows beside a field (or above the form without one)."""
-    return JSONResponse({"field": field, "message": message}, status_code=status)
+    """The error shape the page shows beside a field (or above the form without one).
+
+    Messages name CLI flags where they give advice; the page says them in its own words.
+    """
+    return JSONResponse(
+        {"field": field, "message": reword(message, _in_web_words)}, status_code=status
+    )
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -82,15 +102,51 @@ def _nesting(value: Any) -> int:
     return deepest
 
 
+def _docs_label(root: Path, roots: list[Path]) -> str:
+    """A documents folder as the form shows it: its name (with its parent's when names clash)."""
+    label = (
+        root.name
+        if [other.name for other in roots].count(root.name) == 1
+        else (f"{root.parent.name}/{root.name}")
+    )
+    return f"{label} (example)" if root == EXAMPLE_DOCS else label
+
+
+def _default_docs(state: WebState, config: Configuration) -> str:
+    """The folder preselected: the configured one, else the example when no web search is set."""
+    offered = [str(root) for root in state.allowed_docs]
+    for path in config.docs:
+        folder = state.allowed_folder(str(path))
+        if folder is not None and str(folder) in offered:
+            return str(folder)
+    web_search = (
+        config.search not in (None, "local")
+        or config.searxng_url
+        or config.secret("tavily_api_key")
+    )
+    if not web_search and str(EXAMPLE_DOCS) in offered:
+        return str(EXAMPLE_DOCS)
+    return ""
+
+
 @router.get("/options")
 async def options(state: State) -> dict[str, Any]:
-    """What the new research form offers."""
+    """What the new research form offers: choices, and each setting's label, help and bounds."""
+    try:
+        loaded = await asyncio.to_thread(load_configuration, config_file=state.settings.config_file)
+        default_docs = _default_docs(state, loaded.config)
+    except ResearchStudioError:
+        default_docs = ""  # a broken settings file is reported when a run starts
     return {
         "pipelines": list(typing.get_args(PipelineName)),
         "single_agent_pipelines": list(SINGLE_WORKER_PIPELINES),
-        "search": list(typing.get_args(SearchProviderName)),
-        "report_structures": list(typing.get_args(ReportStructure)),
-        "docs": [str(path) for path in state.allowed_docs],
+        "settings": {name: DECLARED[name].form() for name in (*FORM_SETTINGS, "docs")},
+        "honoured_by": {name: list(pipelines) for name, pipelines in HONOURED_BY.items()},
+        "docs": [
+            {"value": str(root), "label": _docs_label(root, state.allowed_docs)}
+            for root in state.allowed_docs
+        ],
+        "default_docs": default_docs,
     }
 
 
@@ -116,7 +172,7 @@ def _resolution(
     try:
         config = load_configuration(overrides, config_file=state.settings.config_file).config
     except ResearchStudioError as exc:
-        return {"error": str(exc)}
+        return {"error": reword(str(exc), _in_web_words)}
     try:
         choice = choose_model(config)
         answer["model"] = {
@@ -125,12 +181,12 @@ def _resolution(
             "reason": choice.reason,
         }
     except ResearchStudioError as exc:
-        answer["model"] = {"error": str(exc)}
+        answer["model"] = {"error": reword(str(exc), _in_web_words)}
     try:
         picked = choose_search(config)
         answer["search"] = {"name": picked.name, "reason": picked.reason}
     except ResearchStudioError as exc:
-        answer["search"] = {"error": str(exc)}
+        answer["search"] = {"error": reword(str(exc), _in_web_words)}
     return answer
 
 
@@ -154,7 +210,7 @@ async def start_run(request: Request, state: State) -> Any:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first.get("loc") else None
-        return field_error(field, first["msg"])
+        return field_error(field, error_message(first))
     if research.docs:
         folder = state.allowed_folder(research.docs)
         if folder is None:
@@ -163,7 +219,7 @@ async def start_run(request: Request, state: State) -> Any:
     try:
         prepared = await asyncio.to_thread(prepare_run, research, state.settings.config_file)
     except RequestError as exc:
-        return field_error(FORM_FIELDS.get(exc.field, exc.field), str(exc))
+        return field_error(exc.field, str(exc))
     except ResearchStudioError as exc:
         return field_error(None, str(exc))
     state.manager.start(prepared.folder, prepared.config, prepared.initial)

@@ -2,6 +2,10 @@
 
 The assessing node of each pipeline computes the reason and writes it to state as
 `stop_reason` ("" to go on); routers only read it, and run metadata records it.
+
+Every loop counts the same way: `rounds_done` is the number of rounds (iterations, turns)
+finished when the rule is asked, and the cap is reached when it equals the setting, so
+`max_iterations = 2` means two rounds in every pipeline.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ StopReason = Literal[
 CONTINUE: StopReason = ""
 
 
+def cap_reached(rounds_done: int, max_rounds: int) -> bool:
+    """True when the rounds finished reach the configured number (the one counting rule)."""
+    return rounds_done >= max_rounds
+
+
 def budget_stop(reached: str) -> StopReason:
     """The stop reason for a budget that was reached ("" when none was)."""
     return typing.cast(StopReason, f"budget:{reached}") if reached else CONTINUE
@@ -41,7 +50,7 @@ def standard_stop_reason(
     coverage: float,
     min_coverage: float,
     pending_searches: int,
-    iteration: int,
+    rounds_done: int,
     max_iterations: int,
 ) -> StopReason:
     """The standard loop: ready, covered, out of searches, or out of iterations."""
@@ -51,14 +60,14 @@ def standard_stop_reason(
         return "coverage_reached"
     if not pending_searches:
         return "no_searches_left"
-    if iteration >= max_iterations:
+    if cap_reached(rounds_done, max_iterations):
         return "iteration_cap"
     return CONTINUE
 
 
 def advanced_stop_reason(
     *,
-    iteration: int,
+    rounds_done: int,
     max_iterations: int,
     confidence: float,
     previous: float,
@@ -70,13 +79,13 @@ def advanced_stop_reason(
 ) -> StopReason:
     """The advanced loop (spec's stop rules): cap, confidence, sufficiency, small gain, no gaps
     or searches. `sufficient`: the assessor said so and code found no weak section."""
-    if iteration + 1 >= max_iterations:
+    if cap_reached(rounds_done, max_iterations):
         return "iteration_cap"
     if confidence >= min_confidence:
         return "coverage_reached"
     if sufficient:
         return "ready"
-    if iteration > 0 and confidence - previous < min_gain:
+    if rounds_done > 1 and confidence - previous < min_gain:
         return "gain_below_threshold"
     if not gaps:
         return "no_gaps"
@@ -110,13 +119,13 @@ def early_stop_reason(
 
 
 def supervisor_stop_reason(
-    *, iterations: int, max_iterations: int, tool_calls: int, research_complete: bool
+    *, rounds_done: int, max_iterations: int, tool_calls: int, research_complete: bool
 ) -> StopReason:
     """The supervisor loop (spec 004): ResearchComplete, no tool calls, or out of turns."""
     if research_complete:
         return "research_complete"
     if not tool_calls:
         return "no_tool_calls"
-    if iterations >= max_iterations:
+    if cap_reached(rounds_done, max_iterations):
         return "iteration_cap"
     return CONTINUE

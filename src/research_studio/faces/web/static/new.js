@@ -1,12 +1,45 @@
 "use strict";
-/* The new research form: options, what resolution would pick, inline validation errors. */
+/* The new research form: options, what resolution would pick, inline validation errors.
+   Each setting's label, help, bounds, choices and default come from the server's declarations. */
 (() => {
   const form = document.getElementById("research-form");
   const resolution = document.getElementById("resolution");
   let timer = null;
 
+  const SETTINGS = ["model", "fast_model", "search", "docs", "report_structure", "language",
+                    "max_iterations", "max_researcher_iterations", "system_prompt"];
+
   function fill(select, values) {
     for (const value of values) select.append(RS.el("option", { value, text: value }));
+  }
+
+  /* Label, help, bounds, choices and default of a field, as the configuration declares them. */
+  function describe(meta) {
+    const input = form.elements.namedItem(meta.name);
+    if (!input) return;
+    const label = form.querySelector(`label[for="${meta.name}"]`);
+    if (label && label.firstChild) label.firstChild.textContent = meta.label + " ";
+    input.title = meta.help;
+    if (input.tagName === "SELECT" && meta.choices.length) fill(input, meta.choices);
+    if (input.type === "number") {
+      if (meta.min !== null) input.min = meta.min;
+      if (meta.max !== null) input.max = meta.max;
+    }
+    const shown = Array.isArray(meta.default) ? meta.default.join(", ") : meta.default;
+    if (input.tagName !== "SELECT" && shown !== null && shown !== "" && !input.placeholder.startsWith("automatic")) {
+      input.placeholder = `default: ${shown}`;
+    }
+  }
+
+  /* Settings a pipeline does not honour are disabled (the server would refuse them). */
+  function syncSettings(honouredBy) {
+    const pipeline = form.elements.namedItem("pipeline").value;
+    for (const [name, pipelines] of Object.entries(honouredBy)) {
+      const input = form.elements.namedItem(name);
+      if (!input) continue;
+      input.disabled = !pipelines.includes(pipeline);
+      if (input.disabled) input.value = "";
+    }
   }
 
   function clearErrors() {
@@ -52,10 +85,16 @@
     const { data } = await RS.request("GET", "/api/options");
     if (!data) return;
     fill(form.elements.namedItem("pipeline"), data.pipelines);
-    fill(form.elements.namedItem("search"), data.search);
-    fill(form.elements.namedItem("docs"), data.docs);
-    fill(form.elements.namedItem("report_structure"), data.report_structures);
-    form.elements.namedItem("pipeline").addEventListener("change", () => syncMode(data.single_agent_pipelines));
+    for (const meta of Object.values(data.settings)) describe(meta);
+    const docs = form.elements.namedItem("docs");
+    for (const folder of data.docs) docs.append(RS.el("option", { value: folder.value, text: folder.label }));
+    docs.value = data.default_docs;
+    const pipeline = form.elements.namedItem("pipeline");
+    pipeline.addEventListener("change", () => {
+      syncMode(data.single_agent_pipelines);
+      syncSettings(data.honoured_by);
+    });
+    syncSettings(data.honoured_by);
     for (const name of ["model", "search", "docs"]) form.elements.namedItem(name).addEventListener("input", later);
     showResolution();
   }
@@ -64,9 +103,9 @@
     event.preventDefault();
     clearErrors();
     const body = {};
-    for (const name of ["question", "pipeline", "mode", "model", "fast_model", "search", "docs",
-                        "report_structure", "iterations", "system_prompt"]) {
-      body[name] = form.elements.namedItem(name).value;
+    for (const name of ["question", "pipeline", "mode", ...SETTINGS]) {
+      const input = form.elements.namedItem(name);
+      if (!input.disabled) body[name] = input.value;
     }
     body.no_clarify = form.elements.namedItem("no_clarify").checked;
     const start = document.getElementById("start");

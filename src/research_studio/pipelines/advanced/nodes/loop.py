@@ -151,7 +151,7 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
         for i, query in enumerate(gap["suggested_queries"][:2], 1)
     ]
     reason = advanced_stop_reason(
-        iteration=iteration,
+        rounds_done=iteration + 1,  # research_iteration counts from 0
         max_iterations=config.max_iterations,
         confidence=confidence,
         previous=previous,
@@ -163,8 +163,7 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
     )
     emitter(runtime, "gap_detector")(
         f"iteration {iteration + 1} done: {len(gaps)} open question(s) left "
-        f"(the model's own confidence: {confidence:.0%})"
-        + (f"; stop: {reason}" if reason else ""),
+        f"(the model's own confidence: {confidence:.0%})" + (f"; stop: {reason}" if reason else ""),
         iteration=iteration + 1,
     )
     return {

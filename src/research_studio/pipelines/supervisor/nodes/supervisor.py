@@ -168,7 +168,7 @@ async def supervisor_tools(
         elif call["name"] == COMPLETE.name:
             replies.append(tool_result(call, "Research complete."))
     stop = supervisor_stop_reason(
-        iterations=state.get("research_iterations", 0),
+        rounds_done=state.get("research_iterations", 0),
         max_iterations=lim.turns,
         tool_calls=len(calls),
         research_complete=complete,

@@ -1,0 +1,81 @@
+"""The CLI's settings flags are generated from their declarations and checked whole, before a run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.models import OptionInfo
+from typer.testing import CliRunner
+from typer.utils import get_params_from_function
+
+from research_studio.core.config import DECLARED
+from research_studio.faces.cli import app
+from research_studio.faces.cli.remote import REMOTE_SETTINGS, remote
+from research_studio.faces.cli.research import RUN_SETTINGS, run
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(("command", "names"), [(run, RUN_SETTINGS), (remote, REMOTE_SETTINGS)])
+def test_setting_flags_are_the_declared_ones(
+    command: Callable[..., None], names: tuple[str, ...]
+) -> None:
+    params = get_params_from_function(command)
+    for name in names:
+        declared, option = DECLARED[name], params[name].default
+        assert isinstance(option, OptionInfo)
+        assert option.help == declared.help
+        assert option.param_decls == (declared.flag,)
+        assert (option.min, option.max) == (declared.minimum, declared.maximum)
+
+
+def test_run_help_shows_the_declared_bounds() -> None:
+    result = runner.invoke(app, ["run", "--help"], env={"COLUMNS": "200"})
+    assert "--iterations" in result.output and "1<=x<=20" in result.output
+
+
+def test_a_bad_settings_file_value_fails_though_a_flag_overrides_it(tmp_path: Path) -> None:
+    (tmp_path / "research-studio.toml").write_text('max_iterations = "many"\n')
+    result = runner.invoke(app, ["run", "coral reefs", "--iterations", "1"])
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1
+    assert "max_iterations (file research-studio.toml)" in result.output
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--language", "klingon"], "unknown language 'klingon'"),
+        (["--model", "gpt4"], "model 'gpt4' must be given as provider:name"),
+        (["--model", "foo:bar"], "unknown model provider 'foo'"),
+        (["--model", "openai:gpt-4o"], "openai models need OPENAI_API_KEY"),
+        (["--fast-model", "anthropic:claude"], "anthropic models need ANTHROPIC_API_KEY"),
+        (["--pipeline", "supervisor", "--iterations", "1"], "--iterations does not apply"),
+        (["--supervisor-turns", "2"], "--supervisor-turns does not apply to the standard"),
+        (["--config", "."], "is a folder, not a settings file"),
+    ],
+)
+def test_configuration_mistakes_are_one_line_once_and_leave_no_folder(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    docs = tmp_path / "notes"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Reefs\n\nCoral reefs bleach when water stays warm.\n")
+    base = ["run", "coral reefs", "--docs", str(docs), "--model", "local:smollm2"]
+    result = runner.invoke(app, [*base, *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert "Value error" not in result.output
+    assert not (tmp_path / "runs").exists()
+
+
+def test_remote_refuses_a_setting_its_pipeline_ignores_before_calling_the_server() -> None:
+    server = ["--server", "http://127.0.0.1:9"]
+    args = ["remote", "coral reefs", *server, "--pipeline", "supervisor", "--iterations", "2"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert "--iterations does not apply to the supervisor pipeline" in result.output
