@@ -68,8 +68,10 @@ def _entry_tokens(markdown: str) -> str:
 
 
 def _source_link(url: str, address: str) -> str:
-    """A web address as a link; anything else (a local document's path) as plain text."""
-    shown = html.escape(address)
+    """A web address as a link; anything else (a local document's path) as plain text.
+
+    Shown on one line: an address with a line break in it would break the entry in two."""
+    shown = html.escape(" ".join(address.split()))
     if not is_web_url(url):
         return shown
     return f'<a href="{html.escape(url, quote=True)}" rel="noopener noreferrer">{shown}</a>'
