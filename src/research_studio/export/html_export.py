@@ -72,7 +72,7 @@ def _source_link(url: str, address: str) -> str:
 
     Shown on one line: an address with a line break in it would break the entry in two."""
     shown = html.escape(" ".join(address.split()))
-    if not is_web_url(url):
+    if not is_web_url(url) or any(char.isspace() or ord(char) < 32 for char in url):
         return shown
     return f'<a href="{html.escape(url, quote=True)}" rel="noopener noreferrer">{shown}</a>'
 
