@@ -31,7 +31,10 @@ from tests.doubles.supervisor_script import SupervisorScript
 runner = CliRunner()
 QUERY = "coral bleaching heat stress"
 ROOT = Path(__file__).resolve().parents[2]  # the server imports this tree's tests and code
-FIXTURE = [sys.executable, "-m", "tests.doubles.mcp_fixture_server"]
+FIXTURE = [
+    sys.executable,
+    str(Path(__file__).resolve().parents[1] / "doubles" / "launch_mcp_fixture.py"),
+]
 
 
 def _settings_file(
@@ -89,7 +92,8 @@ def test_mcp_mistakes_fail_before_any_work(settings: dict[str, Any], message: st
 
 
 def test_the_cli_says_what_is_missing_in_one_line(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["run", QUERY, "--search", "mcp", "--model", "scripted:x"])
+    model = use_scripted_model(ResearchScript().model())
+    result = runner.invoke(app, ["run", QUERY, "--search", "mcp", "--model", model])
     assert result.exit_code == 2
     assert "mcp_search_tool" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "runs").exists()  # nothing was started
