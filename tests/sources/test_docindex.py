@@ -7,9 +7,12 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from research_studio.sources.docindex import (
     COMMON_CHUNKS,
@@ -133,6 +136,27 @@ def test_query_syntax_never_breaks_fts() -> None:
     assert match_expression(words) == '"roofs" OR "trees" OR "near" OR "x"'
     assert match_expression(query_words("the of")) == '"the" OR "of"'
     assert query_words("!!!") == []
+
+
+@pytest.fixture(scope="module")
+def small_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DocumentIndex]:
+    root = tmp_path_factory.mktemp("any-query")
+    (root / "docs").mkdir()
+    (root / "docs" / "roofs.md").write_text("# Roofs\n\nCool roofs lower the heat of the city.")
+    index = DocumentIndex.in_dir(root / "cache", chunk_size=300)
+    index.update([root / "docs"])
+    yield index
+    index.close()
+
+
+@settings(max_examples=150, deadline=None)
+@given(query=st.text(max_size=200))
+def test_any_query_text_searches_without_error(small_index: DocumentIndex, query: str) -> None:
+    """Questions come from users and models: no text is FTS5 syntax or breaks the plan."""
+    hits = small_index.search(query, 5)
+    assert all(hit.title == "Roofs" for hit in hits)
+    expression = match_expression(query_words(query))
+    assert expression.count('"') == 2 * len(query_words(query))
 
 
 def test_rare_words_carry_the_query_and_common_ones_are_matched_together() -> None:
