@@ -22,18 +22,17 @@ from research_studio.core.timerange import TimeRange, time_range
 from research_studio.core.urls import is_masked_url, redact_url
 from research_studio.llm.models import split_spec
 from research_studio.pipelines.registry import (
-    SINGLE_WORKER_PIPELINES,
     PipelineName,
     graph_builder,
     initial_state,
+    plan_review_names,
+    single_worker_names,
 )
 from research_studio.run.persistence import check_checkpoints
 from research_studio.run.runs import RunFolder, RunRecord, check_query, new_run_id
 from research_studio.services.resolution import ModelChoice, choose_model, choose_search
 from research_studio.sources.docindex import DocumentIndex, IndexReport
 from research_studio.sources.search import SearchChoice
-
-PLAN_REVIEW_PIPELINES = ("standard", "advanced")
 
 
 class RequestError(ConfigError):
@@ -89,10 +88,10 @@ def check_run(
         config = load_configuration(overrides, config_file=config_file).config
     except ResearchStudioError as exc:
         raise RequestError(_settings_field(str(exc), overrides), str(exc)) from None
-    if config.review_plan and pipeline not in PLAN_REVIEW_PIPELINES:
+    if config.review_plan and pipeline not in plan_review_names():
         raise RequestError(
             "pipeline",
-            f"plan review works with the {' and '.join(PLAN_REVIEW_PIPELINES)} pipelines, "
+            f"plan review works with the {' and '.join(plan_review_names())} pipelines, "
             f"not {pipeline}",
         )
     with blame("question"):
@@ -262,7 +261,7 @@ class PreparedRun:
 
 def prepare_run(request: ResearchRequest, config_file: Path | None) -> PreparedRun:
     """Check, resolve, index local documents and create the run folder (blocking)."""
-    if request.mode == "single" and request.pipeline not in SINGLE_WORKER_PIPELINES:
+    if request.mode == "single" and request.pipeline not in single_worker_names():
         raise RequestError(
             "mode", f"the {request.pipeline} pipeline has no single-agent mode; use multi"
         )

@@ -21,8 +21,8 @@ from research_studio.faces.cli.common import (
     run_async,
     user_errors,
 )
+from research_studio.faces.cli.research import PipelineOption
 from research_studio.faces.remote import RemoteAsk, research_remote
-from research_studio.pipelines.registry import PipelineName
 from research_studio.run.runs import check_query, write_atomically
 
 
@@ -45,9 +45,7 @@ def remote(
         str,
         typer.Option("--server", envvar="RESEARCH_STUDIO_SERVER", help="LangGraph server URL."),
     ],
-    pipeline: Annotated[PipelineName, typer.Option("--pipeline", help="Pipeline to run.")] = (
-        "standard"
-    ),
+    pipeline: Annotated[str, PipelineOption("Pipeline to run:")] = "standard",
     answer: AnswerOption = None,
     iterations: IterationsOption = None,
     report_format: FormatOption = None,

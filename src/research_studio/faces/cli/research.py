@@ -40,9 +40,11 @@ from research_studio.faces.cli.documents import DocsOption, update_index
 from research_studio.faces.cli.progress import ProgressView
 from research_studio.faces.cli.review import print_pending_review, reviewer
 from research_studio.pipelines.registry import (
-    SINGLE_WORKER_PIPELINES,
-    PipelineName,
+    check_name,
+    help_text,
     initial_state,
+    names,
+    single_worker_names,
 )
 from research_studio.run.launch import check_run, new_folder, resume_settings
 from research_studio.run.runner import AskFn, Outcome, RunStopped, execute
@@ -74,6 +76,31 @@ METRICS = (
     "attempts",
     "llm_calls_all_attempts",
 )
+
+
+class PipelineOption(typer.models.OptionInfo):
+    """--pipeline: its choices and help are read from the registry each time the CLI is built."""
+
+    def __init__(self, intro: str) -> None:
+        # typer.Option's own defaults, without calling OptionInfo's setters twice.
+        self.__dict__.update(vars(typer.Option("--pipeline", parser=check_name)))
+        self.intro = intro
+
+    @property
+    def help(self) -> str:
+        return f"{self.intro} {help_text()}."
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        """Typer sets it once while building; the registry decides it."""
+
+    @property
+    def metavar(self) -> str:
+        return "<" + "|".join(names()) + ">"
+
+    @metavar.setter
+    def metavar(self, value: str | None) -> None:
+        """As help."""
 
 
 def _announce(config: Configuration, model: ModelChoice, search: SearchChoice) -> None:
@@ -188,14 +215,7 @@ def _is_utf8(text: str) -> bool:
 
 def run(
     query: Annotated[str, typer.Argument(help="The research question.")],
-    pipeline: Annotated[
-        PipelineName,
-        typer.Option(
-            "--pipeline",
-            help="standard, advanced, advanced-full (full 7-node trust engine), "
-            "advanced-optimized (batched trust engine, early stops), or supervisor.",
-        ),
-    ] = "standard",
+    pipeline: Annotated[str, PipelineOption("The pipeline:")] = "standard",
     single_agent: Annotated[
         bool,
         typer.Option(
@@ -207,9 +227,10 @@ def run(
         typer.Option("--compare", help="Run single- and multi-agent and compare their metrics."),
     ] = False,
     compare_with: Annotated[
-        PipelineName | None,
+        str | None,
         typer.Option(
             "--compare-with",
+            parser=check_name,
             help="Also run this pipeline or variant on the question and compare their metrics.",
         ),
     ] = None,
@@ -316,7 +337,7 @@ def run(
             raise ConfigError("use --compare (single vs multi) or --compare-with, not both")
         pipelines = [pipeline, compare_with] if compare_with else [pipeline]
         for name in pipelines:
-            if (single_agent or compare) and name not in SINGLE_WORKER_PIPELINES:
+            if (single_agent or compare) and name not in single_worker_names():
                 flag = "--single-agent" if single_agent else "--compare"
                 raise ConfigError(
                     f"{flag} does not apply to the {name} pipeline: it has no single-worker path"

@@ -24,7 +24,7 @@ from research_studio.faces.web.manager import RunConflict
 from research_studio.faces.web.progress import follow, result_metadata
 from research_studio.faces.web.report_view import NotFound, report_fragment, source_card
 from research_studio.faces.web.state import WebState, check_sid, web_state
-from research_studio.pipelines.registry import SINGLE_WORKER_PIPELINES, PipelineName
+from research_studio.pipelines.registry import names, single_worker_names
 from research_studio.run.audit import audit_run
 from research_studio.run.launch import RequestError, ResearchRequest, prepare_run
 from research_studio.run.runs import list_runs
@@ -63,8 +63,8 @@ async def _json_body(request: Request) -> dict[str, Any]:
 async def options(state: State) -> dict[str, Any]:
     """What the new research form offers."""
     return {
-        "pipelines": list(typing.get_args(PipelineName)),
-        "single_agent_pipelines": list(SINGLE_WORKER_PIPELINES),
+        "pipelines": list(names()),
+        "single_agent_pipelines": list(single_worker_names()),
         "search": list(typing.get_args(SearchProviderName)),
         "report_structures": list(typing.get_args(ReportStructure)),
         "docs": [str(path) for path in state.allowed_docs],
