@@ -18,11 +18,12 @@ from research_studio.core.config import Configuration
 from research_studio.core.errors import ModelError, ProviderError
 from research_studio.pipelines.advanced.discovery_prompts import ERA_COT_SYSTEM
 from research_studio.pipelines.advanced.discovery_schemas import EraCotAnalysis
+from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.nodes.analyzer import _analysis
 from research_studio.pipelines.advanced.prompts import ANALYZER_USER
-from research_studio.pipelines.advanced.routing import caller_for
 from research_studio.pipelines.advanced.schemas import QUERY_CLASSES
 from research_studio.pipelines.advanced.state import DiscoveryResult
+from research_studio.pipelines.kit.models import model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     clip,
@@ -100,7 +101,7 @@ async def analyzer(state: Any, runtime: Runtime[Configuration]) -> dict[str, Any
     today = start.get("today") or state["today"]
     reading = fast_pattern(query)
     emit(f"pattern: {reading.describe()}")
-    caller = caller_for(runtime, "analyzer")
+    caller = model_for(runtime, ADVANCED_MODELS, "analyzer")
     messages = [
         SystemMessage(
             content=ERA_COT_SYSTEM.format(

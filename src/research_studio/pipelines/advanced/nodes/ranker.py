@@ -4,21 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
 from research_studio.core.prompt_blocks import NONE
 from research_studio.core.records import ClaimRecord, ErrorRecord, ModelCallRecord, SourceRecord
 from research_studio.grounding.credibility import domain_trust
 from research_studio.grounding.ranking import quality_score
+from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.prompts import source_listing
-from research_studio.pipelines.advanced.routing import caller_for
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.advanced.trust_prompts import RANKER_SYSTEM, RANKER_USER
 from research_studio.pipelines.advanced.trust_schemas import SourceRelevance
-from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record
+from research_studio.pipelines.kit.models import ask
+from research_studio.pipelines.kit.node_kit import emitter
 
 PERSON_CLASSES = ("person_profile",)
 
@@ -49,29 +48,26 @@ async def _excluded(
     state: AgentState, runtime: Runtime[Configuration], sources: list[SourceRecord]
 ) -> tuple[set[str], list[ModelCallRecord], list[ErrorRecord]]:
     """The sources the model names as about a different person (only those it names)."""
-    caller = caller_for(runtime, "ranker")
     name, description, identifiers = _target(state)
-    try:
-        relevance = await caller.structured(
-            SourceRelevance,
-            [
-                SystemMessage(content=RANKER_SYSTEM),
-                HumanMessage(
-                    content=RANKER_USER.format(
-                        name=name,
-                        description=description,
-                        identifiers=identifiers,
-                        sources=source_listing(sources),
-                    )
-                ),
-            ],
-        )
-    except ResearchStudioError as exc:
-        return set(), call_records(caller), [error_record("ranker", exc)]
+    relevance, calls, errors = await ask(
+        runtime,
+        ADVANCED_MODELS,
+        "ranker",
+        SourceRelevance,
+        RANKER_SYSTEM,
+        RANKER_USER.format(
+            name=name,
+            description=description,
+            identifiers=identifiers,
+            sources=source_listing(sources),
+        ),
+    )
+    if relevance is None:
+        return set(), calls, errors
     known = {source["sid"] for source in sources}
     relevant = set(relevance.relevant_sids)
     excluded = {item.sid for item in relevance.excluded if item.sid in known} - relevant
-    return excluded, call_records(caller), []
+    return excluded, calls, errors
 
 
 def rank_sources(
