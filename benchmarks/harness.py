@@ -17,7 +17,7 @@ from tests.doubles.scripted_model import use_scripted_model
 from benchmarks.critical_path import Interval, critical_path
 from benchmarks.process_tree import measured
 from research_studio.core.config import Configuration
-from research_studio.pipelines.registry import compile_pipeline, initial_state
+from research_studio.pipelines.registry import compile_pipeline, initial_state, specs
 from research_studio.services.clients import open_services
 
 QUERIES = (
@@ -25,12 +25,11 @@ QUERIES = (
     "coral bleaching heat stress and reef recovery",
     "Python programming language history and new features",
 )
+# What the registry says to measure: "<pipeline>-<mode>" when a pipeline has two bench modes.
 VARIANTS = {
-    "standard-single": ("standard", "single"),
-    "standard-multi": ("standard", "multi"),
-    "advanced": ("advanced", "multi"),
-    "advanced-full": ("advanced-full", "multi"),  # the full 7-node trust engine
-    "advanced-optimized": ("advanced-optimized", "multi"),  # batched trust engine, early stops
+    (f"{spec.name}-{mode}" if len(spec.bench_modes) > 1 else spec.name): (spec.name, mode)
+    for spec in specs()
+    for mode in spec.bench_modes
 }
 PAGE_PREFIXES = ("/pages/", "/docs/", "/text/")
 # Model calls that run inside workers/subagents (in parallel in multi-agent runs).

@@ -12,8 +12,8 @@ from research_studio.grounding.credibility import (
     domain_trust,
     freshness,
 )
-from research_studio.pipelines.advanced.nodes.trust_engine import score_sources
 from research_studio.pipelines.advanced.schemas import SourceAssessment
+from research_studio.pipelines.advanced.trust_engine.rules import score_sources
 
 
 @pytest.mark.parametrize(

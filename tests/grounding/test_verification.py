@@ -10,8 +10,8 @@ from research_studio.grounding.verification import (
     span_found,
     span_match,
 )
-from research_studio.pipelines.advanced.nodes.trust_engine import verify_claims
 from research_studio.pipelines.advanced.schemas import ClaimCheck, ClaimDraft
+from research_studio.pipelines.advanced.trust_engine.rules import verify_claims
 
 EVIDENCE = [
     {

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from research_studio.pipelines.topology import PIPELINES, mermaid, nodes
+from research_studio.pipelines.registry import names
+from research_studio.pipelines.topology import mermaid, nodes
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOTS = ROOT / "docs" / "graphs"
 REGENERATE = "python -m research_studio.pipelines.topology docs/graphs"
+PIPELINES = names()
 
 
 @pytest.mark.parametrize("pipeline", PIPELINES)

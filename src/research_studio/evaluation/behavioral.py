@@ -22,13 +22,13 @@ from research_studio.evaluation.structural import (
     report_body,
 )
 from research_studio.evaluation.verdicts import Check, not_measured, verdict
-from research_studio.pipelines.registry import SINGLE_WORKER_PIPELINES
+from research_studio.pipelines.registry import single_worker_names
 
 LOOP_SETTINGS = {"min_coverage": 1.0, "min_confidence": 1.0}  # only the cap or the model stops
 _BULLET = re.compile(r"^\s*[-*]\s+\S")
 _CITED = re.compile(r"\[(S\d+)\]")
 # The supervisor's confidence is the PASS share of its snippets, not a ratio of claims.
-CLAIMS_CONFIDENCE = frozenset(SINGLE_WORKER_PIPELINES)
+CLAIMS_CONFIDENCE = frozenset(single_worker_names())
 # Each pipeline's setting for its loop's rounds.
 ITERATION_SETTING = {"supervisor": "max_researcher_iterations"}
 
@@ -259,7 +259,7 @@ async def mode_comparison(
 ) -> Check:
     """Single- and multi-agent runs both produce valid reports."""
     name = "mode_comparison"
-    if pipeline.name not in SINGLE_WORKER_PIPELINES:
+    if pipeline.name not in single_worker_names():
         return not_measured(name, "behavioral", f"the {pipeline.name} pipeline has no modes")
     problems = []
     for mode in ("single", "multi"):

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -15,12 +15,11 @@ from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError
 from research_studio.evaluation.structural import MIN_WORDS, report_prose
 from research_studio.evaluation.verdicts import Check, verdict
-from research_studio.pipelines.registry import PipelineName
+from research_studio.pipelines.registry import names
 
 CASES_FILE = "cases.toml"
 # A checkout's root: relative document folders in cases (examples/...) are found from here too.
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
-PIPELINE_NAMES: tuple[str, ...] = get_args(PipelineName)
 MODES = ("single", "multi")
 
 
@@ -76,9 +75,9 @@ def parse_pipelines(text: str) -> list[PipelineChoice]:
         if not item:
             continue
         name, _, mode = item.partition(":")
-        if name not in PIPELINE_NAMES or (mode and mode not in MODES):
+        if name not in names() or (mode and mode not in MODES):
             raise ConfigError(
-                f"unknown pipeline {item!r}; use {', '.join(PIPELINE_NAMES)}, "
+                f"unknown pipeline {item!r}; use {', '.join(names())}, "
                 "optionally with :single or :multi (e.g. standard:single)"
             )
         choices.append(PipelineChoice(name, mode or "multi"))

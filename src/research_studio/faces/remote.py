@@ -10,9 +10,8 @@ import httpx
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.core.urls import is_web_url
+from research_studio.pipelines.registry import spec
 
-# The graph id each pipeline has in langgraph.json.
-GRAPH_IDS = {"standard": "pipeline"}
 # Answers the server's clarification question: text to continue with it, "" to go on without.
 RemoteAsk = Callable[[str, list[str]], Awaitable[str]]
 NodeFn = Callable[[str], None]
@@ -31,7 +30,7 @@ class RemoteResult:
 
 def graph_id(pipeline: str) -> str:
     """The langgraph.json graph id of a pipeline."""
-    return GRAPH_IDS.get(pipeline, pipeline)
+    return spec(pipeline).graph_id
 
 
 async def _assistant_id(client: Any, server: str, pipeline: str) -> str:

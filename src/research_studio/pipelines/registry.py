@@ -1,50 +1,93 @@
-"""The graphs a run can use, by name."""
+"""The graphs a run can use, by name: one list of `PipelineSpec`s that every face reads.
+
+Adding a pipeline is a folder with its `spec.py` and one line in `PIPELINES`. Everything that
+names pipelines (the CLI's --pipeline, the web form, MCP, eval, bench, the runner's plan
+review, the remote client's graph ids, langgraph.json's check) asks the functions below.
+"""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
-from typing import Any, Literal
+from typing import Annotated, Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
+from pydantic import AfterValidator, Field
 
 from research_studio.core.errors import ConfigError
+from research_studio.pipelines.advanced.spec import ADVANCED, ADVANCED_FULL, ADVANCED_OPTIMIZED
 from research_studio.pipelines.kit.contract import research_input
+from research_studio.pipelines.kit.spec import GraphBuilder, PipelineSpec
+from research_studio.pipelines.standard.spec import STANDARD
+from research_studio.pipelines.supervisor.spec import SUPERVISOR
 
-PipelineName = Literal["standard", "advanced", "advanced-full", "advanced-optimized", "supervisor"]
-GraphBuilder = Callable[..., CompiledStateGraph[Any, Any, Any, Any]]
-# Pipelines with a single-worker path: what --single-agent (and --compare's single side) runs.
-SINGLE_WORKER_PIPELINES = ("standard", "advanced", "advanced-full", "advanced-optimized")
+PIPELINES: tuple[PipelineSpec, ...] = (
+    STANDARD,
+    ADVANCED,
+    ADVANCED_FULL,
+    ADVANCED_OPTIMIZED,
+    SUPERVISOR,
+)
+
+
+def specs() -> tuple[PipelineSpec, ...]:
+    """Every registered pipeline, in the order the faces list them."""
+    return PIPELINES
+
+
+def names() -> tuple[str, ...]:
+    """The registered pipelines' names."""
+    return tuple(item.name for item in specs())
+
+
+def single_worker_names() -> tuple[str, ...]:
+    """Pipelines with a single-worker path: what --single-agent (and --compare) can run."""
+    return tuple(item.name for item in specs() if item.single_worker)
+
+
+def plan_review_names() -> tuple[str, ...]:
+    """Pipelines that can pause to show their plan (the review_plan setting)."""
+    return tuple(item.name for item in specs() if item.plan_review)
+
+
+def spec(name: str) -> PipelineSpec:
+    """The named pipeline's spec; a one-line error naming the others for an unknown name."""
+    for item in specs():
+        if item.name == name:
+            return item
+    raise ConfigError(
+        f"pipeline {name!r} is not available in this version (available: {', '.join(names())})"
+    )
+
+
+def check_name(name: str) -> str:
+    """A registered pipeline name, or ValueError (for pydantic fields and CLI parsing)."""
+    if name not in names():
+        raise ValueError(f"{name!r} is not one of {', '.join(map(repr, names()))}")
+    return name
+
+
+def _name_schema(schema: dict[str, Any]) -> None:
+    schema["enum"] = list(names())
+
+
+# A pipeline name wherever one is accepted: checked against the registry when it is read.
+PipelineName = Annotated[str, AfterValidator(check_name), Field(json_schema_extra=_name_schema)]
+
+
+def help_text() -> str:
+    """The pipelines as --pipeline's help lists them: name (summary), ..."""
+    return "; ".join(f"{item.name} ({item.summary})" for item in specs())
+
+
+def langgraph_graphs() -> dict[str, str]:
+    """What langgraph.json's "graphs" must hold: every pipeline's graph ids and paths."""
+    return {gid: path for item in specs() for gid, path in item.langgraph_graphs().items()}
 
 
 def graph_builder(name: str) -> GraphBuilder:
     """`build_graph(checkpointer=..., interrupt_on_clarify=...)` of the named pipeline."""
-    if name == "standard":
-        from research_studio.pipelines.standard.graph import build_graph
-
-        return build_graph
-    if name == "advanced":
-        from research_studio.pipelines.advanced.graph import build_graph as build_advanced
-
-        return build_advanced
-    if name == "advanced-full":
-        from research_studio.pipelines.advanced.variants import build_trust_engine_graph
-
-        return build_trust_engine_graph
-    if name == "advanced-optimized":
-        from research_studio.pipelines.advanced.variants import build_optimized_graph
-
-        return build_optimized_graph
-    if name == "supervisor":
-        from research_studio.pipelines.supervisor.graph import build_graph as build_supervisor
-
-        return build_supervisor
-    raise ConfigError(
-        f"pipeline {name!r} is not available in this version "
-        "(available: standard, advanced, advanced-full, advanced-optimized, supervisor)"
-    )
+    return spec(name).graph_builder()
 
 
 # The graph id of each pipeline in langgraph.json, where it differs from the pipeline's name.
@@ -69,11 +112,4 @@ def compile_pipeline(
     store: BaseStore | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The named pipeline, compiled (with the store, for pipelines that keep data in one)."""
-    builder = graph_builder(name)
-    options: dict[str, Any] = {
-        "checkpointer": checkpointer,
-        "interrupt_on_clarify": interrupt_on_clarify,
-    }
-    if store is not None and "store" in inspect.signature(builder).parameters:
-        options["store"] = store
-    return builder(**options)
+    return spec(name).compile(checkpointer, interrupt_on_clarify, store)

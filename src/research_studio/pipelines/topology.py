@@ -6,12 +6,9 @@
 from __future__ import annotations
 
 import sys
-import typing
 from pathlib import Path
 
-from research_studio.pipelines.registry import PipelineName, compile_pipeline
-
-PIPELINES: tuple[str, ...] = typing.get_args(PipelineName)
+from research_studio.pipelines.registry import compile_pipeline, names
 
 
 def mermaid(pipeline: str) -> str:
@@ -29,7 +26,7 @@ def write_snapshots(folder: Path) -> list[Path]:
     """Write `<pipeline>.mmd` for every pipeline into the folder."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for pipeline in PIPELINES:
+    for pipeline in names():
         path = folder / f"{pipeline}.mmd"
         path.write_text(mermaid(pipeline), encoding="utf-8")
         written.append(path)

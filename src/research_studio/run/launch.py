@@ -27,10 +27,12 @@ from research_studio.core.timerange import TimeRange, time_range
 from research_studio.core.urls import is_masked_url, redact_url
 from research_studio.llm.models import check_model
 from research_studio.pipelines.registry import (
-    SINGLE_WORKER_PIPELINES,
     PipelineName,
     graph_builder,
     initial_state,
+    plan_review_names,
+    single_worker_names,
+    specs,
 )
 from research_studio.run.persistence import check_checkpoints
 from research_studio.run.runs import RunFolder, RunRecord, check_query, new_run_id
@@ -44,16 +46,17 @@ from research_studio.services.resolution import (
 from research_studio.sources.docindex import DocumentIndex, IndexReport
 from research_studio.sources.search import SearchChoice
 
-PLAN_REVIEW_PIPELINES = ("standard", "advanced")
-LOOP_PIPELINES = ("standard", "advanced", "advanced-full", "advanced-optimized")
-# Settings only some pipelines read, and the pipelines that read them. One place until the
-# registry's PipelineSpec says which settings each pipeline honours.
-HONOURED_BY: dict[str, tuple[str, ...]] = {
-    "max_iterations": LOOP_PIPELINES,
-    "review_plan": PLAN_REVIEW_PIPELINES,
-    "max_researcher_iterations": ("supervisor",),
-}
+# Settings only some pipelines read: their specs say which, and every face refuses the others.
+SELECTIVE_SETTINGS = ("max_iterations", "review_plan", "max_researcher_iterations")
 Note = Callable[[str], None]
+
+
+def honoured_by() -> dict[str, tuple[str, ...]]:
+    """Each selective setting and the pipelines whose specs read it."""
+    return {
+        setting: tuple(item.name for item in specs() if setting in item.settings)
+        for setting in SELECTIVE_SETTINGS
+    }
 
 
 class RequestError(ConfigError):
@@ -103,11 +106,11 @@ def _listed(names: tuple[str, ...]) -> str:
 
 def check_pipeline(pipeline: str, mode: str, overrides: dict[str, Any]) -> None:
     """A mode or setting the pipeline cannot honour is refused, never silently ignored."""
-    if mode == "single" and pipeline not in SINGLE_WORKER_PIPELINES:
+    if mode == "single" and pipeline not in single_worker_names():
         raise RequestError(
             "mode", f"the {pipeline} pipeline has no single-agent mode; use multi-agent"
         )
-    for name, pipelines in HONOURED_BY.items():
+    for name, pipelines in honoured_by().items():
         if overrides.get(name) not in (None, False) and pipeline not in pipelines:
             raise RequestError(
                 name,
@@ -130,11 +133,10 @@ def check_run(
     except ResearchStudioError as exc:
         raise RequestError(_settings_field(str(exc), overrides), str(exc)) from None
     check_pipeline(pipeline, mode, overrides)
-    if config.review_plan and pipeline not in PLAN_REVIEW_PIPELINES:
+    if config.review_plan and pipeline not in plan_review_names():
         raise RequestError(
             "review_plan",
-            f"plan review works with the {_listed(PLAN_REVIEW_PIPELINES)} pipelines, "
-            f"not {pipeline}",
+            f"plan review works with the {_listed(plan_review_names())} pipelines, not {pipeline}",
         )
     with blame("question"):
         question = check_query(query, max_chars=config.max_query_chars)

@@ -20,11 +20,9 @@ from langgraph.types import Command
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
-from research_studio.pipelines.advanced.nodes.review import advanced_plan_text
 from research_studio.pipelines.kit.plan_review import REVIEW_NODE, parse_reply
 from research_studio.pipelines.kit.report import result_document
-from research_studio.pipelines.registry import compile_pipeline
-from research_studio.pipelines.standard.review import standard_plan_text
+from research_studio.pipelines.registry import compile_pipeline, spec
 from research_studio.run.delegation import Paused, drive_on_server
 from research_studio.run.persistence import open_persistence
 from research_studio.run.runs import PAGES_FILE, RunFolder, RunOwner, RunStatus
@@ -330,9 +328,7 @@ async def _drive(
                 continue
             if REVIEW_NODE in snapshot.next:
                 values = dict(snapshot.values)
-                plan = (
-                    advanced_plan_text(values) if "plan" in values else standard_plan_text(values)
-                )
+                plan = spec(folder.record.pipeline).show_plan(values)
                 reply = plan_reply if plan_reply is not None else await _review(review, plan)
                 plan_reply = None
                 if reply is None:

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from research_studio.core.config import Configuration
+from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.prompts import STYLE_RULES
-from research_studio.pipelines.advanced.routing import NODE_TIERS, tier_of
 from tests.conftest import full_state
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
@@ -69,9 +69,9 @@ async def test_a_node_can_be_sent_to_another_model(
 
 
 def test_every_trust_and_discovery_node_has_a_tier() -> None:
-    assert tier_of("planner") == tier_of("writer") == "smart"
-    assert {tier_of(node) for node in FAST_NODES} == {"fast"}
-    assert set(NODE_TIERS.values()) == {"fast", "smart"}
+    assert ADVANCED_MODELS["planner"] == ADVANCED_MODELS["writer"] == "smart"
+    assert {ADVANCED_MODELS[node] for node in FAST_NODES} == {"fast"}
+    assert set(ADVANCED_MODELS.values()) == {"fast", "smart"}
 
 
 @pytest.mark.parametrize("pipeline", ["advanced", "advanced-full", "advanced-optimized"])

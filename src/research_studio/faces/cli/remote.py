@@ -20,9 +20,9 @@ from research_studio.faces.cli.common import (
     setting_options,
     user_errors,
 )
+from research_studio.faces.cli.research import PipelineOption
 from research_studio.faces.cli.terminal import foreign, line
 from research_studio.faces.remote import RemoteAsk, research_remote
-from research_studio.pipelines.registry import PipelineName
 from research_studio.run.launch import check_pipeline
 from research_studio.run.runs import check_query, write_atomically
 
@@ -61,9 +61,7 @@ def remote(
         str,
         typer.Option("--server", envvar="RESEARCH_STUDIO_SERVER", help="LangGraph server URL."),
     ],
-    pipeline: Annotated[PipelineName, typer.Option("--pipeline", help="Pipeline to run.")] = (
-        "standard"
-    ),
+    pipeline: Annotated[str, PipelineOption("Pipeline to run:")] = "standard",
     answer: AnswerOption = None,
     out_file: Annotated[
         Path | None, typer.Option("--out", help="Write the report here (default: print it).")

@@ -30,7 +30,7 @@ from research_studio.faces.cli.progress import ProgressView
 from research_studio.faces.cli.review import print_pending_review, reviewer
 from research_studio.faces.cli.summary import METRICS, closing_summary, metrics_table, run_lines
 from research_studio.faces.cli.terminal import foreign, line
-from research_studio.pipelines.registry import PipelineName
+from research_studio.pipelines.registry import check_name, help_text, names
 from research_studio.run.launch import RunSetup, prepare, resume_settings
 from research_studio.run.runner import AskFn, Outcome, RunStopped, execute
 from research_studio.run.runs import (
@@ -42,6 +42,31 @@ from research_studio.run.runs import (
 VerboseFlag = Annotated[
     bool, typer.Option("--verbose", "-v", help="Also print every figure of the run.")
 ]
+
+
+class PipelineOption(typer.models.OptionInfo):
+    """--pipeline: its choices and help are read from the registry each time the CLI is built."""
+
+    def __init__(self, intro: str) -> None:
+        # typer.Option's own defaults, without calling OptionInfo's setters twice.
+        self.__dict__.update(vars(typer.Option("--pipeline", parser=check_name)))
+        self.intro = intro
+
+    @property
+    def help(self) -> str:
+        return f"{self.intro} {help_text()}."
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        """Typer sets it once while building; the registry decides it."""
+
+    @property
+    def metavar(self) -> str:
+        return "<" + "|".join(names()) + ">"
+
+    @metavar.setter
+    def metavar(self, value: str | None) -> None:
+        """As help."""
 
 
 def _note(text: str) -> None:
@@ -169,14 +194,7 @@ RUN_SETTINGS = (
 @setting_options(*RUN_SETTINGS)
 def run(
     query: Annotated[str, typer.Argument(help="The research question.")],
-    pipeline: Annotated[
-        PipelineName,
-        typer.Option(
-            "--pipeline",
-            help="advanced-full: the 7-node trust engine; advanced-optimized: batched, "
-            "stops early.",
-        ),
-    ] = "standard",
+    pipeline: Annotated[str, PipelineOption("The pipeline:")] = "standard",
     single_agent: Annotated[
         bool,
         typer.Option(
@@ -188,9 +206,10 @@ def run(
         typer.Option("--compare", help="Run single- and multi-agent and compare their metrics."),
     ] = False,
     compare_with: Annotated[
-        PipelineName | None,
+        str | None,
         typer.Option(
             "--compare-with",
+            parser=check_name,
             help="Also run this pipeline or variant on the question and compare their metrics.",
         ),
     ] = None,

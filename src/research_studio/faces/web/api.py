@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -28,13 +27,13 @@ from research_studio.faces.web.progress import follow, result_metadata
 from research_studio.faces.web.report_view import NotFound, report_fragment, source_card
 from research_studio.faces.web.settings import EXAMPLE_DOCS
 from research_studio.faces.web.state import WebState, check_sid, web_state
-from research_studio.pipelines.registry import SINGLE_WORKER_PIPELINES, PipelineName
+from research_studio.pipelines.registry import names, single_worker_names
 from research_studio.run.audit import audit_run
 from research_studio.run.launch import (
     FORM_SETTINGS,
-    HONOURED_BY,
     RequestError,
     ResearchRequest,
+    honoured_by,
     prepare_run,
 )
 from research_studio.run.runs import list_runs
@@ -138,10 +137,10 @@ async def options(state: State) -> dict[str, Any]:
     except ResearchStudioError:
         default_docs = ""  # a broken settings file is reported when a run starts
     return {
-        "pipelines": list(typing.get_args(PipelineName)),
-        "single_agent_pipelines": list(SINGLE_WORKER_PIPELINES),
+        "pipelines": list(names()),
+        "single_agent_pipelines": list(single_worker_names()),
         "settings": {name: DECLARED[name].form() for name in (*FORM_SETTINGS, "docs")},
-        "honoured_by": {name: list(pipelines) for name, pipelines in HONOURED_BY.items()},
+        "honoured_by": {name: list(pipelines) for name, pipelines in honoured_by().items()},
         "docs": [
             {"value": str(root), "label": _docs_label(root, state.allowed_docs)}
             for root in state.allowed_docs

@@ -10,11 +10,9 @@ from typing import Any
 from research_studio.core.errors import ResearchStudioError
 from research_studio.export.report_html import report_html
 from research_studio.grounding.quotes import locate_quote as locate_in_page
-from research_studio.pipelines.supervisor.render import VERIFIED_HEADING
+from research_studio.pipelines.registry import specs
 from research_studio.run.runs import REPORT_FILE, RESULT_FILE
 from research_studio.sources.archive import kept_page_path
-
-_VERIFIED = re.compile(rf"(<h2>{re.escape(VERIFIED_HEADING)}</h2>.*?)(?=<h2>|\Z)", re.DOTALL)
 
 
 class NotFound(ResearchStudioError):
@@ -33,8 +31,13 @@ def read_result(folder: Path) -> dict[str, Any]:
 
 
 def mark_verbatim(html: str) -> str:
-    """The Verified Findings section (verbatim page text) wrapped in <section class="verbatim">."""
-    return _VERIFIED.sub(r'<section class="verbatim">\1</section>', html, count=1)
+    """A pipeline's verbatim section (page text) wrapped in <section class="verbatim">."""
+    headings = sorted({item.verbatim_heading for item in specs() if item.verbatim_heading})
+    if not headings:
+        return html
+    names = "|".join(re.escape(heading) for heading in headings)
+    verbatim = re.compile(rf"(<h2>(?:{names})</h2>.*?)(?=<h2>|\Z)", re.DOTALL)
+    return verbatim.sub(r'<section class="verbatim">\1</section>', html, count=1)
 
 
 def report_fragment(folder: Path) -> str:

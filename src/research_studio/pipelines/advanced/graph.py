@@ -20,9 +20,9 @@ from research_studio.pipelines.advanced.nodes.orchestrator import fanout_subagen
 from research_studio.pipelines.advanced.nodes.planner import planner
 from research_studio.pipelines.advanced.nodes.review import review_plan
 from research_studio.pipelines.advanced.nodes.subagent import subagent
-from research_studio.pipelines.advanced.nodes.trust_engine import trust_engine
 from research_studio.pipelines.advanced.nodes.writer import writer
 from research_studio.pipelines.advanced.state import AgentState
+from research_studio.pipelines.advanced.trust_engine import trust_engine
 from research_studio.pipelines.kit.contract import ResearchInput, ResearchOutput
 from research_studio.pipelines.kit.plan_review import review_requested
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from research_studio.core.prompt_blocks import NONE, PAGE_TEXT_CLOSE, PAGE_TEXT_OPEN
 from research_studio.core.records import ClaimRecord, DeadEnd, EvidenceRecord, SourceRecord
-from research_studio.pipelines.advanced.schemas import ClaimDraft
 from research_studio.pipelines.advanced.state import KnowledgeGap
 
 ID_SEPARATOR = ", "
@@ -200,19 +199,6 @@ def evidence_listing(evidence: list[EvidenceRecord]) -> str:
             eid=item["eid"], sid=item["sid"], text=item["text"], quote=item["quote"]
         )
         for item in evidence
-    )
-
-
-def claim_listing(drafts: list[ClaimDraft]) -> str:
-    """The drafted claims, numbered C1..., with the evidence ids proposed for each."""
-    return "\n".join(
-        TRUST_CLAIM_ITEM.format(
-            cid=f"C{number}",
-            section=draft.section,
-            text=draft.text,
-            eids=ID_SEPARATOR.join(draft.supporting_eids),
-        )
-        for number, draft in enumerate(drafts, 1)
     )
 
 

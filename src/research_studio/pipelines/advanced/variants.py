@@ -45,47 +45,15 @@ from research_studio.pipelines.advanced.nodes.loop import (
     increment_iteration,
 )
 from research_studio.pipelines.advanced.nodes.orchestrator import fanout_subagents, orchestrator
-from research_studio.pipelines.advanced.nodes.ranker import ranker
 from research_studio.pipelines.advanced.nodes.subagent import subagent
-from research_studio.pipelines.advanced.nodes.trust_batched import (
-    batched_cred_claims,
-    batched_verify,
-)
-from research_studio.pipelines.advanced.nodes.trust_engine import trust_engine
-from research_studio.pipelines.advanced.nodes.trust_full import (
-    cite,
-    claim_extractor,
-    confidence_scorer,
-    credibility_scorer,
-    cross_validate,
-    span_verify,
-)
 from research_studio.pipelines.advanced.nodes.writer import writer
 from research_studio.pipelines.advanced.state import AgentState
+from research_studio.pipelines.advanced.trust_engine import ENGINES, Engine
 from research_studio.pipelines.kit.contract import ResearchInput, ResearchOutput
 
 Variant = Literal["trust_engine", "optimized"]
-Engine = Literal["full", "batched", "single"]
 CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
 
-# The trust engines, in order: each node's output is the next one's input.
-TRUST_ENGINES: dict[Engine, tuple[tuple[str, Any], ...]] = {
-    "full": (
-        ("credibility_scorer", credibility_scorer),
-        ("ranker", ranker),
-        ("claim_extractor", claim_extractor),
-        ("cite", cite),
-        ("span_verify", span_verify),
-        ("cross_validate", cross_validate),
-        ("confidence_scorer", confidence_scorer),
-    ),
-    "batched": (
-        ("batched_cred_claims", batched_cred_claims),
-        ("ranker", ranker),
-        ("batched_verify", batched_verify),
-    ),
-    "single": (("trust_engine", trust_engine),),
-}
 VARIANT_ENGINE: dict[Variant, Engine] = {"trust_engine": "full", "optimized": "batched"}
 
 
@@ -101,7 +69,7 @@ def _state_graph() -> StateGraph[Any, Any, Any, Any]:
 def _add_trust_engine(builder: StateGraph[Any, Any, Any, Any], engine: Engine, after: str) -> str:
     """Chain the engine's nodes after `after`; the name of its last node."""
     previous = after
-    for name, node in TRUST_ENGINES[engine]:
+    for name, node in ENGINES[engine]:
         builder.add_node(name, node)
         if previous:
             builder.add_edge(previous, name)
@@ -111,7 +79,7 @@ def _add_trust_engine(builder: StateGraph[Any, Any, Any, Any], engine: Engine, a
 
 def first_trust_node(variant: Variant) -> str:
     """Where the research loop hands over to the variant's trust engine."""
-    return TRUST_ENGINES[VARIANT_ENGINE[variant]][0][0]
+    return ENGINES[VARIANT_ENGINE[variant]][0][0]
 
 
 def route_after_confidence_check(state: AgentState) -> Literal["planner", "clarify", "auto_refine"]:
@@ -245,7 +213,7 @@ def _compile(
 def build_trust_engine_subgraph(engine: Engine) -> CompiledGraph:
     """A trust engine alone, from consolidated sources and evidence to scored claims."""
     builder = StateGraph(AgentState, context_schema=Configuration)
-    first = TRUST_ENGINES[engine][0][0]
+    first = ENGINES[engine][0][0]
     builder.add_edge(START, first)
     builder.add_edge(_add_trust_engine(builder, engine, ""), END)
     return builder.compile(name=f"trust-engine-{engine}")

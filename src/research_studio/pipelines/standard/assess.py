@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
+from pydantic import BaseModel
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
 from research_studio.core.prompt_blocks import numbered, request_block
 from research_studio.core.queries import dedupe_queries
-from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
+from research_studio.core.records import ErrorRecord
+from research_studio.pipelines.kit.models import attempt, model_for
+from research_studio.pipelines.kit.node_kit import call_records, emitter, services_of
 from research_studio.pipelines.kit.stopping import budget_stop, standard_stop_reason
+from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
     GAPS_SYSTEM,
     GAPS_USER,
@@ -26,6 +29,7 @@ from research_studio.pipelines.standard.state import ResearchState, Synthesis
 
 STATUS_SCORE = {"well_covered": 1.0, "partial": 0.5, "missing": 0.0}
 MAX_FOLLOW_UP_SEARCHES = 4
+J = TypeVar("J", bound=BaseModel)
 
 
 def coverage_of(assessment: GapAssessment) -> float:
@@ -38,70 +42,101 @@ def coverage_of(assessment: GapAssessment) -> float:
 
 async def detect_gaps(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Coverage per question, gaps, and the next searches; counts one iteration."""
-    config = runtime.context
-    services = services_of(runtime)
     evidence = state.get("evidence", [])
-    done = state.get("searches_done", [])
-    iteration = state.get("iteration", 0) + 1
-    update: dict[str, Any] = {"iteration": iteration}
-    if reached := services.budget.reached():
-        return {**update, "stop_reason": budget_stop(reached), "pending_searches": []}
-    caller = services.caller("detect_gaps", "smart")
-    try:
-        assessment = await caller.structured(
-            GapAssessment,
-            [
-                SystemMessage(content=GAPS_SYSTEM.format(max_searches=MAX_FOLLOW_UP_SEARCHES)),
-                HumanMessage(
-                    content=GAPS_USER.format(
-                        request=request_block(state["query"], state.get("user_clarification", "")),
-                        questions=numbered(state.get("research_questions", [])),
-                        aspects=numbered(state.get("aspects_to_cover", [])),
-                        done=numbered(done),
-                        count=len(evidence),
-                        evidence=evidence_lines(evidence),
-                    )
-                ),
-            ],
-        )
-    except ResearchStudioError as exc:
-        # Unable to judge the gaps: write with what we have rather than loop blindly.
-        update.update(
-            stop_reason="assessment_failed",
-            pending_searches=[],
-            errors=[error_record("detect_gaps", exc)],
-        )
-        update["llm_calls"] = call_records(caller)
+    messages = [
+        SystemMessage(content=GAPS_SYSTEM.format(max_searches=MAX_FOLLOW_UP_SEARCHES)),
+        HumanMessage(
+            content=GAPS_USER.format(
+                request=request_block(state["query"], state.get("user_clarification", "")),
+                questions=numbered(state.get("research_questions", [])),
+                aspects=numbered(state.get("aspects_to_cover", [])),
+                done=numbered(state.get("searches_done", [])),
+                count=len(evidence),
+                evidence=evidence_lines(evidence),
+            )
+        ),
+    ]
+    update, assessment = await _judge_round(state, runtime, "detect_gaps", GapAssessment, messages)
+    if assessment is None:
+        # No judgement (budget spent, or the call failed): write with what we have.
         return update
     has_evidence = bool(evidence)
     coverage = coverage_of(assessment) if has_evidence else 0.0
-    searches = next_searches(state, assessment.new_searches, config)
-    update.update(
+    _end_round(
+        state,
+        runtime.context,
+        update,
         coverage=coverage,
-        coverage_history=[*state.get("coverage_history", []), coverage],
+        ready=assessment.ready_to_write and has_evidence,
         gaps=assessment.gaps,
-        pending_searches=searches,
-        stop_reason=standard_stop_reason(
-            ready=assessment.ready_to_write and has_evidence,
-            coverage=coverage,
-            min_coverage=config.min_coverage,
-            pending_searches=len(searches),
-            rounds_done=iteration,
-            max_iterations=config.max_iterations,
-        ),
-        llm_calls=call_records(caller),
-        messages=[
-            AIMessage(
-                content=f"Iteration {iteration}: coverage {coverage:.0%}; gaps: {len(assessment.gaps)}"
-            )
-        ],
+        proposed=assessment.new_searches,
     )
+    iteration = update["iteration"]
+    update["messages"] = [
+        AIMessage(
+            content=f"Iteration {iteration}: coverage {coverage:.0%}; gaps: {len(assessment.gaps)}"
+        )
+    ]
     emitter(runtime, "detect_gaps")(
         f"iteration {iteration} done: {len(assessment.gaps)} open question(s) left "
         f"(the model judges {coverage:.0%} of the question covered)",
         iteration=iteration,
     )
     return update
+
+
+async def _judge_round(
+    state: ResearchState,
+    runtime: Runtime[Configuration],
+    node: str,
+    schema: type[J],
+    messages: list[BaseMessage],
+) -> tuple[dict[str, Any], J | None]:
+    """A round's judgement and its update, the iteration counted; None when the loop must end.
+
+    A reached budget stops before the call; a failed call stops the loop ("assessment_failed")
+    rather than let it go on blindly.
+    """
+    services = services_of(runtime)
+    update: dict[str, Any] = {"iteration": state.get("iteration", 0) + 1}
+    if reached := services.budget.reached():
+        return {**update, "stop_reason": budget_stop(reached), "pending_searches": []}, None
+    caller = model_for(services, STANDARD_MODELS, node)
+    errors: list[ErrorRecord] = []
+    answer = await attempt(caller.structured(schema, messages), node, errors)
+    if answer is None:
+        update.update(stop_reason="assessment_failed", pending_searches=[], errors=errors)
+    update["llm_calls"] = call_records(caller)
+    return update, answer
+
+
+def _end_round(
+    state: ResearchState,
+    config: Configuration,
+    update: dict[str, Any],
+    *,
+    coverage: float,
+    ready: bool,
+    gaps: list[str],
+    proposed: list[str],
+) -> list[str]:
+    """The round's coverage, gaps, next searches and stop reason, written into `update`."""
+    searches = next_searches(state, proposed, config)
+    update.update(
+        coverage=coverage,
+        coverage_history=[*state.get("coverage_history", []), coverage],
+        gaps=gaps,
+        pending_searches=searches,
+        stop_reason=standard_stop_reason(
+            ready=ready,
+            coverage=coverage,
+            min_coverage=config.min_coverage,
+            pending_searches=len(searches),
+            rounds_done=update["iteration"],
+            max_iterations=config.max_iterations,
+        ),
+    )
+    return searches
 
 
 def next_searches(state: ResearchState, proposed: list[str], config: Configuration) -> list[str]:
@@ -120,42 +155,32 @@ def next_searches(state: ResearchState, proposed: list[str], config: Configurati
 
 async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Combine the workers' reports, resolve conflicts, and decide on another round."""
-    config = runtime.context
-    services = services_of(runtime)
-    results = state.get("worker_results", [])
-    iteration = state.get("iteration", 0) + 1
-    update: dict[str, Any] = {"iteration": iteration}
-    if reached := services.budget.reached():
-        return {**update, "stop_reason": budget_stop(reached), "pending_searches": []}
-    caller = services.caller("synthesize", "smart")
-    try:
-        output = await caller.structured(
-            SynthesisOutput,
-            [
-                SystemMessage(
-                    content=SYNTHESIZE_SYSTEM.format(max_searches=MAX_FOLLOW_UP_SEARCHES)
-                ),
-                HumanMessage(
-                    content=SYNTHESIZE_USER.format(
-                        request=request_block(state["query"], state.get("user_clarification", "")),
-                        questions=numbered(state.get("research_questions", [])),
-                        reports=worker_reports(results),
-                    )
-                ),
-            ],
-        )
-    except ResearchStudioError as exc:
-        update.update(
-            stop_reason="assessment_failed",
-            pending_searches=[],
-            errors=[error_record("synthesize", exc)],
-        )
-        update["llm_calls"] = call_records(caller)
+    messages = [
+        SystemMessage(content=SYNTHESIZE_SYSTEM.format(max_searches=MAX_FOLLOW_UP_SEARCHES)),
+        HumanMessage(
+            content=SYNTHESIZE_USER.format(
+                request=request_block(state["query"], state.get("user_clarification", "")),
+                questions=numbered(state.get("research_questions", [])),
+                reports=worker_reports(state.get("worker_results", [])),
+            )
+        ),
+    ]
+    update, output = await _judge_round(state, runtime, "synthesize", SynthesisOutput, messages)
+    if output is None:
         return update
     has_evidence = bool(state.get("evidence"))
     confidence = output.confidence if has_evidence else 0.0
-    searches = next_searches(state, output.additional_searches, config)
-    synthesis = Synthesis(
+    searches = _end_round(
+        state,
+        runtime.context,
+        update,
+        coverage=confidence,
+        ready=not output.needs_more_research and has_evidence,
+        gaps=output.gaps,
+        proposed=output.additional_searches,
+    )
+    iteration = update["iteration"]
+    update["synthesis"] = Synthesis(
         summary=output.summary,
         key_findings=output.key_findings,
         conflicts=output.conflicts,
@@ -164,23 +189,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> d
         needs_more_research=output.needs_more_research or not has_evidence,
         additional_searches=searches,
     )
-    update.update(
-        synthesis=synthesis,
-        coverage=confidence,
-        coverage_history=[*state.get("coverage_history", []), confidence],
-        gaps=output.gaps,
-        pending_searches=searches,
-        stop_reason=standard_stop_reason(
-            ready=not output.needs_more_research and has_evidence,
-            coverage=confidence,
-            min_coverage=config.min_coverage,
-            pending_searches=len(searches),
-            rounds_done=iteration,
-            max_iterations=config.max_iterations,
-        ),
-        llm_calls=call_records(caller),
-        messages=[AIMessage(content=f"Synthesis {iteration}: {output.summary}")],
-    )
+    update["messages"] = [AIMessage(content=f"Synthesis {iteration}: {output.summary}")]
     emitter(runtime, "synthesize")(
         f"iteration {iteration} done: {len(output.gaps)} open question(s) left "
         f"(the model's own confidence: {confidence:.0%})",

@@ -31,6 +31,7 @@ from research_studio.grounding.statements import (
     grounding_figures,
 )
 from research_studio.llm.structured import ModelCaller
+from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     emitter,
@@ -39,6 +40,7 @@ from research_studio.pipelines.kit.node_kit import (
     services_of,
 )
 from research_studio.pipelines.kit.report import close_report, count_note, report_grounding
+from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
     STYLE,
     VERIFY_SYSTEM,
@@ -71,7 +73,7 @@ def _is_its_own_quote(item: EvidenceRecord) -> bool:
 
 async def verify(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """A verdict per claim (one per evidence item): the model must agree and the quote be real."""
-    caller = services_of(runtime).caller("verify", "smart")
+    caller = model_for(runtime, STANDARD_MODELS, "verify")
     # Page text that instructs its reader is never a claim (prompt injection).
     items = _claims_to_check(usable_evidence(state.get("evidence", [])))
     if not items:
@@ -127,16 +129,13 @@ async def _judge(
 ) -> dict[int, tuple[bool, str]]:
     """The model's verdicts by claim number; when the call fails, none is supported (fail closed)."""
     listing = claims_to_verify(items, numbers)
-    try:
-        result = await caller.structured(
-            Verification,
-            [
-                SystemMessage(content=VERIFY_SYSTEM),
-                HumanMessage(content=VERIFY_USER.format(claims=listing)),
-            ],
-        )
-    except ResearchStudioError as exc:
-        errors.append(error_record("verify", exc))
+    messages = [
+        SystemMessage(content=VERIFY_SYSTEM),
+        HumanMessage(content=VERIFY_USER.format(claims=listing)),
+    ]
+    result = await attempt(caller.structured(Verification, messages), "verify", errors)
+    if result is None:
+        # Fail closed: a claim the model could not judge is not marked supported.
         return {number: (False, UNCHECKED) for number in numbers}
     return {check.index: (check.supported, check.reason) for check in result.claims}
 
@@ -191,7 +190,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
     services = services_of(runtime)
     emitter(runtime, "write_report")("writing the report")
     language = report_language(config.language, state["query"])
-    caller = services.caller("write_report", "smart")
+    caller = model_for(services, STANDARD_MODELS, "write_report")
     evidence = usable_evidence(_writer_evidence(state))
     sources = state.get("sources", [])
     support = evidence_support(evidence)

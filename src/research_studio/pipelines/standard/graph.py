@@ -62,18 +62,21 @@ def build_graph(
         input_schema=ResearchInput,
         output_schema=ResearchOutput,
     )
-    builder.add_node("understand", understand)
-    builder.add_node("clarify", clarify)
-    builder.add_node("plan", plan)
-    builder.add_node("review_plan", review_plan)
-    builder.add_node("search_and_extract", search_and_extract)
-    builder.add_node("detect_gaps", detect_gaps)
-    builder.add_node("orchestrate", orchestrate)
-    builder.add_node("search_worker", search_worker)
-    builder.add_node("collect", collect)
-    builder.add_node("synthesize", synthesize)
-    builder.add_node("verify", verify)
-    builder.add_node("write_report", write_report)
+    for node in (
+        understand,
+        clarify,
+        plan,
+        review_plan,
+        search_and_extract,
+        detect_gaps,
+        orchestrate,
+        search_worker,
+        collect,
+        synthesize,
+        verify,
+        write_report,
+    ):
+        builder.add_node(node.__name__, node)
 
     builder.add_edge(START, "understand")
     builder.add_conditional_edges("understand", route_after_understand, ["clarify", "plan"])

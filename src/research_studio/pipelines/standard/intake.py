@@ -9,20 +9,20 @@ from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ModelError, ProviderError, ResearchStudioError
 from research_studio.core.prompt_blocks import request_block
 from research_studio.core.queries import dedupe_queries
+from research_studio.core.records import ErrorRecord
+from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     clarification_update,
     clip,
     emitter,
-    error_record,
     model_ready,
     query_of,
     run_start,
-    services_of,
 )
+from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
     PLAN_SYSTEM,
     PLAN_USER,
@@ -39,22 +39,19 @@ MAX_INITIAL_SEARCHES = 6
 async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Judge whether the request is clear; prepare a question with options when it is not."""
     emitter(runtime, "understand")("analysing the request")
-    caller = (await model_ready(runtime)).caller("understand", "smart")
+    await model_ready(runtime)  # the model is chosen here, off the event loop
+    caller = model_for(runtime, STANDARD_MODELS, "understand")
     query = query_of(state)
-    errors = []
-    try:
-        result = await caller.structured(
-            Understanding,
-            [
-                SystemMessage(content=UNDERSTAND_SYSTEM),
-                HumanMessage(content=UNDERSTAND_USER.format(request=request_block(query))),
-            ],
-        )
-    except ProviderError as exc:
-        if isinstance(exc, ModelError) and exc.permanent:
-            raise  # no later call would work either: fail fast
+    errors: list[ErrorRecord] = []
+    messages = [
+        SystemMessage(content=UNDERSTAND_SYSTEM),
+        HumanMessage(content=UNDERSTAND_USER.format(request=request_block(query))),
+    ]
+    result = await attempt(
+        caller.structured(Understanding, messages), "understand", errors, first=True
+    )
+    if result is None:
         # Without an analysis the request is taken as clear and as written.
-        errors.append(error_record("understand", exc))
         result = Understanding(understanding=query, is_clear=True)
     options = clip(result.clarification_options, 5)
     question = result.clarification_question.strip()
@@ -82,31 +79,26 @@ async def plan(state: ResearchState, runtime: Runtime[Configuration]) -> dict[st
     """Research questions, aspects and first searches; resets the run's accumulators."""
     config = runtime.context
     emitter(runtime, "plan")("planning the research")
-    caller = services_of(runtime).caller("plan", "smart")
+    caller = model_for(runtime, STANDARD_MODELS, "plan")
     request = request_block(state["query"], state.get("user_clarification", ""))
-    errors = []
-    try:
-        result = await caller.structured(
-            ResearchPlan,
-            [
-                SystemMessage(content=PLAN_SYSTEM.format(today=state["today"])),
-                HumanMessage(
-                    content=PLAN_USER.format(
-                        request=request, understanding=state.get("understanding", "")
-                    )
-                ),
-            ],
-        )
+    errors: list[ErrorRecord] = []
+    messages = [
+        SystemMessage(content=PLAN_SYSTEM.format(today=state["today"])),
+        HumanMessage(
+            content=PLAN_USER.format(request=request, understanding=state.get("understanding", ""))
+        ),
+    ]
+    result = await attempt(caller.structured(ResearchPlan, messages), "plan", errors)
+    if result is None:
+        # Without a plan the request itself is the only question worth searching.
+        questions, aspects, searches = [state["query"]], [], [state["query"]]
+    else:
         questions = clip(result.research_questions, MAX_QUESTIONS)
         aspects = clip(result.aspects_to_cover, 8)
         # The user's own words are always searched: weak planners still find the obvious sources.
         searches = dedupe_queries(
             [state["query"], *result.searches], [], config.query_similarity_threshold
         )
-    except ResearchStudioError as exc:
-        # Without a plan the request itself is the only question worth searching.
-        errors.append(error_record("plan", exc))
-        questions, aspects, searches = [state["query"]], [], [state["query"]]
     return {
         "research_questions": questions or [state["query"]],
         "aspects_to_cover": aspects,

@@ -9,14 +9,15 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
 from research_studio.core.prompt_blocks import numbered, request_block
 from research_studio.core.queries import STOP_WORDS, dedupe_queries
-from research_studio.core.records import FindingRecord, PageRecord
+from research_studio.core.records import ErrorRecord, FindingRecord, PageRecord
 from research_studio.evidence.gathering import GatherRequest, gather
 from research_studio.grounding.quotes import tokens
 from research_studio.pipelines.kit.consolidate import consolidate
-from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.kit.models import attempt, model_for
+from research_studio.pipelines.kit.node_kit import call_records, emitter, services_of
+from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
     ORCHESTRATE_LOOP_HINT,
     ORCHESTRATE_SYSTEM,
@@ -108,7 +109,7 @@ async def orchestrate(state: ResearchState, runtime: Runtime[Configuration]) -> 
         planned = plan_split(state.get("research_questions", []), state.get("pending_searches", []))
         assigned = assign_work(planned, state.get("pending_searches", []), done, config)
         return {"sub_questions": assigned, "total_workers": len(assigned)}
-    caller = services_of(runtime).caller("orchestrate", "smart")
+    caller = model_for(runtime, STANDARD_MODELS, "orchestrate")
     synthesis = state.get("synthesis")
     gaps = (synthesis or {}).get("gaps", []) if synthesis else state.get("gaps", [])
     messages = [
@@ -130,12 +131,11 @@ async def orchestrate(state: ResearchState, runtime: Runtime[Configuration]) -> 
             )
         ),
     ]
-    errors = []
-    try:
-        work = (await caller.structured(WorkPlan, messages)).sub_questions
-        planned = [(item.question, item.searches) for item in work]
-    except ResearchStudioError as exc:
-        errors.append(error_record("orchestrate", exc))
+    errors: list[ErrorRecord] = []
+    work = await attempt(caller.structured(WorkPlan, messages), "orchestrate", errors)
+    if work is not None:
+        planned = [(item.question, item.searches) for item in work.sub_questions]
+    else:
         planned = [(question, [question]) for question in state.get("research_questions", [])]
         if done:
             planned = [(search, [search]) for search in state.get("pending_searches", [])]

@@ -8,29 +8,28 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ModelError, ProviderError, ResearchStudioError
+from research_studio.core.records import ErrorRecord
+from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.prompts import (
     ANALYZER_SYSTEM,
     ANALYZER_USER,
     CLARIFY_SYSTEM,
     CLARIFY_USER,
 )
-from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.schemas import (
     QUERY_CLASSES,
     ClarificationOutput,
     QueryAnalysisOutput,
 )
 from research_studio.pipelines.advanced.state import AgentState, QueryAnalysis
+from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     clip,
     emitter,
-    error_record,
     model_ready,
     query_of,
     run_start,
-    services_of,
 )
 
 
@@ -70,23 +69,19 @@ async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> 
     query = query_of(state)
     start = run_start(state, query)
     today = start.get("today") or state["today"]
-    caller = (await model_ready(runtime)).caller("query_analyzer", tier_of("query_analyzer"))
-    errors = []
-    try:
-        output = await caller.structured(
-            QueryAnalysisOutput,
-            [
-                SystemMessage(
-                    content=ANALYZER_SYSTEM.format(classes=", ".join(QUERY_CLASSES), today=today)
-                ),
-                HumanMessage(content=ANALYZER_USER.format(query=query)),
-            ],
-        )
-    except ProviderError as exc:
-        if isinstance(exc, ModelError) and exc.permanent:
-            raise  # no later call would work either: fail fast
+    await model_ready(runtime)  # the model is chosen here, off the event loop
+    caller = model_for(runtime, ADVANCED_MODELS, "query_analyzer")
+    errors: list[ErrorRecord] = []
+    messages = [
+        SystemMessage(
+            content=ANALYZER_SYSTEM.format(classes=", ".join(QUERY_CLASSES), today=today)
+        ),
+        HumanMessage(content=ANALYZER_USER.format(query=query)),
+    ]
+    call = caller.structured(QueryAnalysisOutput, messages)
+    output = await attempt(call, "query_analyzer", errors, first=True)
+    if output is None:
         # Without an analysis the query is researched as written, as a broad overview.
-        errors.append(error_record("query_analyzer", exc))
         output = QueryAnalysisOutput(
             intent=query,
             query_class="comprehensive_overview",
@@ -115,29 +110,27 @@ async def clarify(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
     analysis: dict[str, Any] = dict(state["query_analysis"])
     if not answer:
         return {"needs_clarification": False, "enriched_context": state["query"]}
-    caller = services_of(runtime).caller("clarify", tier_of("clarify"))
-    try:
-        output = await caller.structured(
-            ClarificationOutput,
-            [
-                SystemMessage(content=CLARIFY_SYSTEM),
-                HumanMessage(
-                    content=CLARIFY_USER.format(
-                        query=state["query"],
-                        intent=analysis["intent"],
-                        question=analysis["clarification_question"],
-                        answer=answer,
-                    )
-                ),
-            ],
-        )
-    except ResearchStudioError as exc:
+    caller = model_for(runtime, ADVANCED_MODELS, "clarify")
+    messages = [
+        SystemMessage(content=CLARIFY_SYSTEM),
+        HumanMessage(
+            content=CLARIFY_USER.format(
+                query=state["query"],
+                intent=analysis["intent"],
+                question=analysis["clarification_question"],
+                answer=answer,
+            )
+        ),
+    ]
+    errors: list[ErrorRecord] = []
+    output = await attempt(caller.structured(ClarificationOutput, messages), "clarify", errors)
+    if output is None:
         # The answer still reaches every later prompt, merged plainly.
         context = f"{state['query']} — clarified by the user: {answer}"
         return {
             "enriched_context": context,
             "needs_clarification": False,
-            "errors": [error_record("clarify", exc)],
+            "errors": errors,
             "llm_calls": call_records(caller),
         }
     analysis.update(

@@ -30,12 +30,13 @@ from research_studio.pipelines.advanced.discovery_schemas import (
     EntityClustering,
     EntityConfirmation,
 )
-from research_studio.pipelines.advanced.routing import ask
+from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.state import (
     AgentState,
     DiscoveryResult,
     EntityCandidate,
 )
+from research_studio.pipelines.kit.models import ask
 from research_studio.pipelines.kit.node_kit import (
     clip,
     emitter,
@@ -134,6 +135,7 @@ async def discovery(state: AgentState, runtime: Runtime[Configuration]) -> dict[
     if results:
         clusters, calls, failed = await ask(
             runtime,
+            ADVANCED_MODELS,
             "discovery",
             EntityClustering,
             DISCOVERY_SYSTEM,
@@ -256,6 +258,7 @@ async def auto_refine(state: AgentState, runtime: Runtime[Configuration]) -> dic
     if results:
         checked, calls, failed = await ask(
             runtime,
+            ADVANCED_MODELS,
             "auto_refine",
             EntityConfirmation,
             CONFIRM_SYSTEM,

@@ -24,11 +24,12 @@ from research_studio.pipelines.advanced.discovery_prompts import (
     PATTERN_ANCHORS,
 )
 from research_studio.pipelines.advanced.discovery_schemas import EraCotAnalysis
+from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.nodes.analyzer import _analysis
 from research_studio.pipelines.advanced.prompts import ANALYZER_USER
-from research_studio.pipelines.advanced.routing import caller_for
 from research_studio.pipelines.advanced.schemas import QUERY_CLASSES
 from research_studio.pipelines.advanced.state import DiscoveryResult, QueryAnalysis
+from research_studio.pipelines.kit.models import model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     clip,
@@ -142,7 +143,7 @@ async def analyzer(state: Any, runtime: Runtime[Configuration]) -> dict[str, Any
     today = start.get("today") or state["today"]
     reading = fast_pattern(query)
     emit(f"pattern: {reading.describe()}")
-    caller = caller_for(runtime, "analyzer")
+    caller = model_for(runtime, ADVANCED_MODELS, "analyzer")
     messages = [
         SystemMessage(
             content=ERA_COT_SYSTEM.format(

@@ -8,15 +8,15 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
 from research_studio.core.prompt_blocks import inline
+from research_studio.core.records import ErrorRecord
+from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.prompts import (
     GAP_SYSTEM,
     GAP_USER,
     dead_end_lines,
     evidence_by_section,
 )
-from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.schemas import GapAnalysis
 from research_studio.pipelines.advanced.state import (
     AgentState,
@@ -25,7 +25,8 @@ from research_studio.pipelines.advanced.state import (
     TrajectoryStep,
 )
 from research_studio.pipelines.kit.consolidate import consolidate
-from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.kit.models import attempt, model_for
+from research_studio.pipelines.kit.node_kit import call_records, emitter, services_of
 from research_studio.pipelines.kit.stopping import advanced_stop_reason, budget_stop
 
 
@@ -97,30 +98,31 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
     iteration = state.get("research_iteration", 0)
     if reached := services.budget.reached():
         return {"stop_reason": budget_stop(reached), "refinement_queries": []}
-    caller = services.caller("gap_detector", tier_of("gap_detector"))
+    caller = model_for(services, ADVANCED_MODELS, "gap_detector")
     plan = state["plan"]
     anchor = state.get("primary_anchor", "")
     dead_ends = state.get("dead_ends", [])
     previous = state.get("previous_confidence", 0.0) if iteration > 0 else 0.0
-    errors = []
-    try:
-        analysis = await caller.structured(
-            GapAnalysis,
-            [
-                SystemMessage(
-                    content=GAP_SYSTEM.format(anchor=anchor, dead_ends=dead_end_lines(dead_ends))
-                ),
-                HumanMessage(
-                    content=GAP_USER.format(
-                        topic=plan["topic"],
-                        outline=inline(plan["outline"]),
-                        count_sources=len(state.get("sources", [])),
-                        count_evidence=len(state.get("evidence", [])),
-                        evidence=evidence_by_section(plan["outline"], state.get("evidence", [])),
-                    )
-                ),
-            ],
-        )
+    errors: list[ErrorRecord] = []
+    messages = [
+        SystemMessage(
+            content=GAP_SYSTEM.format(anchor=anchor, dead_ends=dead_end_lines(dead_ends))
+        ),
+        HumanMessage(
+            content=GAP_USER.format(
+                topic=plan["topic"],
+                outline=inline(plan["outline"]),
+                count_sources=len(state.get("sources", [])),
+                count_evidence=len(state.get("evidence", [])),
+                evidence=evidence_by_section(plan["outline"], state.get("evidence", [])),
+            )
+        ),
+    ]
+    analysis = await attempt(caller.structured(GapAnalysis, messages), "gap_detector", errors)
+    if analysis is None:
+        section_confidence, confidence, gaps = {}, state.get("overall_confidence", 0.0), []
+        sufficient = False
+    else:
         section_confidence = {item.section: item.confidence for item in analysis.section_analysis}
         confidence = analysis.overall_confidence if state.get("evidence") else 0.0
         gaps = [
@@ -135,10 +137,6 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
         gaps += missing_gaps(analysis, gaps, anchor)
         weak = [s for s, value in section_confidence.items() if value < WEAK_SECTION]
         sufficient = analysis.recommendation == "sufficient" and not weak and confidence > 0
-    except ResearchStudioError as exc:
-        errors.append(error_record("gap_detector", exc))
-        section_confidence, confidence, gaps = {}, state.get("overall_confidence", 0.0), []
-        sufficient = False
     priority = {"high": 1.0, "medium": 0.7, "low": 0.4}
     refinements = [
         PlanQuery(

@@ -12,9 +12,9 @@ from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
 from research_studio.core.prompt_blocks import NONE, inline
 from research_studio.core.queries import content_words
+from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.prompts import CLASS_GUIDANCE, PLANNER_SYSTEM, PLANNER_USER
-from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.schemas import PlanOutput, TreeQuestionOutput
 from research_studio.pipelines.advanced.state import (
     AgentState,
@@ -22,12 +22,12 @@ from research_studio.pipelines.advanced.state import (
     ResearchPlan,
     TreeQuestion,
 )
+from research_studio.pipelines.kit.models import model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     clip,
     emitter,
     error_record,
-    services_of,
 )
 
 MIN_WORDS, MAX_WORDS = 3, 7
@@ -173,7 +173,7 @@ async def planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
     emitter(runtime, "planner")("planning the research tree")
     analysis = state["query_analysis"]
     anchor = state.get("primary_anchor") or state["query"]
-    caller = services_of(runtime).caller("planner", tier_of("planner"))
+    caller = model_for(runtime, ADVANCED_MODELS, "planner")
     errors = []
     try:
         output = await caller.structured(

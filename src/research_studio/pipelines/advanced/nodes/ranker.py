@@ -4,21 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
 from research_studio.core.prompt_blocks import NONE
 from research_studio.core.records import ClaimRecord, ErrorRecord, ModelCallRecord, SourceRecord
 from research_studio.grounding.credibility import domain_trust
 from research_studio.grounding.ranking import quality_score
+from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.prompts import source_listing
-from research_studio.pipelines.advanced.routing import caller_for
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.advanced.trust_prompts import RANKER_SYSTEM, RANKER_USER
 from research_studio.pipelines.advanced.trust_schemas import SourceRelevance
-from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record
+from research_studio.pipelines.kit.models import ask
+from research_studio.pipelines.kit.node_kit import emitter
 
 PERSON_CLASSES = ("person_profile",)
 
@@ -50,32 +49,29 @@ async def _excluded(
 ) -> tuple[set[str], list[ModelCallRecord], list[ErrorRecord]]:
     """The sources about a different person: named so by the model, and naming none of the
     target's identifiers (checked by code)."""
-    caller = caller_for(runtime, "ranker")
     name, description, identifiers = _target(state)
-    try:
-        relevance = await caller.structured(
-            SourceRelevance,
-            [
-                SystemMessage(content=RANKER_SYSTEM),
-                HumanMessage(
-                    content=RANKER_USER.format(
-                        name=name,
-                        description=description,
-                        identifiers=identifiers,
-                        sources=source_listing(sources),
-                    )
-                ),
-            ],
-        )
-    except ResearchStudioError as exc:
-        return set(), call_records(caller), [error_record("ranker", exc)]
+    relevance, calls, errors = await ask(
+        runtime,
+        ADVANCED_MODELS,
+        "ranker",
+        SourceRelevance,
+        RANKER_SYSTEM,
+        RANKER_USER.format(
+            name=name,
+            description=description,
+            identifiers=identifiers,
+            sources=source_listing(sources),
+        ),
+    )
+    if relevance is None:
+        return set(), calls, errors
     known = {source["sid"] for source in sources}
     relevant = set(relevance.relevant_sids)
     proposed = {item.sid for item in relevance.excluded if item.sid in known} - relevant
     marks = _identifiers(state)
     # The model proposes; a source that names one of the target's identifiers stays.
     excluded = {s["sid"] for s in sources if s["sid"] in proposed and not _names(s, marks)}
-    return excluded, call_records(caller), []
+    return excluded, calls, errors
 
 
 def _identifiers(state: AgentState) -> list[str]:

@@ -16,6 +16,7 @@ from research_studio.evidence.gathering import Gathered, GatherRequest, PageText
 from research_studio.grounding.credibility import domain_trust
 from research_studio.grounding.quotes import verbatim_quote
 from research_studio.llm.structured import ModelCaller
+from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.nodes.planner import name_anchor
 from research_studio.pipelines.advanced.prompts import (
     SUBAGENT_SYSTEM,
@@ -23,9 +24,9 @@ from research_studio.pipelines.advanced.prompts import (
     brief_line,
     page_block,
 )
-from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.schemas import SubagentExtraction
 from research_studio.pipelines.advanced.state import SubagentFindings, SubagentState
+from research_studio.pipelines.kit.models import model_for
 from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
 from research_studio.services.clients import Services
 from research_studio.services.extraction import extract_sentences, query_terms, select_chunks
@@ -151,7 +152,7 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
     services: Services = services_of(runtime)
     assignment = state["assignment"]
     emit = emitter(runtime, "subagent")
-    caller = services.caller("subagent", tier_of("subagent"))
+    caller = model_for(services, ADVANCED_MODELS, "subagent")
     known = set(state.get("known_urls", []))
     queries = targeted_queries(list(assignment["queries"]), assignment["target_sources"], config)
     tried: list[str] = list(state.get("searches_done", []))

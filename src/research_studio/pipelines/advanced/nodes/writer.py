@@ -8,7 +8,6 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
 from research_studio.core.languages import report_language, writing_rule
 from research_studio.core.prompt_blocks import additional_instructions, inline
 from research_studio.core.records import ClaimRecord, ErrorRecord, ModelCallRecord, RunSummary
@@ -22,6 +21,7 @@ from research_studio.grounding.statements import (
     ground_draft,
     grounding_figures,
 )
+from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.prompts import (
     STYLE_RULES,
     WRITER_SYSTEM,
@@ -30,12 +30,11 @@ from research_studio.pipelines.advanced.prompts import (
     gap_lines,
 )
 from research_studio.pipelines.advanced.render import add_claim_lists, appendix, claim_support
-from research_studio.pipelines.advanced.routing import tier_of
 from research_studio.pipelines.advanced.state import AgentState
+from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     emitter,
-    error_record,
     report_update,
     services_of,
 )
@@ -47,7 +46,7 @@ async def _draft(
     services: Services, state: AgentState, config: Configuration, verified: list[ClaimRecord]
 ) -> tuple[ReportDraft | None, list[ModelCallRecord], list[ErrorRecord]]:
     """The smart model's draft (None when it fails), its call records and errors."""
-    caller = services.caller("writer", tier_of("writer"))
+    caller = model_for(services, ADVANCED_MODELS, "writer")
     plan = state["plan"]
     gaps = state.get("knowledge_gaps", [])
     messages = [
@@ -70,10 +69,9 @@ async def _draft(
             )
         ),
     ]
-    try:
-        return await caller.structured(ReportDraft, messages), call_records(caller), []
-    except ResearchStudioError as exc:
-        return None, call_records(caller), [error_record("writer", exc)]
+    errors: list[ErrorRecord] = []
+    draft = await attempt(caller.structured(ReportDraft, messages), "writer", errors)
+    return draft, call_records(caller), errors
 
 
 def _verbatim_report(title: str, verified: list[ClaimRecord], note: str) -> GroundedReport:

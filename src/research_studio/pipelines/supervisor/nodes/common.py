@@ -1,30 +1,13 @@
-"""What the supervisor pipeline's nodes share: role models, limits, the date."""
+"""What the supervisor pipeline's nodes share: limits, the date."""
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Literal
 
 from research_studio.core.config import Configuration
-from research_studio.llm.models import ModelTier
-from research_studio.llm.structured import ModelCaller
-from research_studio.services.clients import Services
 
-Role = Literal["research", "summarization", "compression", "final_report"]
-_TIER: dict[Role, ModelTier] = {
-    "research": "smart",
-    "summarization": "fast",
-    "compression": "smart",
-    "final_report": "smart",
-}
 TEST_MODE_LIMITS = (2, 3, 2)  # supervisor turns, researcher tool calls, parallel researchers
-
-
-def role_caller(services: Services, config: Configuration, node: str, role: Role) -> ModelCaller:
-    """A caller for a node: its override, else the role's model, else the role's tier."""
-    spec = config.model_overrides.get(node) or getattr(config, f"{role}_model")
-    return services.caller(node, _TIER[role], spec=spec)
 
 
 @dataclass(frozen=True)

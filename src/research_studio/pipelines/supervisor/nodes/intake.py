@@ -8,9 +8,10 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ModelError, ProviderError, ResearchStudioError
+from research_studio.core.errors import ProviderError
 from research_studio.core.prompt_blocks import request_block
 from research_studio.core.records import ErrorRecord, ModelCallRecord
+from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     clarification_update,
@@ -22,7 +23,8 @@ from research_studio.pipelines.kit.node_kit import (
     run_start,
     services_of,
 )
-from research_studio.pipelines.supervisor.nodes.common import role_caller, today
+from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
+from research_studio.pipelines.supervisor.nodes.common import today
 from research_studio.pipelines.supervisor.prompts import (
     BRIEF_CONTEXT_BLOCK,
     BRIEF_CONTEXT_SYSTEM,
@@ -85,20 +87,15 @@ async def clarify_with_user(state: AgentState, runtime: Runtime[Configuration]) 
     if not config.allow_clarification or state.get("user_clarification", "").strip():
         return {"needs_clarification": False}
     emitter(runtime, "clarify_with_user")("checking whether the request is clear")
-    caller = role_caller(services_of(runtime), config, "clarify_with_user", "research")
-    errors = []
-    try:
-        result = await caller.structured(
-            ClarifyWithUser,
-            [
-                SystemMessage(content=CLARIFY_SYSTEM),
-                HumanMessage(content=CLARIFY_USER.format(request=request_block(state["query"]))),
-            ],
-        )
-    except ProviderError as exc:
-        if isinstance(exc, ModelError) and exc.permanent:
-            raise  # no later call would work either: fail fast
-        errors.append(error_record("clarify_with_user", exc))
+    caller = model_for(runtime, SUPERVISOR_MODELS, "clarify_with_user", role="research")
+    errors: list[ErrorRecord] = []
+    messages = [
+        SystemMessage(content=CLARIFY_SYSTEM),
+        HumanMessage(content=CLARIFY_USER.format(request=request_block(state["query"]))),
+    ]
+    call = caller.structured(ClarifyWithUser, messages)
+    result = await attempt(call, "clarify_with_user", errors, first=True)
+    if result is None:
         result = ClarifyWithUser()  # taken as clear and as written
     question = result.question.strip()
     needed = result.need_clarification and bool(question)
@@ -133,17 +130,15 @@ async def _brief_context(
     )
     if not snippets or services.extraction.verbatim:
         return snippets, [], []  # a small model would only garble them: show them as they are
-    caller = role_caller(services, config, "write_research_brief", "summarization")
-    try:
-        found = await caller.structured(
-            BriefContext,
-            [
-                SystemMessage(content=BRIEF_CONTEXT_SYSTEM),
-                HumanMessage(content=BRIEF_CONTEXT_USER.format(request=request, snippets=snippets)),
-            ],
-        )
-    except ResearchStudioError as exc:
-        return snippets, call_records(caller), [error_record("write_research_brief", exc)]
+    caller = model_for(services, SUPERVISOR_MODELS, "write_research_brief", role="summarization")
+    messages = [
+        SystemMessage(content=BRIEF_CONTEXT_SYSTEM),
+        HumanMessage(content=BRIEF_CONTEXT_USER.format(request=request, snippets=snippets)),
+    ]
+    errors: list[ErrorRecord] = []
+    found = await attempt(caller.structured(BriefContext, messages), "write_research_brief", errors)
+    if found is None:
+        return snippets, call_records(caller), errors
     lines = [
         f"{label}: {'; '.join(items)}"
         for label, items in (
@@ -185,28 +180,21 @@ async def write_research_brief(
             brief=state.get("research_brief", ""), feedback="\n".join(f"- {f}" for f in feedback)
         )
     emit("revising the research brief" if feedback_block else "writing the research brief")
-    caller = role_caller(services, config, "write_research_brief", "research")
+    caller = model_for(services, SUPERVISOR_MODELS, "write_research_brief", role="research")
     previous = state.get("research_brief") or fallback_brief(state["query"], clarification)
-    try:
-        result = await caller.structured(
-            ResearchQuestion,
-            [
-                SystemMessage(content=BRIEF_SYSTEM.format(today=today())),
-                HumanMessage(
-                    content=BRIEF_USER.format(
-                        request=request,
-                        context=BRIEF_CONTEXT_BLOCK.format(context=context) if context else "",
-                        feedback=feedback_block,
-                    )
-                ),
-            ],
-        )
-        brief = result.research_brief.strip() or previous
-    except ResearchStudioError as exc:
-        if isinstance(exc, ModelError) and exc.permanent:
-            raise
-        errors.append(error_record("write_research_brief", exc))
-        brief = previous
+    messages = [
+        SystemMessage(content=BRIEF_SYSTEM.format(today=today())),
+        HumanMessage(
+            content=BRIEF_USER.format(
+                request=request,
+                context=BRIEF_CONTEXT_BLOCK.format(context=context) if context else "",
+                feedback=feedback_block,
+            )
+        ),
+    ]
+    call = caller.structured(ResearchQuestion, messages)
+    result = await attempt(call, "write_research_brief", errors, fail_fast=True)
+    brief = (result.research_brief.strip() if result is not None else "") or previous
     return {
         "research_brief": brief,
         "brief_context": context,

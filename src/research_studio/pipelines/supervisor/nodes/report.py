@@ -31,6 +31,7 @@ from research_studio.grounding.statements import (
     ground_draft,
     grounding_figures,
 )
+from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     emitter,
@@ -39,7 +40,7 @@ from research_studio.pipelines.kit.node_kit import (
     services_of,
 )
 from research_studio.pipelines.kit.report import close_report, report_grounding
-from research_studio.pipelines.supervisor.nodes.common import role_caller
+from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
 from research_studio.pipelines.supervisor.nodes.council import APPROVALS, MAX_NOTES_CHARS
 from research_studio.pipelines.supervisor.nodes.evidence import rank_snippets, stored_sources
 from research_studio.pipelines.supervisor.prompts import (
@@ -121,7 +122,9 @@ async def select_verified(
     calls: list[ModelCallRecord] = []
     errors: list[ErrorRecord] = []
     if not services.extraction.verbatim:  # a small model cannot copy reliably: code picks
-        caller = role_caller(services, config, "select_verified_findings", "final_report")
+        caller = model_for(
+            services, SUPERVISOR_MODELS, "select_verified_findings", role="final_report"
+        )
         listing = "\n".join(
             CANDIDATE_LINE.format(id=item["eid"], sid=item["sid"], quote=item["quote"])
             for item in candidates
@@ -175,7 +178,7 @@ async def _write(
     sources: list[SourceRecord],
 ) -> tuple[GroundedReport | None, list[ModelCallRecord], list[ErrorRecord]]:
     """The writer's statements, grounded by code (None when the writer failed)."""
-    caller = role_caller(services, config, "final_report_generation", "final_report")
+    caller = model_for(services, SUPERVISOR_MODELS, "final_report_generation", role="final_report")
     brief = state.get("human_approved_brief") or state.get("research_brief", "")
     messages = [
         SystemMessage(
@@ -207,10 +210,12 @@ async def _write(
             )
         ),
     ]
-    try:
-        draft = await caller.structured(ReportDraft, messages)
-    except ResearchStudioError as exc:
-        return None, call_records(caller), [error_record("final_report_generation", exc)]
+    errors: list[ErrorRecord] = []
+    draft = await attempt(
+        caller.structured(ReportDraft, messages), "final_report_generation", errors
+    )
+    if draft is None:
+        return None, call_records(caller), errors
     grounded = ground_draft(
         draft,
         _evidence_support(evidence),

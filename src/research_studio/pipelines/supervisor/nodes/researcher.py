@@ -12,11 +12,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
 from research_studio.core.prompt_blocks import request_block
 from research_studio.core.records import ErrorRecord, ModelCallRecord
 from research_studio.core.urls import normalize_url
 from research_studio.evidence.gathering import GatherRequest, PageText, read_pages
+from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     clip,
@@ -31,7 +31,8 @@ from research_studio.pipelines.supervisor.mcp_tools import (
     read_tool,
     researcher_mcp_tools,
 )
-from research_studio.pipelines.supervisor.nodes.common import limits, role_caller, today
+from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
+from research_studio.pipelines.supervisor.nodes.common import limits, today
 from research_studio.pipelines.supervisor.prompts import (
     COMPRESS_SYSTEM,
     COMPRESS_USER,
@@ -82,23 +83,21 @@ def topic_of(state: ResearcherState) -> str:
 async def researcher(state: ResearcherState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """One tool-calling turn: search, reflect, or say the research is complete."""
     config = runtime.context
-    caller = role_caller(services_of(runtime), config, "researcher", "research")
+    caller = model_for(runtime, SUPERVISOR_MODELS, "researcher", role="research")
     system = RESEARCHER_SYSTEM.format(today=today(), calls=limits(config).tool_calls)
     turns = state.get("tool_call_iterations", 0)
     mcp_tools, errors = await researcher_mcp_tools(services_of(runtime))
     if mcp_tools:
         system += MCP_TOOLS_NOTE
     gathering = {SEARCH.name, *(tool.name for tool in mcp_tools)}
-    try:
-        turn = await call_tools(
-            caller,
-            (*RESEARCHER_TOOLS, *mcp_tools),
-            [SystemMessage(content=system), *state["researcher_messages"]],
-        )
-        message, errors = turn.message, errors + turn.errors
-    except ResearchStudioError as exc:
-        errors.append(error_record("researcher", exc, topic_of(state)))
-        message = AIMessage(content="")
+    call = call_tools(
+        caller,
+        (*RESEARCHER_TOOLS, *mcp_tools),
+        [SystemMessage(content=system), *state["researcher_messages"]],
+    )
+    turn = await attempt(call, "researcher", errors, target=topic_of(state))
+    message = turn.message if turn is not None else AIMessage(content="")
+    errors = errors + turn.errors if turn is not None else errors
     if turns == 0 and not any(call["name"] in gathering for call in message.tool_calls):
         # A first turn that searches nothing (a failed or weak model): the topic is searched.
         search = ToolCall(name=SEARCH.name, args={"queries": [topic_of(state)]}, id="call_topic")
@@ -126,25 +125,23 @@ async def _summarize(
     """A page's summary for the researcher and the excerpts the model says it copied."""
     if services.extraction.verbatim:
         return _summary_fallback(config, topic, page), [], [], []
-    caller = role_caller(services, config, "summarize_page", "summarization")
+    caller = model_for(services, SUPERVISOR_MODELS, "summarize_page", role="summarization")
     excerpt = "\n\n[...]\n\n".join(
         select_chunks(page.text, query_terms(topic), config.chunk_size, config.chunks_per_page)
     )
-    try:
-        summary = await caller.structured(
-            PageSummary,
-            [
-                SystemMessage(content=PAGE_SUMMARY_SYSTEM),
-                HumanMessage(
-                    content=PAGE_SUMMARY_USER.format(
-                        topic=topic, title=page.title, url=page.result.url, text=fenced(excerpt)
-                    )
-                ),
-            ],
-        )
-    except ResearchStudioError as exc:
-        error = error_record("researcher_tools", exc, page.result.url)
-        return _summary_fallback(config, topic, page), [], call_records(caller), [error]
+    messages = [
+        SystemMessage(content=PAGE_SUMMARY_SYSTEM),
+        HumanMessage(
+            content=PAGE_SUMMARY_USER.format(
+                topic=topic, title=page.title, url=page.result.url, text=fenced(excerpt)
+            )
+        ),
+    ]
+    errors: list[ErrorRecord] = []
+    call = caller.structured(PageSummary, messages)
+    summary = await attempt(call, "researcher_tools", errors, target=page.result.url)
+    if summary is None:
+        return _summary_fallback(config, topic, page), [], call_records(caller), errors
     url = normalize_url(page.result.url)
     quotes = [QuoteCandidate(url=url, quote=quote) for quote in clip(summary.key_excerpts, 3)]
     return summary.summary.strip(), quotes, call_records(caller), []
@@ -289,7 +286,6 @@ async def compress_research(
     state: ResearcherState, runtime: Runtime[Configuration]
 ) -> dict[str, Any]:
     """The researcher's findings cleaned up (compression model), with the passages they rest on."""
-    config = runtime.context
     services = services_of(runtime)
     topic = topic_of(state)
     results = _results_text(state)
@@ -300,25 +296,22 @@ async def compress_research(
             "compressed_research": results or NO_RESULTS.format(queries=topic),
             "raw_notes": [results],
         }
-    caller = role_caller(services, config, "compress_research", "compression")
-    errors = []
-    try:
-        compressed = await caller.structured(
-            CompressedResearch,
-            [
-                SystemMessage(content=COMPRESS_SYSTEM),
-                HumanMessage(content=COMPRESS_USER.format(topic=topic, results=results)),
-            ],
-        )
+    caller = model_for(services, SUPERVISOR_MODELS, "compress_research", role="compression")
+    errors: list[ErrorRecord] = []
+    messages = [
+        SystemMessage(content=COMPRESS_SYSTEM),
+        HumanMessage(content=COMPRESS_USER.format(topic=topic, results=results)),
+    ]
+    call = caller.structured(CompressedResearch, messages)
+    compressed = await attempt(call, "compress_research", errors, target=topic)
+    findings, quotes = results, []
+    if compressed is not None:
         findings = compressed.findings.strip() or results
         quotes = [
             QuoteCandidate(url=normalize_url(quote.url), quote=quote.quote.strip())
             for quote in compressed.quotes
             if quote.quote.strip()
         ]
-    except ResearchStudioError as exc:
-        errors.append(error_record("compress_research", exc, topic))
-        findings, quotes = results, []
     return {
         "compressed_research": findings,
         "raw_notes": [results],

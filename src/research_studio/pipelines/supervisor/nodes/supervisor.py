@@ -16,9 +16,11 @@ from langgraph.types import Durability
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
 from research_studio.core.records import ErrorRecord
-from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.kit.models import attempt, model_for
+from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record
 from research_studio.pipelines.kit.stopping import supervisor_stop_reason
-from research_studio.pipelines.supervisor.nodes.common import limits, role_caller, today
+from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
+from research_studio.pipelines.supervisor.nodes.common import limits, today
 from research_studio.pipelines.supervisor.nodes.intake import store_scope
 from research_studio.pipelines.supervisor.nodes.researcher import researcher_graph, researcher_input
 from research_studio.pipelines.supervisor.prompts import (
@@ -66,15 +68,13 @@ async def supervisor(state: SupervisorState, runtime: Runtime[Configuration]) ->
         history = [HumanMessage(content=f"{BRIEF_LABEL} {brief}")]
     turn_number = state.get("research_iterations", 0) + 1
     emitter(runtime, "supervisor")(f"supervisor turn {turn_number}")
-    caller = role_caller(services_of(runtime), config, "supervisor", "research")
+    caller = model_for(runtime, SUPERVISOR_MODELS, "supervisor", role="research")
     system = LEAD_SYSTEM.format(today=today(), parallel=lim.parallel, turns=lim.turns)
     errors: list[ErrorRecord] = []
-    try:
-        turn = await call_tools(caller, SUPERVISOR_TOOLS, [SystemMessage(content=system), *history])
-        message, errors = turn.message, turn.errors
-    except ResearchStudioError as exc:
-        errors.append(error_record("supervisor", exc))
-        message = AIMessage(content="")
+    call = call_tools(caller, SUPERVISOR_TOOLS, [SystemMessage(content=system), *history])
+    turn = await attempt(call, "supervisor", errors)
+    message = turn.message if turn is not None else AIMessage(content="")
+    errors = turn.errors if turn is not None else errors
     if turn_number == 1 and not any(c["name"] == CONDUCT.name for c in message.tool_calls):
         # A first turn that delegates nothing (a failed or weak model): the brief itself is
         # delegated, so the research still happens.

@@ -1,8 +1,8 @@
 """The full trust engine, one node per step; each model call proposes, code decides.
 
 credibility_scorer → (ranker) → claim_extractor → cite → span_verify → cross_validate →
-confidence_scorer. Verdicts use the batched engine's rules (`trust.verification.judge_claim`):
-given the same answers, both engines reach the same verdicts.
+confidence_scorer. Verdicts use the engine's shared rules (`rules.judge_claims`): given the
+same answers, the full and batched engines reach the same verdicts.
 """
 
 from __future__ import annotations
@@ -13,26 +13,22 @@ from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
 from research_studio.core.prompt_blocks import inline
-from research_studio.core.records import ClaimRecord, ErrorRecord, EvidenceRecord, ModelCallRecord
-from research_studio.grounding.verification import (
-    hallucination_score,
-    judge_claim,
-    judged_claim,
-    overall_confidence,
-    score_claim,
-    section_confidence,
-    span_match,
-)
-from research_studio.pipelines.advanced.nodes.trust_engine import (
+from research_studio.core.records import ClaimRecord, ErrorRecord, ModelCallRecord
+from research_studio.grounding.verification import hallucination_score
+from research_studio.pipelines.advanced.models import ADVANCED_MODELS
+from research_studio.pipelines.advanced.prompts import evidence_listing, source_listing
+from research_studio.pipelines.advanced.state import AgentState
+from research_studio.pipelines.advanced.trust_engine.rules import (
     MAX_CLAIMS,
+    best_evidence,
+    checked_spans,
+    citations_of,
+    credibility_update,
     draft_claim,
-    keep_credible,
-    score_sources,
+    judge_claims,
+    scored_update,
     verbatim_claim_records,
 )
-from research_studio.pipelines.advanced.prompts import evidence_listing, source_listing
-from research_studio.pipelines.advanced.routing import ask
-from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.advanced.trust_prompts import (
     CITE_SYSTEM,
     CITE_USER,
@@ -55,11 +51,24 @@ from research_studio.pipelines.advanced.trust_schemas import (
     SourceAssessments,
     SpanChecks,
 )
+from research_studio.pipelines.kit.models import ask
 from research_studio.pipelines.kit.node_kit import emitter, services_of
 
 
 def _verbatim(runtime: Runtime[Configuration]) -> bool:
     return services_of(runtime).extraction.verbatim
+
+
+def _judged(
+    claims: list[ClaimRecord], calls: list[ModelCallRecord], errors: list[ErrorRecord]
+) -> dict[str, Any]:
+    """A judging node's update: the judged claims, the share unverified, its calls and errors."""
+    return {
+        "claims": claims,
+        "hallucination_score": hallucination_score(claims),
+        "llm_calls": calls,
+        "errors": errors,
+    }
 
 
 async def credibility_scorer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
@@ -71,26 +80,21 @@ async def credibility_scorer(state: AgentState, runtime: Runtime[Configuration])
     if evidence and not _verbatim(runtime):
         answer, calls, errors = await ask(
             runtime,
+            ADVANCED_MODELS,
             "credibility_scorer",
             SourceAssessments,
             CREDIBILITY_SYSTEM,
             CREDIBILITY_USER.format(sources=source_listing(sources)),
         )
-    scores = score_sources(sources, answer.assessments if answer else [])
-    kept, kept_evidence = keep_credible(
-        sources, evidence, scores, runtime.context.min_source_credibility
+    assessments = answer.assessments if answer else []
+    update = credibility_update(
+        sources, evidence, assessments, runtime.context.min_source_credibility
     )
+    kept = len(update["sources"])
     emitter(runtime, "credibility_scorer")(
-        f"{len(kept)} of {len(sources)} source(s) credible enough", sources=len(kept)
+        f"{kept} of {len(sources)} source(s) credible enough", sources=kept
     )
-    return {
-        "sources": kept,
-        "evidence": kept_evidence,
-        "source_credibility": scores,
-        "sources_dropped": len(sources) - len(kept),
-        "llm_calls": calls,
-        "errors": errors,
-    }
+    return {**update, "llm_calls": calls, "errors": errors}
 
 
 async def claim_extractor(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
@@ -98,13 +102,14 @@ async def claim_extractor(state: AgentState, runtime: Runtime[Configuration]) ->
     evidence = state.get("evidence", [])
     if _verbatim(runtime):
         claims = verbatim_claim_records(evidence)
-        return {"claims": claims, "citations": {c["cid"]: c["supporting_eids"] for c in claims}}
+        return {"claims": claims, "citations": citations_of(claims)}
     answer: AtomicClaims | None = None
     calls: list[ModelCallRecord] = []
     errors: list[ErrorRecord] = []
     if evidence:
         answer, calls, errors = await ask(
             runtime,
+            ADVANCED_MODELS,
             "claim_extractor",
             AtomicClaims,
             CLAIMS_SYSTEM,
@@ -121,22 +126,14 @@ async def claim_extractor(state: AgentState, runtime: Runtime[Configuration]) ->
     return {"claims": claims, "citations": {}, "llm_calls": calls, "errors": errors}
 
 
-def best_evidence(claim: ClaimRecord, evidence: list[EvidenceRecord]) -> list[str]:
-    """Fallback citation: the verified evidence of the claim's section that best matches it."""
-    verified = [item for item in evidence if item["quote_verified"]]
-    pool = [item for item in verified if item["question"] == claim["section"]] or verified
-    scored = [(span_match(claim["text"], item["quote"]), item["eid"]) for item in pool]
-    best = max(scored, default=(0.0, ""))
-    return [best[1]] if best[0] > 0 else []
-
-
 async def cite(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Evidence ids for every claim; a claim the model leaves out gets its section's best match."""
     claims, evidence = state.get("claims", []), state.get("evidence", [])
     if _verbatim(runtime) or not claims:
-        return {"citations": {c["cid"]: c["supporting_eids"] for c in claims}}
+        return {"citations": citations_of(claims)}
     answer, calls, errors = await ask(
         runtime,
+        ADVANCED_MODELS,
         "cite",
         ClaimCitations,
         CITE_SYSTEM,
@@ -145,7 +142,7 @@ async def cite(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, 
     given = {
         item.cid: list(dict.fromkeys(item.eids)) for item in (answer.citations if answer else [])
     }
-    # Invented ids stay proposals: judge_claim cuts them, as the batched engine does.
+    # Invented ids stay proposals: judge_claims cuts them, as the batched engine does.
     citations = {
         c["cid"]: given[c["cid"]] if given.get(c["cid"]) else best_evidence(c, evidence)
         for c in claims
@@ -170,6 +167,7 @@ async def span_verify(state: AgentState, runtime: Runtime[Configuration]) -> dic
         cited = {eid for eids in citations.values() for eid in eids}
         answer, calls, errors = await ask(
             runtime,
+            ADVANCED_MODELS,
             "span_verify",
             SpanChecks,
             SPAN_SYSTEM,
@@ -178,30 +176,13 @@ async def span_verify(state: AgentState, runtime: Runtime[Configuration]) -> dic
                 evidence=evidence_listing([item for item in evidence if item["eid"] in cited]),
             ),
         )
-        checks = {check.cid: check for check in (answer.checks if answer else [])}
-        spans = {
-            cid: check.evidence_span if check.verified else "" for cid, check in checks.items()
-        }
+        spans = checked_spans(answer.checks if answer else [])
     else:
         spans = {}
-    judged = [
-        judged_claim(
-            c["cid"],
-            c["text"],
-            c["section"],
-            spans.get(c["cid"], ""),
-            judge_claim(c["text"], spans.get(c["cid"], ""), citations.get(c["cid"], []), evidence),
-        )
-        for c in claims
-    ]
+    judged = judge_claims(claims, spans, citations, evidence)
     verified = sum(1 for claim in judged if claim["verified"])
     emitter(runtime, "span_verify")(f"{verified}/{len(judged)} claim span(s) found in the evidence")
-    return {
-        "claims": judged,
-        "hallucination_score": hallucination_score(judged),
-        "llm_calls": calls,
-        "errors": errors,
-    }
+    return _judged(judged, calls, errors)
 
 
 async def cross_validate(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
@@ -212,52 +193,38 @@ async def cross_validate(state: AgentState, runtime: Runtime[Configuration]) -> 
         return {}
     answer, calls, errors = await ask(
         runtime,
+        ADVANCED_MODELS,
         "cross_validate",
         CrossChecks,
         CROSS_SYSTEM,
         CROSS_USER.format(claims=cross_claim_listing(claims), evidence=evidence_listing(evidence)),
     )
     checks = {check.cid: check for check in (answer.checks if answer else [])}
-    judged = []
-    for claim in claims:
-        check = checks.get(claim["cid"])
-        offered = [*citations.get(claim["cid"], []), *(check.supporting_eids if check else [])]
-        span = claim["evidence_span"]
-        record = judged_claim(
-            claim["cid"],
-            claim["text"],
-            claim["section"],
-            span,
-            judge_claim(claim["text"], span, offered, evidence),
-        )
+    offered = {
+        c["cid"]: [
+            *citations.get(c["cid"], []),
+            *(checks[c["cid"]].supporting_eids if c["cid"] in checks else []),
+        ]
+        for c in claims
+    }
+    spans = {c["cid"]: c["evidence_span"] for c in claims}
+    judged = judge_claims(claims, spans, offered, evidence)
+    for record in judged:
+        check = checks.get(record["cid"])
         if check and check.reason:
             record["reason"] = check.reason
-        judged.append(record)
     crossed = sum(1 for claim in judged if claim["cross_validated"])
     emitter(runtime, "cross_validate")(f"{crossed} claim(s) confirmed by two or more sources")
-    return {
-        "claims": judged,
-        "hallucination_score": hallucination_score(judged),
-        "llm_calls": calls,
-        "errors": errors,
-    }
+    return _judged(judged, calls, errors)
 
 
 def confidence_scorer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Per-claim confidence and indicator (formula), section and overall confidence: code only."""
-    credibility = {
-        sid: score["overall"] for sid, score in state.get("source_credibility", {}).items()
-    }
-    claims = [score_claim(claim, credibility) for claim in state.get("claims", [])]
-    overall = overall_confidence(claims)
+    update = scored_update(state.get("claims", []), state.get("source_credibility", {}))
+    claims, overall = update["claims"], update["overall_confidence"]
     verified = sum(1 for claim in claims if claim["verified"])
     emitter(runtime, "confidence_scorer")(
         f"{verified}/{len(claims)} claims verified; overall confidence {overall:.2f}",
         confidence=overall,
     )
-    return {
-        "claims": claims,
-        "section_confidence": section_confidence(claims),
-        "overall_confidence": overall,
-        "hallucination_score": hallucination_score(claims),
-    }
+    return update

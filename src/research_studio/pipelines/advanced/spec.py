@@ -1,0 +1,76 @@
+"""The advanced family as the registry lists it: V9 and its two trust-engine variants."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from research_studio.pipelines.kit.spec import PipelineSpec
+from research_studio.pipelines.kit.stopping import advanced_stop_reason, early_stop_reason
+
+_VARIANTS = "research_studio.pipelines.advanced.variants"
+# What every member of the family reads; each variant adds its own.
+_FAMILY_SETTINGS = (
+    "chunk_size",
+    "chunks_per_page",
+    "language",
+    "max_iterations",
+    "max_sources",
+    "max_subagents",
+    "min_confidence",
+    "min_confidence_gain",
+    "min_source_credibility",
+    "query_similarity_threshold",
+    "quote_match_threshold",
+    "report_structure",
+    "searches_per_worker",
+    "subagent_max_iterations",
+    "system_prompt",
+)
+
+ADVANCED = PipelineSpec(
+    name="advanced",
+    summary="research tree, parallel subagents, one-node trust engine (V9)",
+    builder="research_studio.pipelines.advanced.graph:build_graph",
+    graphs={"advanced": "research_studio.pipelines.advanced.graph:graph"},
+    stop_rules=(advanced_stop_reason,),
+    modes=("single", "multi"),
+    plan_text="research_studio.pipelines.advanced.nodes.review:advanced_plan_text",
+    settings=(*_FAMILY_SETTINGS, "review_plan"),
+    bench_modes=("multi",),
+)
+
+
+def _variant(
+    name: str, summary: str, graph: str, stop_rules: tuple[Any, ...], *settings: str
+) -> PipelineSpec:
+    """A variant of the family: `<graph>_graph` and, without checkpointer or pause, `_simple`."""
+    return PipelineSpec(
+        name=name,
+        summary=summary,
+        builder=f"{_VARIANTS}:build_{graph}_graph",
+        graphs={
+            name: f"{_VARIANTS}:{graph}_graph",
+            f"{name}-simple": f"{_VARIANTS}:{graph}_simple_graph",
+        },
+        stop_rules=stop_rules,
+        modes=("single", "multi"),
+        settings=(*_FAMILY_SETTINGS, *settings),
+        bench_modes=("multi",),
+    )
+
+
+ADVANCED_FULL = _variant(
+    "advanced-full",
+    "full 7-node trust engine",
+    "trust_engine",
+    (advanced_stop_reason,),
+    "rerank_top_n",
+)
+ADVANCED_OPTIMIZED = _variant(
+    "advanced-optimized",
+    "batched trust engine, early stops",
+    "optimized",
+    (early_stop_reason, advanced_stop_reason),
+    "min_source_novelty",
+    "rerank_top_n",
+)

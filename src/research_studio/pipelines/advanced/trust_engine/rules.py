@@ -1,0 +1,231 @@
+"""The trust engine's rules, shared by every engine: code scores, filters, judges and counts.
+
+The model's answers are proposals (authority, claims, spans, citations); these functions
+decide. Given the same answers, the full and the batched engines reach the same verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from research_studio.core.records import (
+    ClaimRecord,
+    EvidenceRecord,
+    SourceCredibility,
+    SourceRecord,
+)
+from research_studio.evidence.passages import usable_evidence
+from research_studio.grounding.credibility import credibility, domain_trust, freshness
+from research_studio.grounding.verification import (
+    hallucination_score,
+    judge_claim,
+    judged_claim,
+    overall_confidence,
+    score_claim,
+    section_confidence,
+    span_match,
+)
+from research_studio.pipelines.advanced.schemas import ClaimCheck, ClaimDraft, SourceAssessment
+
+DEFAULT_JUDGEMENT = 0.6
+MAX_CLAIMS = 15
+
+
+def score_sources(
+    sources: list[SourceRecord], assessments: list[SourceAssessment]
+) -> dict[str, SourceCredibility]:
+    """Credibility of every source: the model's authority/quality, code's domain trust and freshness."""
+    by_sid = {item.sid: item for item in assessments}
+    scores: dict[str, SourceCredibility] = {}
+    for source in sources:
+        judged = by_sid.get(source["sid"])
+        authority = judged.authority if judged else DEFAULT_JUDGEMENT
+        quality = judged.content_quality if judged else DEFAULT_JUDGEMENT
+        domain, fresh = domain_trust(source["url"]), freshness(source["published"])
+        scores[source["sid"]] = SourceCredibility(
+            sid=source["sid"],
+            domain_trust=domain,
+            freshness=fresh,
+            authority=authority,
+            content_quality=quality,
+            overall=credibility(domain, fresh, authority, quality),
+        )
+    return scores
+
+
+def keep_credible(
+    sources: list[SourceRecord],
+    evidence: list[EvidenceRecord],
+    scores: dict[str, SourceCredibility],
+    minimum: float,
+) -> tuple[list[SourceRecord], list[EvidenceRecord]]:
+    """Sources at or above the minimum credibility (carrying it), and their usable evidence."""
+    kept_sources = [
+        SourceRecord(**{**s, "credibility": scores[s["sid"]]["overall"]})
+        for s in sources
+        if scores[s["sid"]]["overall"] >= minimum
+    ]
+    kept_sids = {s["sid"] for s in kept_sources}
+    return kept_sources, usable_evidence([item for item in evidence if item["sid"] in kept_sids])
+
+
+def credibility_update(
+    sources: list[SourceRecord],
+    evidence: list[EvidenceRecord],
+    assessments: list[SourceAssessment],
+    minimum: float,
+) -> dict[str, Any]:
+    """The state update of scoring and filtering: kept sources and evidence, scores, drops."""
+    scores = score_sources(sources, assessments)
+    kept, kept_evidence = keep_credible(sources, evidence, scores, minimum)
+    return {
+        "sources": kept,
+        "evidence": kept_evidence,
+        "source_credibility": scores,
+        "sources_dropped": len(sources) - len(kept),
+    }
+
+
+def draft_claim(cid: str, text: str, section: str, eids: list[str], span: str) -> ClaimRecord:
+    """A claim not yet judged: its text, section, proposed evidence and span."""
+    return ClaimRecord(
+        cid=cid,
+        text=text.strip(),
+        section=section,
+        supporting_eids=list(eids),
+        supporting_sids=[],
+        evidence_span=span,
+        span_match=0.0,
+        verified=False,
+        cross_validated=False,
+        confidence=0.0,
+        indicator="",
+    )
+
+
+def draft_claims(drafts: list[ClaimDraft]) -> list[ClaimRecord]:
+    """The model's drafts (at most MAX_CLAIMS) as unjudged claims C1..., without spans."""
+    return [
+        draft_claim(f"C{n}", d.text, d.section, d.supporting_eids, "")
+        for n, d in enumerate(drafts[:MAX_CLAIMS], 1)
+    ]
+
+
+def verbatim_claims(
+    evidence: list[EvidenceRecord],
+) -> tuple[list[ClaimDraft], dict[str, ClaimCheck]]:
+    """Extractive mode: each verified quote is a claim, its own span; identical facts merge their support."""
+    drafts: dict[str, ClaimDraft] = {}
+    for item in evidence:
+        if item["quote_verified"]:
+            key = item["text"].lower()
+            if key in drafts:
+                drafts[key].supporting_eids.append(item["eid"])
+            elif len(drafts) < MAX_CLAIMS:
+                drafts[key] = ClaimDraft(
+                    text=item["text"],
+                    section=item["question"] or "Findings",
+                    supporting_eids=[item["eid"]],
+                )
+    ordered = list(drafts.values())
+    checks = {
+        f"C{n}": ClaimCheck(
+            cid=f"C{n}",
+            verified=True,
+            evidence_span=draft.text,
+            source_eid=draft.supporting_eids[0],
+            match_confidence=1.0,
+        )
+        for n, draft in enumerate(ordered, 1)
+    }
+    return ordered, checks
+
+
+def verbatim_claim_records(evidence: list[EvidenceRecord]) -> list[ClaimRecord]:
+    """`verbatim_claims` as unjudged claim records, each carrying its own quote as span."""
+    drafts, checks = verbatim_claims(evidence)
+    return [
+        draft_claim(f"C{n}", d.text, d.section, d.supporting_eids, checks[f"C{n}"].evidence_span)
+        for n, d in enumerate(drafts, 1)
+    ]
+
+
+def citations_of(claims: list[ClaimRecord]) -> dict[str, list[str]]:
+    """Each claim's proposed evidence ids, by claim id."""
+    return {claim["cid"]: claim["supporting_eids"] for claim in claims}
+
+
+class ProposedSpan(Protocol):
+    """A model's span check for one claim (batched or full engine)."""
+
+    cid: str
+    verified: bool
+    evidence_span: str
+
+
+def checked_spans(checks: Sequence[ProposedSpan]) -> dict[str, str]:
+    """The spans the model quoted for the claims it marked verified (others: none)."""
+    return {check.cid: check.evidence_span if check.verified else "" for check in checks}
+
+
+def judge_claims(
+    claims: list[ClaimRecord],
+    spans: Mapping[str, str],
+    citations: Mapping[str, list[str]],
+    evidence: list[EvidenceRecord],
+) -> list[ClaimRecord]:
+    """Every claim judged by code (`judge_claim`) on its span and offered evidence; not scored."""
+    return [
+        judged_claim(
+            c["cid"],
+            c["text"],
+            c["section"],
+            spans.get(c["cid"], ""),
+            judge_claim(c["text"], spans.get(c["cid"], ""), citations.get(c["cid"], []), evidence),
+        )
+        for c in claims
+    ]
+
+
+def credibility_of(scores: Mapping[str, SourceCredibility]) -> dict[str, float]:
+    """Each source's overall credibility, by source id."""
+    return {sid: score["overall"] for sid, score in scores.items()}
+
+
+def scored_update(
+    claims: list[ClaimRecord], scores: Mapping[str, SourceCredibility]
+) -> dict[str, Any]:
+    """The claims scored (confidence by formula, indicator) and the engine's totals."""
+    credibility = credibility_of(scores)
+    scored = [score_claim(claim, credibility) for claim in claims]
+    return {
+        "claims": scored,
+        "section_confidence": section_confidence(scored),
+        "overall_confidence": overall_confidence(scored),
+        "hallucination_score": hallucination_score(scored),
+    }
+
+
+def verify_claims(
+    drafts: list[ClaimDraft],
+    checks: dict[str, ClaimCheck],
+    evidence: list[EvidenceRecord],
+    scores: dict[str, SourceCredibility],
+) -> list[ClaimRecord]:
+    """Drafts judged and scored by code: the model's support and span are proposals only."""
+    claims = draft_claims(drafts)
+    judged = judge_claims(
+        claims, checked_spans(list(checks.values())), citations_of(claims), evidence
+    )
+    scored: list[ClaimRecord] = scored_update(judged, scores)["claims"]
+    return scored
+
+
+def best_evidence(claim: ClaimRecord, evidence: list[EvidenceRecord]) -> list[str]:
+    """Fallback citation: the verified evidence of the claim's section that best matches it."""
+    verified = [item for item in evidence if item["quote_verified"]]
+    pool = [item for item in verified if item["question"] == claim["section"]] or verified
+    scored = [(span_match(claim["text"], item["quote"]), item["eid"]) for item in pool]
+    best = max(scored, default=(0.0, ""))
+    return [best[1]] if best[0] > 0 else []

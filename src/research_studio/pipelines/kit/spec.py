@@ -1,0 +1,102 @@
+"""What a pipeline is, declared once: its name, builder, modes, plan review, stop rule and graphs.
+
+Each pipeline package declares its `PipelineSpec`s in its `spec.py`; `pipelines/registry.py`
+lists them, and every list of pipeline names (CLI, web form, MCP, eval, bench, langgraph.json)
+reads that list. Builders and plan-text readers are named as "module:attribute" and imported
+only when used, so listing the specs stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
+
+from research_studio.pipelines.kit.stopping import StopReason
+
+Mode = Literal["single", "multi"]
+GraphBuilder = Callable[..., CompiledStateGraph[Any, Any, Any, Any]]
+PlanText = Callable[[Mapping[str, Any]], str]
+SRC_PREFIX = "./src/"
+
+
+def load(reference: str) -> Any:
+    """The object a "package.module:attribute" reference names, imported now."""
+    module, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
+class PipelineSpec:
+    """One selectable pipeline (or variant) and everything the faces need to know about it."""
+
+    name: str
+    summary: str  # one phrase for --pipeline help and the web form
+    builder: str  # "module:build_graph": build_graph(checkpointer=..., interrupt_on_clarify=...)
+    # langgraph.json graph id -> "module:attribute" of a compiled graph; the first is the main one.
+    graphs: Mapping[str, str]
+    # The pure rules of kit/stopping.py its loop applies, in the order it applies them.
+    stop_rules: tuple[Callable[..., StopReason], ...]
+    modes: tuple[Mode, ...] = ("multi",)
+    plan_text: str | None = None  # "module:function" showing the plan for review; None: no review
+    verbatim_heading: str | None = None  # a report section of verbatim page text, if it has one
+    settings: tuple[str, ...] = ()  # Configuration fields its own nodes read
+    bench_modes: tuple[Mode, ...] = ()  # modes `research-studio bench` measures
+    uses_store: bool = False  # keeps data in a LangGraph store
+
+    @property
+    def single_worker(self) -> bool:
+        """Whether it has a single-worker path (what --single-agent runs)."""
+        return "single" in self.modes
+
+    @property
+    def plan_review(self) -> bool:
+        """Whether it can pause to show its plan to a person (the review_plan setting)."""
+        return self.plan_text is not None
+
+    @property
+    def graph_id(self) -> str:
+        """Its main graph's id in langgraph.json (what a LangGraph server calls it)."""
+        return next(iter(self.graphs))
+
+    def graph_builder(self) -> GraphBuilder:
+        """Its `build_graph`, imported now."""
+        builder: GraphBuilder = load(self.builder)
+        return builder
+
+    def compile(
+        self,
+        checkpointer: BaseCheckpointSaver | None,
+        interrupt_on_clarify: bool,
+        store: BaseStore | None = None,
+    ) -> CompiledStateGraph[Any, Any, Any, Any]:
+        """Its graph, compiled (with the store when it keeps data in one)."""
+        builder = self.graph_builder()
+        options: dict[str, Any] = {
+            "checkpointer": checkpointer,
+            "interrupt_on_clarify": interrupt_on_clarify,
+        }
+        if store is not None and self.uses_store:
+            options["store"] = store
+        return builder(**options)
+
+    def show_plan(self, state: Mapping[str, Any]) -> str:
+        """Its plan as shown for review (a pipeline without plan review has none to show)."""
+        if self.plan_text is None:
+            raise ValueError(f"the {self.name} pipeline has no plan review")
+        reader: PlanText = load(self.plan_text)
+        return reader(state)
+
+    def langgraph_graphs(self) -> dict[str, str]:
+        """Its langgraph.json entries: graph id -> "./src/<module path>.py:<attribute>"."""
+        return {
+            graph_id: f"{SRC_PREFIX}{module.replace('.', '/')}.py:{attribute}"
+            for graph_id, (module, _, attribute) in (
+                (gid, ref.partition(":")) for gid, ref in self.graphs.items()
+            )
+        }
