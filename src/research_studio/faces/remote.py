@@ -10,7 +10,7 @@ import httpx
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.core.urls import is_web_url
-from research_studio.pipelines.registry import spec
+from research_studio.pipelines.registry import graph_id
 
 # Answers the server's clarification question: text to continue with it, "" to go on without.
 RemoteAsk = Callable[[str, list[str]], Awaitable[str]]
@@ -26,11 +26,6 @@ class RemoteResult:
     report: str
     sources: list[dict[str, Any]] = field(default_factory=list)
     values: dict[str, Any] = field(default_factory=dict)
-
-
-def graph_id(pipeline: str) -> str:
-    """The langgraph.json graph id of a pipeline."""
-    return spec(pipeline).graph_id
 
 
 async def _assistant_id(client: Any, server: str, pipeline: str) -> str:

@@ -90,13 +90,9 @@ def graph_builder(name: str) -> GraphBuilder:
     return spec(name).graph_builder()
 
 
-# The graph id of each pipeline in langgraph.json, where it differs from the pipeline's name.
-_GRAPH_IDS = {"standard": "pipeline"}
-
-
 def graph_id(name: str) -> str:
-    """The langgraph.json graph id of a pipeline."""
-    return _GRAPH_IDS.get(name, name)
+    """The langgraph.json graph id of a pipeline (what a LangGraph server calls it)."""
+    return spec(name).graph_id
 
 
 def initial_state(name: str, query: str, mode: str) -> dict[str, Any]:
