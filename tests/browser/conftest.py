@@ -60,6 +60,8 @@ class ServeProcess:
         assert command, "the research-studio script is not installed in this virtualenv"
         clean = {
             "PATH": os.environ.get("PATH", ""),
+            # This checkout's code, not whichever copy is installed.
+            "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
             "HOME": str(folder),
             "XDG_CACHE_HOME": str(folder / "cache"),
             "LANGSMITH_TRACING": "false",

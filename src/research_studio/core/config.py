@@ -23,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic.fields import FieldInfo
+from pydantic_core import to_jsonable_python
 
 from research_studio.core.errors import ConfigError
 from research_studio.core.languages import LANGUAGE_NAMES, normalize_language
@@ -485,9 +486,6 @@ class Declared:
 
     def form(self) -> dict[str, Any]:
         """JSON-safe metadata for a form: label, help, bounds, choices and default."""
-        default = self.default
-        if isinstance(default, Path) or (isinstance(default, list) and default):
-            default = [str(item) for item in default] if isinstance(default, list) else str(default)
         return {
             "name": self.name,
             "label": self.label,
@@ -495,7 +493,7 @@ class Declared:
             "min": self.minimum if self.minimum is not None else self.above,
             "max": self.maximum,
             "choices": list(self.choices),
-            "default": default,
+            "default": to_jsonable_python(self.default),
         }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -329,7 +329,6 @@ class RunSetup:
     out_dir: Path | None = None
     note: Note | None = None  # what was chosen and why, skipped files: shown by the face
     indexing: Callable[[list[Path]], AbstractContextManager[Any]] | None = None
-    extra_checks: list[Callable[[CheckedRun], None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -353,6 +352,15 @@ def _suffixes(plans: Sequence[tuple[str, str]]) -> list[str]:
     return [f"-{pipeline}" for pipeline, _ in plans]
 
 
+def _announce(note: Note, config: Configuration, model: ModelChoice, search: SearchChoice) -> None:
+    """Say what was chosen and why, before any work."""
+    fast = f" (fast: {model.fast_model})" if model.fast_model != model.model else ""
+    note(f"model: {model.model}{fast} — {model.reason}")
+    note(f"search: {search.name} — {search.reason}")
+    extraction = choose_extraction(config, model.fast_model or model.model)
+    note(f"extraction: {extraction.describe()}")
+
+
 def prepare(setup: RunSetup) -> list[PreparedRun]:
     """Validate, resolve choices, index documents, create the run folders and save the choices.
 
@@ -366,21 +374,11 @@ def prepare(setup: RunSetup) -> list[PreparedRun]:
         with blame("pipeline"):
             graph_builder(other)
         check_pipeline(other, other_mode, overrides)
-    for check in setup.extra_checks:
-        check(checked)
     note = setup.note or (lambda _line: None)
     if checked.window:
         note(f"time range: {checked.window.describe()}; undated sources kept, marked")
     config, model_choice, search_choice = resolve_choices(checked.config)
-    fast = (
-        f" (fast: {model_choice.fast_model})"
-        if model_choice.fast_model != model_choice.model
-        else ""
-    )
-    note(f"model: {model_choice.model}{fast} — {model_choice.reason}")
-    note(f"search: {search_choice.name} — {search_choice.reason}")
-    extraction = choose_extraction(config, model_choice.fast_model or model_choice.model)
-    note(f"extraction: {extraction.describe()}")
+    _announce(note, config, model_choice, search_choice)
     overrides.update(model=config.model, fast_model=config.fast_model, search=config.search)
     # Saved in run.json (password masked) so resume reopens the same checkpoint backend.
     overrides.update(checkpoints=config.checkpoints or "sqlite")
