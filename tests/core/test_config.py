@@ -11,13 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from research_studio.core.config import (
-    DECLARED,
-    Configuration,
-    error_message,
-    load_configuration,
-    reword,
-)
+from research_studio.core.config import Configuration, error_message, load_configuration
+from research_studio.core.declarations import DECLARED, reword
 from research_studio.core.errors import ConfigError
 from research_studio.core.languages import LANGUAGE_NAMES
 

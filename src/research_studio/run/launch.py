@@ -15,13 +15,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from research_studio.core.config import (
-    DECLARED,
     SECRET_FIELDS,
     Configuration,
     ReportStructure,
     SearchProviderName,
     load_configuration,
 )
+from research_studio.core.declarations import DECLARED
 from research_studio.core.errors import ConfigError, ResearchStudioError
 from research_studio.core.timerange import TimeRange, time_range
 from research_studio.core.urls import is_masked_url, redact_url
