@@ -28,7 +28,7 @@ from research_studio.faces.cli.common import (
 from research_studio.faces.cli.documents import indexing
 from research_studio.faces.cli.progress import ProgressView
 from research_studio.faces.cli.review import print_pending_review, reviewer
-from research_studio.pipelines.registry import PipelineName
+from research_studio.pipelines.registry import SINGLE_WORKER_PIPELINES, PipelineName
 from research_studio.run.launch import RunSetup, prepare, resume_settings
 from research_studio.run.runner import AskFn, Outcome, RunStopped, execute
 from research_studio.run.runs import (
@@ -246,6 +246,12 @@ def run(
             overrides["review_plan"] = True
         if compare and compare_with:
             raise ConfigError("use --compare (single vs multi) or --compare-with, not both")
+        for name in (pipeline, compare_with):
+            if name and (single_agent or compare) and name not in SINGLE_WORKER_PIPELINES:
+                flag = "--single-agent" if single_agent else "--compare"
+                raise ConfigError(
+                    f"{flag} does not apply to the {name} pipeline: it has no single-worker path"
+                )
         mode = "single" if single_agent else "multi"
         if compare:
             plans = [(pipeline, "single"), (pipeline, "multi")]
