@@ -7,9 +7,14 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
 
-from research_studio.core.config import DECLARED, Configuration, load_configuration, reword
+from research_studio.core.config import Configuration, error_message, load_configuration
+from research_studio.core.declarations import DECLARED, reword
 from research_studio.core.errors import ConfigError
+from research_studio.core.languages import LANGUAGE_NAMES
 
 
 def write_toml(tmp_path: Path, text: str) -> Path:
@@ -248,3 +253,26 @@ def test_cli_advice_is_reworded_for_another_face() -> None:
     message = "Use local documents (--docs PATH) or --model provider:name; --unknown stays"
     worded = reword(message, lambda declared: f"<{declared.label}>")
     assert worded == "Use local documents (<Documents folder>) or <Model>; --unknown stays"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_any_language_text_is_a_known_code_or_one_line(value: str) -> None:
+    try:
+        config = Configuration(language=value)
+    except ValidationError as exc:
+        assert all("unknown language" in error_message(e) for e in exc.errors())
+    else:
+        assert config.language is None or config.language in LANGUAGE_NAMES
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(), st.text(), st.sampled_from(sorted(DECLARED)))
+def test_rewording_replaces_declared_flags_and_nothing_else(
+    before: str, after: str, name: str
+) -> None:
+    flag = DECLARED[name].flag.split("/")[0]
+    text = f"{before.replace('-', '')} {flag} {after.replace('-', '')}"
+    worded = reword(text, lambda declared: f"<{declared.name}>")
+    assert f"<{name}>" in worded and "--" not in worded
+    assert worded.startswith(before.replace("-", ""))

@@ -7,8 +7,7 @@ import os
 import re
 import sys
 import tomllib
-import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -23,7 +22,6 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
-from pydantic.fields import FieldInfo
 
 from research_studio.core.errors import ConfigError
 from research_studio.core.languages import LANGUAGE_NAMES, normalize_language
@@ -506,90 +504,6 @@ def settings_reference() -> str:
     return "\n".join(rows)
 
 
-@dataclass(frozen=True)
-class Declared:
-    """One setting as the faces offer it, read from its field (nothing here is written twice)."""
-
-    name: str
-    flag: str
-    label: str
-    help: str
-    annotation: Any
-    default: Any
-    minimum: float | None = None  # inclusive
-    maximum: float | None = None  # inclusive
-    above: float | None = None  # exclusive lower bound
-    choices: tuple[str, ...] = ()
-
-    def form(self) -> dict[str, Any]:
-        """JSON-safe metadata for a form: label, help, bounds, choices and default."""
-        default = self.default
-        if isinstance(default, Path) or (isinstance(default, list) and default):
-            default = [str(item) for item in default] if isinstance(default, list) else str(default)
-        return {
-            "name": self.name,
-            "label": self.label,
-            "help": self.help,
-            "min": self.minimum if self.minimum is not None else self.above,
-            "max": self.maximum,
-            "choices": list(self.choices),
-            "default": default,
-        }
-
-
-def _declared(name: str, info: FieldInfo) -> Declared | None:
-    extra = info.json_schema_extra
-    if not isinstance(extra, dict) or "flag" not in extra:
-        return None
-    bounds: dict[str, float] = {}
-    for item in info.metadata:
-        for attribute, key in (("ge", "minimum"), ("le", "maximum"), ("gt", "above")):
-            if getattr(item, attribute, None) is not None:
-                bounds[key] = getattr(item, attribute)
-    choices: tuple[str, ...] = ()
-    for part in (info.annotation, *typing.get_args(info.annotation)):
-        if typing.get_origin(part) is Literal:
-            choices = tuple(str(choice) for choice in typing.get_args(part))
-    default = info.default_factory() if info.default_factory else info.default  # type: ignore[call-arg]
-    return Declared(
-        name=name,
-        flag=str(extra["flag"]),
-        label=str(extra["label"]),
-        help=info.description or "",
-        annotation=info.annotation,
-        default=default,
-        choices=choices,
-        **bounds,
-    )
-
-
-# Every setting a face offers, by field name; built from the fields' declarations.
-DECLARED: dict[str, Declared] = {
-    name: declared
-    for name, info in Configuration.model_fields.items()
-    if (declared := _declared(name, info)) is not None
-}
-# A flag's settings by each of its spellings ("--no-cache" too), for rewording messages.
-_BY_FLAG: dict[str, str] = {
-    spelling: name
-    for name, declared in DECLARED.items()
-    for spelling in declared.flag.split("/")
-    if spelling
-}
-_FLAG_IN_TEXT = re.compile(r"--[a-z][a-z-]*(?: (?:[A-Z][A-Z_:]*|provider:name))?")
-
-
-def reword(message: str, name_of: Callable[[Declared], str]) -> str:
-    """A message's CLI flags ("--docs PATH") said in another face's words (its label, its name)."""
-
-    def replace(match: re.Match[str]) -> str:
-        spelling = match.group(0).split(" ")[0]
-        name = _BY_FLAG.get(spelling)
-        return name_of(DECLARED[name]) if name else match.group(0)
-
-    return _FLAG_IN_TEXT.sub(replace, message)
-
-
 @dataclass
 class LoadedConfiguration:
     """A configuration and where each non-default value came from."""
@@ -642,6 +556,19 @@ def _from_environment(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str,
     return values, origins
 
 
+def declaration(name: str) -> dict[str, JsonValue]:
+    """A setting's face metadata as `flag` declared it on its field ({} when it has none)."""
+    info = Configuration.model_fields.get(name)
+    extra = info.json_schema_extra if info is not None else None
+    return extra if isinstance(extra, dict) and "flag" in extra else {}
+
+
+def cli_flag(name: str) -> str | None:
+    """A setting's CLI flag (its first spelling), or None when the CLI offers none."""
+    flag_name = declaration(name).get("flag")
+    return str(flag_name).split("/")[0] if flag_name else None
+
+
 def error_message(error: Mapping[str, Any]) -> str:
     """A pydantic error's message without pydantic's "Value error, " prefix."""
     return str(error["msg"]).removeprefix("Value error, ")
@@ -652,8 +579,8 @@ def _describe_errors(exc: ValidationError, origins: Mapping[str, str]) -> str:
     for error in exc.errors():
         name = str(error["loc"][0]) if error["loc"] else "?"
         where = origins.get(name, "value")
-        if where == "command line" and name in DECLARED:
-            where = DECLARED[name].flag.split("/")[0]
+        if where == "command line" and (flag := cli_flag(name)):
+            where = flag
         if error["type"] == "extra_forbidden":
             parts.append(f"unknown setting {name!r} ({where})")
         else:

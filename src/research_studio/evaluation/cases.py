@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from research_studio.core.config import Configuration
+from research_studio.core.config import Configuration, error_message
 from research_studio.core.errors import ConfigError
 from research_studio.evaluation.structural import MIN_WORDS, report_prose
 from research_studio.evaluation.verdicts import Check, verdict
@@ -107,7 +107,7 @@ def parse_cases(text: str, origin: str) -> list[EvalCase]:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "case"
-            raise ConfigError(f"{origin}: case {number}: {where}: {first['msg']}") from None
+            raise ConfigError(f"{origin}: case {number}: {where}: {error_message(first)}") from None
         unknown = sorted(set(case.settings) - set(Configuration.model_fields))
         if unknown:
             raise ConfigError(f"{origin}: case {case.id}: unknown setting(s) {', '.join(unknown)}")
@@ -163,7 +163,7 @@ def case_config(base: Configuration, case: EvalCase) -> Configuration:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ConfigError(f"case {case.id}: setting {where}: {first['msg']}") from None
+        raise ConfigError(f"case {case.id}: setting {where}: {error_message(first)}") from None
 
 
 def _sources(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:

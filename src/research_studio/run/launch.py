@@ -8,20 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from research_studio.core.config import (
-    DECLARED,
     SECRET_FIELDS,
     Configuration,
     ReportStructure,
     SearchProviderName,
     load_configuration,
 )
+from research_studio.core.declarations import DECLARED
 from research_studio.core.errors import ConfigError, ResearchStudioError
 from research_studio.core.timerange import TimeRange, time_range
 from research_studio.core.urls import is_masked_url, redact_url
@@ -339,7 +339,6 @@ class RunSetup:
     out_dir: Path | None = None
     note: Note | None = None  # what was chosen and why, skipped files: shown by the face
     indexing: Callable[[list[Path]], AbstractContextManager[Any]] | None = None
-    extra_checks: list[Callable[[CheckedRun], None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -363,6 +362,15 @@ def _suffixes(plans: Sequence[tuple[str, str]]) -> list[str]:
     return [f"-{pipeline}" for pipeline, _ in plans]
 
 
+def _announce(note: Note, config: Configuration, model: ModelChoice, search: SearchChoice) -> None:
+    """Say what was chosen and why, before any work."""
+    fast = f" (fast: {model.fast_model})" if model.fast_model != model.model else ""
+    note(f"model: {model.model}{fast} — {model.reason}")
+    note(f"search: {search.name} — {search.reason}")
+    extraction = choose_extraction(config, model.fast_model or model.model)
+    note(f"extraction: {extraction.describe()}")
+
+
 def prepare(setup: RunSetup) -> list[PreparedRun]:
     """Validate, resolve choices, index documents, create the run folders and save the choices.
 
@@ -376,21 +384,11 @@ def prepare(setup: RunSetup) -> list[PreparedRun]:
         with blame("pipeline"):
             graph_builder(other)
         check_pipeline(other, other_mode, overrides)
-    for check in setup.extra_checks:
-        check(checked)
     note = setup.note or (lambda _line: None)
     if checked.window:
         note(f"time range: {checked.window.describe()}; undated sources kept, marked")
     config, model_choice, search_choice = resolve_choices(checked.config)
-    fast = (
-        f" (fast: {model_choice.fast_model})"
-        if model_choice.fast_model != model_choice.model
-        else ""
-    )
-    note(f"model: {model_choice.model}{fast} — {model_choice.reason}")
-    note(f"search: {search_choice.name} — {search_choice.reason}")
-    extraction = choose_extraction(config, model_choice.fast_model or model_choice.model)
-    note(f"extraction: {extraction.describe()}")
+    _announce(note, config, model_choice, search_choice)
     overrides.update(model=config.model, fast_model=config.fast_model, search=config.search)
     # Saved in run.json (password masked) so resume reopens the same checkpoint backend.
     overrides.update(checkpoints=config.checkpoints or "sqlite")

@@ -10,7 +10,7 @@ from typer.models import OptionInfo
 from typer.testing import CliRunner
 from typer.utils import get_params_from_function
 
-from research_studio.core.config import DECLARED
+from research_studio.core.declarations import DECLARED
 from research_studio.faces.cli import app
 from research_studio.faces.cli.remote import REMOTE_SETTINGS, remote
 from research_studio.faces.cli.research import RUN_SETTINGS, run

@@ -16,12 +16,8 @@ import typer
 from rich.console import Console
 from rich.prompt import Prompt
 
-from research_studio.core.config import (
-    DECLARED,
-    Declared,
-    LoadedConfiguration,
-    load_configuration,
-)
+from research_studio.core.config import LoadedConfiguration, load_configuration
+from research_studio.core.declarations import DECLARED, Declared
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.cli.terminal import foreign, line
 

@@ -13,14 +13,12 @@ from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
 from research_studio.core.config import (
-    DECLARED,
     SECRET_FIELDS,
     Configuration,
-    Declared,
     error_message,
     load_configuration,
-    reword,
 )
+from research_studio.core.declarations import DECLARED, Declared, reword
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.web.manager import RunConflict
 from research_studio.faces.web.progress import follow, result_metadata

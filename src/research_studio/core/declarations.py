@@ -1,0 +1,99 @@
+"""Each setting as the faces offer it, read from the declaration on its `Configuration` field.
+
+The CLI options, the web form and the MCP tool schema are generated from `DECLARED`; messages
+written with CLI flags are said in another face's words with `reword`.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic.fields import FieldInfo
+from pydantic_core import to_jsonable_python
+
+from research_studio.core.config import Configuration, declaration
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One setting as the faces offer it, read from its field (nothing here is written twice)."""
+
+    name: str
+    flag: str
+    label: str
+    help: str
+    annotation: Any
+    default: Any
+    minimum: float | None = None  # inclusive
+    maximum: float | None = None  # inclusive
+    above: float | None = None  # exclusive lower bound
+    choices: tuple[str, ...] = ()
+
+    def form(self) -> dict[str, Any]:
+        """JSON-safe metadata for a form: label, help, bounds, choices and default."""
+        return {
+            "name": self.name,
+            "label": self.label,
+            "help": self.help,
+            "min": self.minimum if self.minimum is not None else self.above,
+            "max": self.maximum,
+            "choices": list(self.choices),
+            "default": to_jsonable_python(self.default),
+        }
+
+
+def _declared(name: str, info: FieldInfo) -> Declared | None:
+    extra = declaration(name)
+    if not extra:
+        return None
+    bounds: dict[str, float] = {}
+    for item in info.metadata:
+        for attribute, key in (("ge", "minimum"), ("le", "maximum"), ("gt", "above")):
+            if getattr(item, attribute, None) is not None:
+                bounds[key] = getattr(item, attribute)
+    choices: tuple[str, ...] = ()
+    for part in (info.annotation, *typing.get_args(info.annotation)):
+        if typing.get_origin(part) is Literal:
+            choices = tuple(str(choice) for choice in typing.get_args(part))
+    default = info.default_factory() if info.default_factory else info.default  # type: ignore[call-arg]
+    return Declared(
+        name=name,
+        flag=str(extra["flag"]),
+        label=str(extra["label"]),
+        help=info.description or "",
+        annotation=info.annotation,
+        default=default,
+        choices=choices,
+        **bounds,
+    )
+
+
+# Every setting a face offers, by field name; built from the fields' declarations.
+DECLARED: dict[str, Declared] = {
+    name: declared
+    for name, info in Configuration.model_fields.items()
+    if (declared := _declared(name, info)) is not None
+}
+# A flag's settings by each of its spellings ("--no-cache" too), for rewording messages.
+_BY_FLAG: dict[str, str] = {
+    spelling: name
+    for name, declared in DECLARED.items()
+    for spelling in declared.flag.split("/")
+    if spelling
+}
+_FLAG_IN_TEXT = re.compile(r"--[a-z][a-z-]*(?: (?:[A-Z][A-Z_:]*|provider:name))?")
+
+
+def reword(message: str, name_of: Callable[[Declared], str]) -> str:
+    """A message's CLI flags ("--docs PATH") said in another face's words (its label, its name)."""
+
+    def replace(match: re.Match[str]) -> str:
+        spelling = match.group(0).split(" ")[0]
+        name = _BY_FLAG.get(spelling)
+        return name_of(DECLARED[name]) if name else match.group(0)
+
+    return _FLAG_IN_TEXT.sub(replace, message)
