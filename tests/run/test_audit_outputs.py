@@ -12,9 +12,11 @@ from typer.testing import CliRunner
 from research_studio.faces.cli import app
 from research_studio.run.audit import audit_run
 from research_studio.run.runs import write_outputs
+from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model
 from tests.evaluation.outputs import PAGES, good_document
+from tests.helpers import run_cli
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "urban-heat"
 NOTICE = "The sources read do not answer this question"
@@ -111,6 +113,28 @@ def test_sources_are_renumbered_by_first_citation_everywhere(tmp_path: Path) -> 
         page = (tmp_path / "sources" / f"{record['sids'][0]}.txt").read_text()
         assert all(quote["quote"] in page for quote in record["quotes"])
     assert audit_run(tmp_path).ok  # the renumbered folder is sealed as written
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("args", [["--single-agent"]])
+def test_the_same_inputs_give_the_same_report(
+    web: FakeWeb, tmp_path: Path, args: list[str]
+) -> None:
+    """Two identical runs print the same report.md, sources numbered S1…Sn as first cited.
+
+    Parallel workers (multi-agent, advanced subagents) still race to claim a URL both found;
+    until claims are ordered, only the one-agent run is held to this.
+    """
+    reports = []
+    for out in ("first", "second"):
+        result = run_cli(web, "run", "coral bleaching heat stress", "--out", out, *args)
+        assert result.exit_code == 0, result.output
+        reports.append((tmp_path / out / "report.md").read_text())
+    assert reports[0] == reports[1]
+    body, listing = reports[0].split("## Sources")
+    cited = list(dict.fromkeys(re.findall(r"\[(S\d+)\]", body)))
+    assert cited == [f"S{n}" for n in range(1, len(cited) + 1)]
+    assert re.findall(r"^- \[(S\d+)\]", listing, re.MULTILINE) == cited
 
 
 @pytest.mark.e2e

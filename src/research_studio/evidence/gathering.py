@@ -186,26 +186,31 @@ async def read_pages(
 ) -> tuple[list[PageText], Gathered]:
     """Run the task's searches (in parallel or in order) and read the new pages they find."""
     gathered = into if into is not None else Gathered()
-    pages: list[PageText] = []
+    read_pages_at: list[tuple[tuple[int, int], PageText]] = []
     services.remember_urls(task.known_urls)
 
-    async def read(result: SearchResult, query: str) -> None:
+    async def read(result: SearchResult, query: str, at: tuple[int, int]) -> None:
         page = await _load(services, task, result, query, gathered)
         if page is not None:
-            pages.append(page)
+            read_pages_at.append((at, page))
 
-    async def one(query: str) -> None:
+    async def one(number: int, query: str) -> None:
         emit(f"searching: {query}")
         chosen = _new_results(services, task, await _search(services, task, query, gathered))
         if chosen:
             emit(f"reading {len(chosen)} page(s) for: {query}")
-        await asyncio.gather(*(read(result, query) for result in chosen))
+        await asyncio.gather(
+            *(read(result, query, (number, rank)) for rank, result in enumerate(chosen))
+        )
 
     if parallel_searches:
-        await asyncio.gather(*(one(query) for query in task.queries))
+        await asyncio.gather(*(one(number, query) for number, query in enumerate(task.queries)))
     else:
-        for query in task.queries:
-            await one(query)
+        for number, query in enumerate(task.queries):
+            await one(number, query)
+    # In search order and rank, not in the order the pages happened to arrive: same inputs,
+    # same report.
+    pages = [page for _at, page in sorted(read_pages_at, key=lambda entry: entry[0])]
     return pages, gathered
 
 
