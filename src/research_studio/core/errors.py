@@ -63,10 +63,10 @@ class FetchError(ProviderError):
     """A page could not be fetched or its content could not be used."""
 
     def __init__(self, url: str, reason: str, *, kind: FailureKind) -> None:
-        # A URL from a page or a user may hold line breaks or control characters: quoted then,
-        # so the message stays one line.
-        shown = url if url.isprintable() and not any(c.isspace() for c in url) else repr(url)
-        super().__init__(f"cannot fetch {shown}: {reason}", kind=kind)
+        # One line whatever the URL and reason hold: control characters shown escaped.
+        shown = url.encode("unicode_escape").decode("ascii") if not url.isprintable() else url
+        line = " ".join(f"cannot fetch {shown}: {reason}".split())
+        super().__init__(line, kind=kind)
         self.url = url
         self.reason = reason
 

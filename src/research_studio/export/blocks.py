@@ -10,7 +10,6 @@ from typing import Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from research_studio.core.urls import is_web_url
 from research_studio.export.document import CitedSource
 
 BlockKind = Literal["heading", "paragraph", "item", "table", "code", "rule"]
@@ -99,11 +98,10 @@ def _source_entry(runs: list[Run], sources: dict[str, CitedSource]) -> tuple[str
     sid = runs[0].cite
     source = sources[sid]
     title = " ".join((source.title or source.address).split())
-    link = source.url if is_web_url(source.url) else None
     return sid, [
         replace(runs[0], cite=None, bold=True),
         Run(f" {title} — "),
-        Run(source.address, url=link),
+        Run(" ".join(source.address.split()), url=source.link),
     ]
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from research_studio.core.urls import is_web_url
 from research_studio.export.document import CitedSource, RunDocument
 
 _YEAR = re.compile(r"^\s*(\d{4})")
@@ -51,11 +50,11 @@ def bibtex(document: RunDocument) -> str:
     entries = []
     for source in document.sources:
         title = ("title", "{" + _bib_text(source.title or source.address) + "}")
-        if is_web_url(source.url):
+        if source.link is not None:
             fields = [
                 title,
-                ("howpublished", r"\url{" + _bib_url(source.url) + "}"),
-                ("url", _bib_url(source.url)),
+                ("howpublished", r"\url{" + _bib_url(source.link) + "}"),
+                ("url", _bib_url(source.link)),
                 ("urldate", document.accessed),
             ]
         else:  # a local document: its path in the documents folder, no machine path
@@ -84,7 +83,7 @@ def ris(document: RunDocument) -> str:
             ("TY", "ELEC"),
             ("ID", citation_key(document.run_id, source.sid)),
             ("TI", _one_line(source.title or source.address)),
-            ("UR" if is_web_url(source.url) else "AV", _one_line(source.address)),
+            ("UR" if source.link is not None else "AV", _one_line(source.address)),
             ("Y2", _ris_date(document.accessed)),
         ]
         if year := _year(source):

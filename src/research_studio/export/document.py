@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from research_studio.core.errors import ResearchStudioError
-from research_studio.core.urls import display_url
+from research_studio.core.urls import display_url, is_web_url
 from research_studio.run.runs import REPORT_FILE, RESULT_FILE, RunFolder
 
 # A Sources-list line as grounding.render_sources_section writes it: "- [S1] Title — URL".
@@ -28,6 +28,13 @@ class CitedSource:
     published: str | None = None
     provider: str = ""
     shown: str = ""  # the address as readers see it (a local document's path in its folder)
+
+    @property
+    def link(self) -> str | None:
+        """The URL to link to: a web address written on one line, else None (shown as text)."""
+        url = self.url
+        clean = url.isprintable() and not any(char.isspace() for char in url)
+        return url if clean and is_web_url(url) else None
 
     @property
     def address(self) -> str:

@@ -7,7 +7,6 @@ import hashlib
 import html
 import re
 
-from research_studio.core.urls import is_web_url
 from research_studio.export.document import SOURCE_LINE, CitedSource, RunDocument
 from research_studio.export.report_html import report_html
 
@@ -67,21 +66,20 @@ def _entry_tokens(markdown: str) -> str:
     return "\n".join(lines)
 
 
-def _source_link(url: str, address: str) -> str:
-    """A web address as a link; anything else (a local document's path) as plain text.
-
-    Shown on one line: an address with a line break in it would break the entry in two."""
-    shown = html.escape(" ".join(address.split()))
-    if not is_web_url(url) or any(char.isspace() or ord(char) < 32 for char in url):
+def _source_link(source: CitedSource) -> str:
+    """A web address as a link; anything else (a local document's path) as plain text."""
+    shown = html.escape(" ".join(source.address.split()))  # one line, whatever the record holds
+    if source.link is None:
         return shown
-    return f'<a href="{html.escape(url, quote=True)}" rel="noopener noreferrer">{shown}</a>'
+    href = html.escape(source.link, quote=True)
+    return f'<a href="{href}" rel="noopener noreferrer">{shown}</a>'
 
 
 def _entry(source: CitedSource) -> str:
     title = html.escape(" ".join((source.title or source.address).split()))
     return (
         f'<li id="{source_anchor(source.sid)}" class="source"><span class="sid">[{source.sid}]</span>'
-        f" {title} — {_source_link(source.url, source.address)}</li>"
+        f" {title} — {_source_link(source)}</li>"
     )
 
 
