@@ -32,6 +32,7 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"max_content_width": 100},
 )
+app.command()(doctor.doctor)  # a newcomer's first command, listed first
 app.command()(research.run)
 app.command()(research.resume)
 app.command()(research.runs)
@@ -47,7 +48,6 @@ app.command(name="eval")(evaluation.eval_command)
 app.command()(mcp.mcp)
 app.command()(serving.serve)
 app.command()(remote.remote)
-app.command()(doctor.doctor)
 
 
 def _version(value: bool) -> None:
