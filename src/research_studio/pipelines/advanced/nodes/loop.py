@@ -135,8 +135,7 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
     )
     emitter(runtime, "gap_detector")(
         f"iteration {iteration + 1} done: {len(gaps)} open question(s) left "
-        f"(the model's own confidence: {confidence:.0%})"
-        + (f"; stop: {reason}" if reason else ""),
+        f"(the model's own confidence: {confidence:.0%})" + (f"; stop: {reason}" if reason else ""),
         iteration=iteration + 1,
     )
     return {
