@@ -57,8 +57,10 @@ def test_a_run_started_from_the_form_shows_progress_report_sources_and_downloads
         "data-status", "completed", timeout=RUN_TIMEOUT_MS
     )
     assert page.locator('ol#timeline li.node[data-state="failed"]').count() == 0
-    assert int(page.locator('#counters [data-counter="sources"]').inner_text()) > 0
-    assert int(page.locator('#counters [data-counter="llm_calls"]').inner_text()) > 0
+    # A finished run shows its report first: the progress (with the counters) is folded away.
+    expect(page.locator("details#progress")).not_to_have_attribute("open", "")
+    assert int(page.locator('#counters [data-counter="sources"]').text_content() or 0) > 0
+    assert int(page.locator('#counters [data-counter="llm_calls"]').text_content() or 0) > 0
     verdict = page.locator("#audit-verdict")
     expect(verdict).to_have_attribute("data-ok", "true")
     expect(verdict).to_contain_text("Audit")
