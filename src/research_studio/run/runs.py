@@ -274,7 +274,8 @@ def write_outputs(path: Path, report: str, result: dict[str, Any]) -> dict[str, 
 def find_run(runs_dir: Path, run: str) -> RunFolder:
     """A run by folder path, by id inside runs_dir, or by a unique prefix of its id.
 
-    An ambiguous prefix is a one-line error naming the candidates; no match says where it looked.
+    An ambiguous prefix is a one-line error naming the candidates. No message names a path of
+    this machine (a server passes them on to its clients).
     """
     candidate = Path(run).expanduser()
     if run and (candidate / RECORD_FILE).exists():
@@ -294,7 +295,8 @@ def find_run(runs_dir: Path, run: str) -> RunFolder:
         )
         raise ResearchStudioError(f"run id prefix {run!r} matches {len(matches)} runs: {shown}")
     raise ResearchStudioError(
-        f"no run found: {run!r} is neither a run id in {runs_dir} nor a run folder"
+        f"no run found: {run!r} is neither a run id nor a run folder "
+        "(`research-studio runs` lists the run ids)"
     )
 
 

@@ -17,7 +17,7 @@ STEP_WORDS: dict[str, str] = {
     "search_and_extract": "searching and reading pages",
     "collect": "collecting the workers' findings",
     "detect_gaps": "looking for gaps",
-    "synthesize": "writing the report",
+    "synthesize": "weighing what was found",  # per iteration: coverage and gaps, not the report
     "write_report": "writing the report",
     "verify": "checking the citations",
     # advanced
@@ -63,7 +63,6 @@ STEP_WORDS: dict[str, str] = {
 # Steps after the research loop: progress shows the iterations done, not one running.
 AFTER_LOOP = frozenset(
     {
-        "synthesize",
         "write_report",
         "verify",
         "trust_engine",

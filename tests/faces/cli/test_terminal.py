@@ -103,7 +103,7 @@ def test_the_live_display_shows_the_iteration_elapsed_time_and_stays_on_screen()
         now[0] += 75
         view({"node": "search_worker", "kind": "progress", "message": "reading 3 page(s)"})
         assert "1:15" in view.status_line().plain and "iteration 2" in view.status_line().plain
-        view({"node": "synthesize", "kind": "start", "message": "synthesize started"})
+        view({"node": "write_report", "kind": "start", "message": "write_report started"})
         assert "1 iteration done" in view.status_line().plain
     assert view.ended is True
     # Not transient: the last frame is the last thing written (a ✓, no erase sequence after it).

@@ -19,6 +19,7 @@ from research_studio import __version__
 
 # Command name: (module in this package, function). Listed in this order by --help.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "doctor": ("doctor", "doctor"),  # a newcomer's first command, listed first
     "run": ("research", "run"),
     "resume": ("research", "resume"),
     "runs": ("research", "runs"),
@@ -35,7 +36,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("mcp", "mcp"),
     "serve": ("serve", "serve"),
     "remote": ("remote", "remote"),
-    "doctor": ("doctor", "doctor"),
 }
 # Plain click help: it wraps at the terminal's width without Rich's narrow panel columns.
 HELP_STYLE: dict[str, Any] = {
