@@ -70,6 +70,8 @@ def test_exports_of_a_local_documents_run_carry_no_absolute_path(tmp_path: Path)
     sources = json.loads((folder / "result.json").read_text())["sources"]
     assert sources and all(source["url"].startswith("file://") for source in sources)
     machine = str(EXAMPLES.resolve().parent)
+    report = (folder / "report.md").read_text()
+    assert machine not in report and "file://" not in report  # the run's own report too
     for fmt in FORMATS:
         exported = _text(fmt, export_run(folder, fmt).content)
         assert machine not in exported and "file://" not in exported, fmt

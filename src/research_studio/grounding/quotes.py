@@ -7,6 +7,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 
 from research_studio.core.chunking import BLOCK_BREAK
+from research_studio.core.urls import display_url
 from research_studio.grounding.terms import content_words, figures, negations
 
 _QUOTES = str.maketrans(
@@ -278,11 +279,16 @@ def repair_citations(
 def render_sources_section(
     cited: list[str], sources: Mapping[str, tuple[str, str]], heading: str = "Sources"
 ) -> str:
-    """A '## Sources' section (the heading may be translated) listing the cited ids."""
+    """A '## Sources' section (the heading may be translated) listing the cited ids.
+
+    A local document is shown by its file name, never this machine's path (`display_url`);
+    its file:// URL stays its identifier in result.json.
+    """
     lines = [f"## {heading}", ""]
     for sid in cited:
         title, url = sources[sid]
-        lines.append(f"- [{sid}] {markdown_line(title or url)} — {markdown_line(url)}")
+        shown = display_url(url)
+        lines.append(f"- [{sid}] {markdown_line(title or shown)} — {markdown_line(shown)}")
     return "\n".join(lines)
 
 
