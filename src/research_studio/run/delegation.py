@@ -34,6 +34,10 @@ class Paused:
     def __init__(self, values: dict[str, Any], question: str, options: list[str]) -> None:
         self.values, self.question, self.options = values, question, options
 
+    def pending(self) -> tuple[dict[str, Any], str, list[str]]:
+        """The thread's values and what it asks."""
+        return self.values, self.question, self.options
+
 
 def thread_id(run_id: str) -> str:
     """The server thread of a run: the same on every resume, a UUID as the server wants."""

@@ -245,7 +245,12 @@ async def execute(
     with stopping as received:
         try:
             if config.langgraph_server:
-                state = await _drive_on_server(folder, config, initial, ask, record, answer)
+                ended = await drive_on_server(folder, config, initial, ask, record, answer)
+                state = (
+                    await _awaiting_clarification(folder, *ended.pending())
+                    if isinstance(ended, Paused)
+                    else ended
+                )
             else:
                 state = await _drive(folder, config, thread, initial, ask, record, answer, review)
         except (KeyboardInterrupt, asyncio.CancelledError):
@@ -347,13 +352,9 @@ async def _drive(
             options = list(snapshot.values.get("clarification_options", []))
             reply = await ask(question, options)
             if reply is None:
-                await _save(
-                    folder,
-                    status="awaiting_clarification",
-                    pending_question=question,
-                    pending_options=options,
+                return await _awaiting_clarification(
+                    folder, dict(snapshot.values), question, options
                 )
-                return Outcome("awaiting_clarification", dict(snapshot.values), question, options)
             record("clarify", "progress", f"clarification: {reply or '(none given)'}")
             await graph.aupdate_state(thread, {"user_clarification": reply})
         state = dict(snapshot.values)
@@ -363,25 +364,17 @@ async def _drive(
     return state
 
 
-async def _drive_on_server(
-    folder: RunFolder,
-    config: Configuration,
-    initial: dict[str, Any] | None,
-    ask: AskFn,
-    record: RecordFn,
-    answer: str | None,
-) -> dict[str, Any] | Outcome:
-    """The run on the configured LangGraph server; a clarification it waits for pauses it here."""
-    ended = await drive_on_server(folder, config, initial, ask, record, answer)
-    if isinstance(ended, Paused):
-        await _save(
-            folder,
-            status="awaiting_clarification",
-            pending_question=ended.question,
-            pending_options=ended.options,
-        )
-        return Outcome("awaiting_clarification", ended.values, ended.question, ended.options)
-    return ended
+async def _awaiting_clarification(
+    folder: RunFolder, values: dict[str, Any], question: str, options: list[str]
+) -> Outcome:
+    """The run paused until a person answers the clarification question (saved with it)."""
+    await _save(
+        folder,
+        status="awaiting_clarification",
+        pending_question=question,
+        pending_options=options,
+    )
+    return Outcome("awaiting_clarification", values, question, options)
 
 
 def interrupt_text(value: Any) -> str:

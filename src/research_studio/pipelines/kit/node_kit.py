@@ -53,6 +53,13 @@ def emitter(runtime: Runtime[Configuration], node: str) -> Callable[..., None]:
     return emit
 
 
+def node_tools(
+    runtime: Runtime[Configuration], node: str
+) -> tuple[Configuration, Services, Callable[..., None]]:
+    """What most nodes start with: the run's configuration, its services, the node's emitter."""
+    return runtime.context, services_of(runtime), emitter(runtime, node)
+
+
 def error_record(node: str, exc: BaseException, target: str = "") -> ErrorRecord:
     """A failure as data."""
     kind: str

@@ -16,7 +16,7 @@ from research_studio.evidence.gathering import GatherRequest, gather
 from research_studio.grounding.quotes import tokens
 from research_studio.pipelines.kit.consolidate import consolidate
 from research_studio.pipelines.kit.models import attempt, model_for
-from research_studio.pipelines.kit.node_kit import call_records, emitter, services_of
+from research_studio.pipelines.kit.node_kit import call_records, emitter, node_tools, services_of
 from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
     ORCHESTRATE_LOOP_HINT,
@@ -63,9 +63,7 @@ async def search_and_extract(
     state: ResearchState, runtime: Runtime[Configuration]
 ) -> dict[str, Any]:
     """Run the pending searches one after another, reading and extracting each one's pages."""
-    config = runtime.context
-    services = services_of(runtime)
-    emit = emitter(runtime, "search_and_extract")
+    config, services, emit = node_tools(runtime, "search_and_extract")
     queries = dedupe_queries(
         state.get("pending_searches", []),
         state.get("searches_done", []),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol, TypeVar, runtime_checkable
 
 import httpx
@@ -64,6 +64,22 @@ def web_hit(
         provider=provider,
         published=_text(published) or None,
     )
+
+
+def web_hits(
+    provider: str, items: object, keys: Mapping[str, str], limit: int
+) -> list[SearchResult]:
+    """The hits of a provider's JSON result list, each field read from its key in `keys`
+    (`url` required); items that are no object or have no web URL are left out."""
+    hits: list[SearchResult] = []
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        fields = {field: item.get(key) for field, key in keys.items() if field != "url"}
+        hit = web_hit(provider, item.get(keys["url"]), **fields)
+        if hit is not None:
+            hits.append(hit)
+    return hits[:limit]
 
 
 @runtime_checkable

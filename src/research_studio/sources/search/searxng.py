@@ -9,9 +9,18 @@ from research_studio.sources.search.base import (
     SearchResult,
     check_response,
     classify_transport_error,
-    web_hit,
+    web_hits,
     with_retries,
 )
+
+# Each result field and the key of the provider's JSON that holds it.
+SEARXNG_KEYS = {
+    "url": "url",
+    "title": "title",
+    "snippet": "content",
+    "score": "score",
+    "published": "publishedDate",
+}
 
 
 class SearxngSearch:
@@ -65,20 +74,4 @@ class SearxngSearch:
             retries=self._retries,
             base_delay_s=self._base_delay_s,
         )
-        results = []
-        for item in payload["results"]:
-            hit = (
-                web_hit(
-                    self.name,
-                    item.get("url"),
-                    title=item.get("title"),
-                    snippet=item.get("content"),
-                    score=item.get("score"),
-                    published=item.get("publishedDate"),
-                )
-                if isinstance(item, dict)
-                else None
-            )
-            if hit is not None:
-                results.append(hit)
-        return results[:max_results]
+        return web_hits(self.name, payload["results"], SEARXNG_KEYS, max_results)

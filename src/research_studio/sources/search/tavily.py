@@ -15,11 +15,21 @@ from research_studio.sources.search.base import (
     RetryableError,
     SearchResult,
     classify_transport_error,
-    web_hit,
+    web_hits,
     with_retries,
 )
 
 T = TypeVar("T")
+
+# Each result field and the key of the provider's JSON that holds it.
+TAVILY_KEYS = {
+    "url": "url",
+    "title": "title",
+    "snippet": "content",
+    "content": "raw_content",
+    "score": "score",
+    "published": "published_date",
+}
 
 
 class TavilySearch:
@@ -99,24 +109,7 @@ class TavilySearch:
                 **self._dates,
             ),
         )
-        results = []
-        for item in payload.get("results") or []:
-            hit = (
-                web_hit(
-                    self.name,
-                    item.get("url"),
-                    title=item.get("title"),
-                    snippet=item.get("content"),
-                    content=item.get("raw_content"),
-                    score=item.get("score"),
-                    published=item.get("published_date"),
-                )
-                if isinstance(item, dict)
-                else None
-            )
-            if hit is not None:
-                results.append(hit)
-        return results[:max_results]
+        return web_hits(self.name, payload.get("results"), TAVILY_KEYS, max_results)
 
     async def extract(self, urls: list[str]) -> dict[str, str]:
         """Page text for each URL Tavily could extract; failed URLs are left out."""

@@ -19,9 +19,9 @@ from research_studio.pipelines.kit.node_kit import (
     emitter,
     error_record,
     model_ready,
+    node_tools,
     query_of,
     run_start,
-    services_of,
 )
 from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
 from research_studio.pipelines.supervisor.nodes.common import today
@@ -161,9 +161,7 @@ async def write_research_brief(
     state: AgentState, runtime: Runtime[Configuration]
 ) -> dict[str, Any]:
     """The research brief (structured ResearchQuestion), revised with council feedback if any."""
-    config = runtime.context
-    services = services_of(runtime)
-    emit = emitter(runtime, "write_research_brief")
+    config, services, emit = node_tools(runtime, "write_research_brief")
     clarification = state.get("user_clarification", "")
     request = request_block(state["query"], clarification)
     calls: list[ModelCallRecord] = []

@@ -34,8 +34,8 @@ from research_studio.grounding.statements import (
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
-    emitter,
     error_record,
+    node_tools,
     report_update,
     services_of,
 )
@@ -230,9 +230,7 @@ async def final_report_generation(
     state: AgentState, runtime: Runtime[Configuration]
 ) -> dict[str, Any]:
     """Verified Findings (selector + byte check), the writer's cited report, the block enforced."""
-    config = runtime.context
-    services = services_of(runtime)
-    emit = emitter(runtime, "final_report_generation")
+    config, services, emit = node_tools(runtime, "final_report_generation")
     brief = state.get("human_approved_brief") or state.get("research_brief", "")
     sources = source_records(await stored_sources(state, runtime), config.max_sources)
     evidence = evidence_records(state, sources, brief)

@@ -22,6 +22,7 @@ from research_studio.pipelines.kit.node_kit import (
     clip,
     emitter,
     error_record,
+    node_tools,
     services_of,
 )
 from research_studio.pipelines.supervisor.mcp_tools import (
@@ -227,9 +228,7 @@ async def researcher_tools(
     state: ResearcherState, runtime: Runtime[Configuration]
 ) -> dict[str, Any]:
     """Run the turn's tool calls in parallel; done on ResearchComplete, no calls, or the limit."""
-    config = runtime.context
-    services = services_of(runtime)
-    emit = emitter(runtime, "researcher_tools")
+    config, services, emit = node_tools(runtime, "researcher_tools")
     message = state["researcher_messages"][-1]
     calls = list(message.tool_calls) if isinstance(message, AIMessage) else []
     complete = any(call["name"] == COMPLETE.name for call in calls)
