@@ -6,6 +6,7 @@ no run sends a secret in its context.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -68,28 +69,23 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> Non
     pytest.fail(f"langgraph dev did not start:\n{log.read_text(errors='replace')[-3000:]}")
 
 
-@pytest.fixture(scope="module")
-def server(
-    web_server: FakeWeb, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[str, Path]]:
-    """`langgraph dev` on our graphs, its model and search from its environment."""
+@contextlib.contextmanager
+def _dev_server(tmp_path: Path, environment: dict[str, str]) -> Iterator[tuple[str, Path]]:
+    """`langgraph dev` on our graphs with this environment, stopped as one process group."""
     if LANGGRAPH is None:
         pytest.skip('the langgraph CLI is not installed (pip install -e ".[dev]")')
     pytest.importorskip("langgraph_sdk", reason="langgraph-sdk is not installed")
-    web, tmp_path = web_server, tmp_path_factory.mktemp("langgraph")
     project = _project_copy(tmp_path)
     port = _free_port()
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(tmp_path),
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "OPENAI_API_KEY": "sk-test",
-        "OPENAI_BASE_URL": web.url("/v1"),
-        "SEARXNG_URL": web.base_url,
         "RESEARCH_STUDIO_ALLOW_PRIVATE_NETWORKS": "true",
         "LANGGRAPH_CLI_NO_ANALYTICS": "1",
         "LANGSMITH_TRACING": "false",
         "LANGCHAIN_TRACING_V2": "false",
+        **environment,
     }
     log = tmp_path / "langgraph-dev.log"
     with log.open("wb") as output:
@@ -112,6 +108,21 @@ def server(
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def server(
+    web_server: FakeWeb, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, Path]]:
+    """`langgraph dev` on our graphs, its model and search from its environment."""
+    web = web_server
+    environment = {
+        "OPENAI_API_KEY": "sk-test",
+        "OPENAI_BASE_URL": web.url("/v1"),
+        "SEARXNG_URL": web.base_url,
+    }
+    with _dev_server(tmp_path_factory.mktemp("langgraph"), environment) as running:
+        yield running
 
 
 def _assert_cited_report(values: dict[str, Any], log: Path) -> None:
@@ -352,3 +363,28 @@ def test_a_run_handed_to_a_server_that_is_gone_fails_in_one_line(
     assert result.exit_code != 0
     assert "cannot reach the LangGraph server" in result.output
     assert "Traceback" not in result.output
+
+
+async def test_with_no_model_configured_the_server_finds_ollama_off_its_event_loop(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    """No key, no model named: the first node probes Ollama without blocking the server's loop."""
+    from langgraph_sdk import get_client
+
+    web.ollama.responder = ResearchScript().chat_responder()
+    environment = {"OLLAMA_HOST": web.base_url, "SEARXNG_URL": web.base_url}
+    with _dev_server(tmp_path, environment) as (url, log):
+        client = get_client(url=url)
+        assistant = await _assistant(client, "pipeline")
+        thread = await client.threads.create()
+        await client.runs.wait(
+            thread["thread_id"],
+            assistant["assistant_id"],
+            input={"query": "coral bleaching heat stress"},
+            context={"max_iterations": 1},
+            raise_error=False,
+        )
+        state = await client.threads.get_state(thread["thread_id"])
+        _assert_cited_report(state["values"], log)
+    assert web.ollama.requests, "the model must be the Ollama the server found"
+    assert web.requests_to("/api/tags"), "the server asked Ollama which models it has"

@@ -385,6 +385,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._tavily(path, req)
         elif method not in ("GET", "HEAD") and not path.startswith("/status/"):
             self._json(405, {"error": f"method {method} not allowed"})
+        elif path == "/api/tags":  # Ollama's model list, as the resolution probe reads it
+            self._json(200, {"models": [{"name": "qwen3:4b", "model": "qwen3:4b"}]})
         elif path in web._bodies:
             self._send(200, *web._bodies[path])
         elif path == "/search":
