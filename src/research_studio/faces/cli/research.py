@@ -246,11 +246,11 @@ def run(
             overrides["review_plan"] = True
         if compare and compare_with:
             raise ConfigError("use --compare (single vs multi) or --compare-with, not both")
-        for name in (pipeline, compare_with):
-            if name and (single_agent or compare) and name not in SINGLE_WORKER_PIPELINES:
+        for chosen in (pipeline, compare_with):
+            if chosen and (single_agent or compare) and chosen not in SINGLE_WORKER_PIPELINES:
                 flag = "--single-agent" if single_agent else "--compare"
                 raise ConfigError(
-                    f"{flag} does not apply to the {name} pipeline: it has no single-worker path"
+                    f"{flag} does not apply to the {chosen} pipeline: it has no single-worker path"
                 )
         mode = "single" if single_agent else "multi"
         if compare:
