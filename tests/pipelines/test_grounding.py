@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -9,8 +10,11 @@ from typing import Any
 
 import pytest
 from langgraph.store.memory import InMemoryStore
+from typer.testing import CliRunner
 
 from research_studio.core.config import Configuration
+from research_studio.export.formats import export_run
+from research_studio.faces.cli import app
 from tests.conftest import full_state
 from tests.doubles.adversarial import (
     AdversarialResearchScript,
@@ -18,8 +22,11 @@ from tests.doubles.adversarial import (
     FaithfulResearchScript,
     Mistakes,
 )
+from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model
+from tests.doubles.supervisor_script import SupervisorScript
+from tests.helpers import web_args
 
 pytestmark = pytest.mark.e2e
 CITATION = re.compile(r"\[(S\d+)\]")
@@ -329,3 +336,46 @@ async def test_a_contradicting_or_other_figure_source_never_makes_a_double_check
     assert any(len(set(claim["supporting_sids"])) >= 1 for claim in claims if claim["verified"])
     assert not any(claim["cross_validated"] for claim in claims)
     assert "✓✓" not in body_of(state["report"]).split("## Research Quality")[0]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("pipeline", "extra"),
+    [
+        ("standard", ["--single-agent", "--iterations", "1"]),
+        ("standard", ["--iterations", "1"]),
+        ("advanced", ["--iterations", "1"]),
+        ("supervisor", ["--supervisor-turns", "1"]),
+    ],
+)
+def test_a_mistaken_model_over_the_openai_protocol_reaches_no_output(
+    web: FakeWeb, monkeypatch: pytest.MonkeyPatch, pipeline: str, extra: list[str]
+) -> None:
+    """Through the CLI and the OpenAI-compatible endpoint, as a user's model would be reached:
+    none of the model's mistakes reaches report.md or the HTML export, and audit holds."""
+    script: ResearchScript | SupervisorScript = (
+        AdversarialSupervisorScript()
+        if pipeline == "supervisor"
+        else AdversarialResearchScript(coverage=[0.9], ready=[True])
+    )
+    web.chat.responder = script.chat_responder()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", web.url("/v1"))
+    result = CliRunner().invoke(
+        app,
+        [
+            *("run", "coral bleaching heat stress", "--pipeline", pipeline, *extra),
+            *("--model", "openai:fake-model", "--no-clarify"),
+            *("--out", "adversarial", *web_args(web)),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    folder = Path("adversarial")
+    assert web.chat.requests, "the model was reached over the OpenAI-compatible protocol"
+    report = (folder / "report.md").read_text()
+    wrong = script.mistakes.wrong
+    assert wrong and _printed_wrong(report, wrong) == []
+    page = export_run(folder, "html").content.decode("utf-8")
+    assert _printed_wrong(re.sub(r"<[^>]+>", " ", html.unescape(page)), wrong) == []
+    assert "reef-facts" not in report and "AI assistants" not in report
+    assert CliRunner().invoke(app, ["audit", str(folder)]).exit_code == 0
