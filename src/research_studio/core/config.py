@@ -305,7 +305,6 @@ class Configuration(BaseModel):
         "Optimized variant: a round adding fewer new sources than this share of those known stops.",
     )
     query_similarity_threshold: float = _unit(0.85, "Queries this similar count as duplicates.")
-    quote_match_threshold: float = _unit(0.8, "Token overlap for a fuzzy quote match.")
 
     max_query_chars: int = Field(
         2000, ge=10, le=100_000, description="Longest research question accepted, in characters."

@@ -20,7 +20,6 @@ _FAMILY_SETTINGS = (
     "min_confidence_gain",
     "min_source_credibility",
     "query_similarity_threshold",
-    "quote_match_threshold",
     "report_structure",
     "searches_per_worker",
     "subagent_max_iterations",

@@ -29,7 +29,6 @@ SUPERVISOR = PipelineSpec(
         "max_sources",
         "mcp_search_tool",
         "mcp_servers",
-        "quote_match_threshold",
         "report_structure",
         "research_model",
         "review_mode",
