@@ -29,7 +29,7 @@ def finished_run(chromium: Browser, scripted_server: ServeProcess, web_server: F
     wait_for_form(page, scripted_server.url + "/")
     page.fill("#question", "urban heat islands and cool roofs")
     page.check("#no_clarify")
-    page.fill("#iterations", "1")
+    page.fill("#max_iterations", "1")
     # Ctrl+Enter sends the form from the question field.
     page.locator("#question").press("Control+Enter")
     page.wait_for_url(RUN_PAGE)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Annotated
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
@@ -91,7 +92,13 @@ def answer(statement: str, source: str, title: str, text: str) -> VerifyAnswer:
     )
 
 
-async def verify(statement: str, source: str = "", text: str = "") -> VerifyAnswer:
+async def verify(
+    statement: Annotated[str, Field(description="The sentence to check.")],
+    source: Annotated[
+        str, Field(description="An http(s) URL of the page to check it in (or give `text`).")
+    ] = "",
+    text: Annotated[str, Field(description="The document's text itself, instead of a URL.")] = "",
+) -> VerifyAnswer:
     """Does the source support the statement? `source` is an http(s) URL, or give the document's
     `text` itself. Answers with the best supporting passage and, when it does not support it,
     why: missing terms, a figure, the polarity, an entity."""

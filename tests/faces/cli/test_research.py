@@ -360,7 +360,7 @@ def test_a_run_shows_steps_in_words_and_closes_with_a_short_summary_report_first
     result = run_cli(web, "run", question, "--single-agent", "--iterations", "1")
     assert result.exit_code == 0, result.output
     labels = [line.split()[0] for line in result.stdout.splitlines() if line.strip()]
-    assert labels == ["Report", "Sources", "Citations", "Audit", "Cost", "Time", "Run"]
+    assert labels == ["Report", "Sources", "Citations", "Audit", "Answer", "Cost", "Time", "Run"]
     (folder,) = (tmp_path / "runs").iterdir()
     assert result.stdout.split()[1] == str((folder / "report.md").resolve())
     assert re.search(r"^Audit +all checks hold", result.stdout, re.MULTILINE)
