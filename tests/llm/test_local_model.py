@@ -112,8 +112,9 @@ def test_offline_run_over_the_example_corpus(
     assert document["evidence"] and all(item["quote_verified"] for item in document["evidence"])
     supported = {claim["supporting_eids"][0] for claim in document["claims"] if claim["verified"]}
     assert supported
-    # A brief: most documents cited, passages under the questions, not under document titles.
-    assert len(cited) >= 6, cited
+    # A brief: several documents cited, passages under the questions, not under document titles.
+    # (Five since every passage must carry its question's terms in its own sentence window.)
+    assert len(cited) >= 5, cited
     titles = {source["title"] for source in document["sources"]}
     headings = set(re.findall(r"^## (.+)$", report, re.MULTILINE))
     assert not headings & titles and "About this report" in headings
