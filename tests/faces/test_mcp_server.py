@@ -25,7 +25,7 @@ from tests.doubles.research_script import ResearchScript
 pytestmark = pytest.mark.e2e
 
 
-def _server_env(web: FakeWeb, tmp_path: Path) -> dict[str, str]:
+def server_env(web: FakeWeb, tmp_path: Path) -> dict[str, str]:
     """The server's own environment: model and search from it, as the CLI takes them."""
     return {
         "PATH": os.environ.get("PATH", ""),
@@ -48,7 +48,7 @@ async def _session(web: FakeWeb, tmp_path: Path) -> AsyncIterator[ClientSession]
     params = StdioServerParameters(
         command=sys.executable,
         args=["-c", "from research_studio.faces.cli import main; main()", "mcp"],
-        env=_server_env(web, tmp_path),
+        env=server_env(web, tmp_path),
         cwd=str(tmp_path),
     )
     with (tmp_path / "server.log").open("w") as errlog:
@@ -116,8 +116,8 @@ async def test_fetch_and_audit_errors_give_their_reason_in_one_line_without_serv
 ) -> None:
     # The server imports this tree's code (its environment is otherwise clean).
     root = Path(__file__).resolve().parents[2]
-    env = {**_server_env(web, tmp_path), "PYTHONPATH": f"{root / 'src'}{os.pathsep}{root}"}
-    monkeypatch.setattr(sys.modules[__name__], "_server_env", lambda *_args: env)
+    env = {**server_env(web, tmp_path), "PYTHONPATH": f"{root / 'src'}{os.pathsep}{root}"}
+    monkeypatch.setattr(sys.modules[__name__], "server_env", lambda *_args: env)
     async with _session(web, tmp_path) as session:
         malformed = await session.call_tool("fetch", {"url": "http://0177.0.0.1/"})
         escaping = await session.call_tool("audit", {"run": "../../../../etc"})
