@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 from research_studio.core.config import Configuration
 from research_studio.core.records import EvidenceRecord, SourceRecord
-from research_studio.evidence.passages import evidence_passages, passage_report
-from research_studio.grounding.quotes import quote_in_text, verbatim_quote
+from research_studio.evidence.passages import evidence_passages, passage_report, with_referent
+from research_studio.faces.cli import app
+from research_studio.grounding.quotes import locate_quote, quote_in_text, verbatim_quote
 from research_studio.grounding.statements import (
     Statement,
     Support,
@@ -17,6 +22,8 @@ from research_studio.grounding.statements import (
     rendered,
 )
 from research_studio.services.extraction import extract_sentences
+from tests.doubles.research_script import ResearchScript
+from tests.doubles.scripted_model import use_scripted_model
 
 PAGE = """# Operating notes
 
@@ -149,3 +156,98 @@ def test_two_list_items_never_match_as_one_quote(words: list[str], data: st.Data
 def test_matching_never_raises(quote: str, page: str) -> None:
     found = verbatim_quote(quote, page)
     assert found is None or quote_in_text(quote, page)
+
+
+# --- Passages that open with a pronoun carry the sentence that gives it its referent ----------
+
+TREES_PAGE = """# Street trees and urban canopy cooling
+
+By Jane Doe, staff writer
+
+This fact sheet summarises what cities have learned about street trees and heat.
+
+Street trees are among the cheapest ways to cool a neighbourhood. They cool in two ways: their canopy shades the pavement, and their leaves release water vapour that draws heat from the air.
+
+It was the 2019 canopy survey that first mapped which blocks lacked trees.
+
+- They also slow storm water running off the streets after heavy rain.
+"""
+
+
+def test_a_pronoun_passage_is_led_by_the_sentence_that_names_its_referent() -> None:
+    quote = "They cool in two ways: their canopy shades the pavement"
+    extended = with_referent(quote, TREES_PAGE)
+    assert extended.startswith("Street trees are among the cheapest ways to cool a neighbourhood.")
+    assert extended.endswith(quote) and quote_in_text(extended, TREES_PAGE)
+
+
+def test_no_sentence_is_borrowed_across_a_block_or_for_a_plain_opening() -> None:
+    # The first sentence of its paragraph: the previous block (a meta sentence) is never taken.
+    alone = "It was the 2019 canopy survey that first mapped which blocks lacked trees."
+    assert with_referent(alone, TREES_PAGE) == alone
+    # A list item leans on nothing above it: items and paragraphs are separate blocks.
+    item = "They also slow storm water running off the streets"
+    assert with_referent(item, TREES_PAGE) == item
+    plain = "Street trees are among the cheapest ways to cool a neighbourhood."
+    assert with_referent(plain, TREES_PAGE) == plain
+
+
+@pytest.mark.e2e
+def test_an_offline_brief_prints_pronoun_passages_whole_and_no_bylines(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "street-trees.md").write_text(TREES_PAGE, encoding="utf-8")
+    run = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "How do street trees cool a neighbourhood?",
+            "--docs",
+            str(docs),
+            "--model",
+            use_scripted_model(ResearchScript().model()),
+            "--out",
+            str(tmp_path / "brief"),
+            "--single-agent",
+        ],
+        env={"RESEARCH_STUDIO_EXTRACTION": "extractive"},
+    )
+    assert run.exit_code == 0, run.output
+    report = (tmp_path / "brief" / "report.md").read_text(encoding="utf-8")
+    body = report.split("## Sources")[0]
+    assert "They cool in two ways" in body, body
+    for line in body.splitlines():
+        if "They cool in two ways" in line:
+            assert "cheapest ways to cool a neighbourhood. They cool in two ways" in line
+    assert "Jane Doe" not in body and "fact sheet summarises" not in body
+    audit = CliRunner().invoke(app, ["audit", str(tmp_path / "brief")])
+    assert audit.exit_code == 0, audit.output
+
+
+# Words without vowels can never be a pronoun, so the quote is found only where it was put.
+_PLAIN_WORD = st.text(alphabet="bcdfghklmnpqrstvwxz", min_size=1, max_size=6)
+_SENTENCE = st.lists(_PLAIN_WORD, min_size=3, max_size=8).map(
+    lambda words: " ".join(words).capitalize() + "."
+)
+_PRONOUN = st.sampled_from(["They", "It", "This", "These", "Such", "Its"])
+
+
+@given(st.lists(_SENTENCE, min_size=1, max_size=3), _PRONOUN, _SENTENCE, st.booleans())
+def test_an_extended_passage_is_one_contiguous_span_inside_its_block(
+    sentences: list[str], pronoun: str, tail: str, joined: bool
+) -> None:
+    # The pronoun's sentence in the same block as the sentences before it, or in the next one.
+    tail = tail[0].lower() + tail[1:]
+    blocks = [" ".join(sentences), f"{pronoun} {tail}"]
+    page = "\n\n".join([" ".join(blocks)] if joined else blocks)
+    quote = f"{pronoun} {tail}"
+    extended = with_referent(quote, page)
+    spans = locate_quote(extended, page)
+    assert spans is not None and len(spans) == 1
+    start, end = spans[0]
+    assert "\n\n" not in page[start:end]
+    assert extended.endswith(quote)
+    if joined:
+        assert extended == f"{sentences[-1]} {quote}"
+    else:
+        assert extended == quote

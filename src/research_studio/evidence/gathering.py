@@ -10,6 +10,7 @@ from research_studio.core.errors import ProviderError, ResearchStudioError
 from research_studio.core.records import ErrorRecord, FindingRecord, ModelCallRecord, PageRecord
 from research_studio.core.urls import normalize_url
 from research_studio.evidence.crosslingual import query_in_documents_language
+from research_studio.evidence.passages import standalone_findings
 from research_studio.llm.structured import call_records
 from research_studio.services.clients import Services
 from research_studio.services.extraction import Extracted, PageInput
@@ -110,7 +111,8 @@ async def _extract(
             gathered.calls.extend(call_records(caller))
     for page in pages:
         keep_page(page, [], gathered)
-    keep_findings(extracted.findings, gathered)
+    texts = {page.result.url: page.text for page in pages}
+    keep_findings(standalone_findings(extracted.findings, texts), gathered)
     gathered.answer, gathered.confidence, gathered.gaps = (
         extracted.answer,
         extracted.confidence,

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 
+from research_studio.core.chunking import split_sentences
 from research_studio.core.config import Configuration
 from research_studio.core.languages import report_language
-from research_studio.core.records import EvidenceRecord, SourceRecord, StatementRecord
+from research_studio.core.records import (
+    EvidenceRecord,
+    FindingRecord,
+    SourceRecord,
+    StatementRecord,
+)
 from research_studio.evidence.passage_notes import localized_notes
 from research_studio.grounding.addressing import addresses_reader, printable
+from research_studio.grounding.meta_text import is_meta
+from research_studio.grounding.quotes import locate_quote, page_blocks, verbatim_quote
 from research_studio.grounding.statements import GroundedReport, GroundedSection, Tally, passage
 from research_studio.services.extraction import extract_sentences
 from research_studio.sources.archive import PageArchive
@@ -33,17 +42,69 @@ def passage_note(reason: str, config: Configuration, question: str) -> str:
 
 
 def is_safe_passage(text: str, allowed_urls: Sequence[str] = ()) -> bool:
-    """Page text no sentence of which addresses the reader or an AI (`addressing.printable`)."""
-    return printable(text, allowed_urls)
+    """Page text no sentence of which addresses the reader or an AI (`addressing.printable`)
+    or is page furniture: a byline, a date, a caption, navigation (`meta_text.is_meta`)."""
+    return printable(text, allowed_urls) and not is_meta(text)
 
 
 def usable_evidence(evidence: Sequence[EvidenceRecord]) -> list[EvidenceRecord]:
-    """Evidence that does not address its reader (page text is data, never instructions)."""
+    """Evidence that does not address its reader (page text is data, never instructions) and
+    is not page furniture (a byline or "This fact sheet summarises …" is no finding)."""
     return [
         item
         for item in evidence
-        if not addresses_reader(item["text"]) and not addresses_reader(item["quote"])
+        if not any(
+            addresses_reader(text) or is_meta(text) for text in (item["text"], item["quote"])
+        )
     ]
+
+
+# A passage opening with one of these leans on the sentence before it for its referent.
+_REFERRING = re.compile(
+    r"^[\"'“‘(]?(?:they|them|their|theirs|it|its|this|these|that|those|he|she|his|her|such|"
+    r"both|each|neither|either|the\s+latter|the\s+former|thus|hence)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_CLOSED = re.compile(r"[.!?][\"'”’)\]]?$")
+REFERENT_MAX_WORDS = 60  # a longer sentence before would bury the passage
+
+
+def with_referent(quote: str, page: str) -> str:
+    """The quote, led by the sentence before it in the same page block when the quote opens
+    with a pronoun or demonstrative ("They cool in two ways …"); the result is still one
+    contiguous span of the page, in the page's own characters. Otherwise the quote unchanged."""
+    if not _REFERRING.match(quote.strip()):
+        return quote
+    spans = locate_quote(quote, page)
+    if spans is None or len(spans) != 1:
+        return quote
+    start = spans[0][0]
+    block_start = max((offset for offset, _ in page_blocks(page) if offset <= start), default=0)
+    before = split_sentences(page[block_start:start])
+    if not before or not _SENTENCE_CLOSED.search(before[-1]):
+        return quote  # the quote starts mid-sentence or its block: nothing to lead it
+    previous = before[-1]
+    if len(previous.split()) > REFERENT_MAX_WORDS or is_meta(previous):
+        return quote
+    extended = verbatim_quote(f"{previous} {page[start : spans[0][1]]}", page)
+    return extended or quote
+
+
+def standalone_findings(
+    findings: Sequence[FindingRecord], pages: Mapping[str, str]
+) -> list[FindingRecord]:
+    """Findings as evidence may keep them: page furniture dropped; a verified quote that opens
+    with a pronoun led by the sentence that gives it its referent (`with_referent`)."""
+    kept: list[FindingRecord] = []
+    for finding in findings:
+        if is_meta(finding["quote"]) or is_meta(finding["text"]):
+            continue
+        page = pages.get(finding["url"], "")
+        if finding["quote_verified"] and page:
+            finding = finding.copy()
+            finding["quote"] = with_referent(finding["quote"], page)
+        kept.append(finding)
+    return kept
 
 
 def evidence_passages(
@@ -90,7 +151,8 @@ async def page_passages(
             config, request=request, questions=questions, url=source["url"], text=text
         )
         allowed = [source["url"] for source in sources]
-        kept = [finding for finding in findings if is_safe_passage(finding["quote"], allowed)]
+        standalone = standalone_findings(findings, {source["url"]: text})
+        kept = [finding for finding in standalone if is_safe_passage(finding["quote"], allowed)]
         passages += [
             passage(source["title"] or source["url"], source["sid"], finding["quote"])
             for finding in kept[:PASSAGES_PER_SOURCE]

@@ -19,6 +19,7 @@ from research_studio.core.prompt_blocks import (
 )
 from research_studio.core.queries import STOP_WORDS
 from research_studio.core.records import FindingRecord
+from research_studio.grounding.meta_text import is_meta
 from research_studio.grounding.quotes import tokens, verbatim_quote
 from research_studio.llm.structured import ModelCaller
 
@@ -203,6 +204,7 @@ def extract_sentences(
         for sentence in split_sentences(text)
         if MIN_SENTENCE_WORDS <= len(sentence.split()) <= MAX_SENTENCE_WORDS
         and not sentence.startswith("#")
+        and not is_meta(sentence)  # bylines, datelines, captions: never findings
         and sentence.rstrip("\"')]").endswith(
             (".", "!", "?")
         )  # titles and fragments are not statements
