@@ -219,11 +219,13 @@ async def execute(
     answer: str | None = None,
     review: ReviewFn | None = None,
     handle_signals: bool = True,
+    cancelled: Callable[[], bool] | None = None,
 ) -> Outcome:
     """Run (or resume, when `initial` is None) the folder's pipeline to completion or a pause.
 
     SIGTERM or SIGHUP save the run as interrupted and raise RunStopped, unless `handle_signals`
-    is False (a server, whose own handlers stop it and cancel its runs).
+    is False (a server, whose own handlers stop it and cancel its runs). A cancel of the task
+    for which `cancelled()` is true was the user's choice: the run is saved as cancelled.
     """
     await _save(
         folder,
@@ -254,6 +256,10 @@ async def execute(
             else:
                 state = await _drive(folder, config, thread, initial, ask, record, answer, review)
         except (KeyboardInterrupt, asyncio.CancelledError):
+            if not received and cancelled is not None and cancelled():
+                await _save(folder, status="cancelled", error=None)
+                record("run", "end", "run cancelled")
+                raise
             stopped = f"stopped by {signal.Signals(received[0]).name}" if received else None
             await _save(folder, status="interrupted", error=stopped)
             message = f"run interrupted ({stopped})" if stopped else "run interrupted"

@@ -134,7 +134,7 @@ def test_a_restarted_server_still_shows_what_a_paused_run_asks(
     assert pending == asked and pending["options"]
 
 
-def test_cancel_saves_the_run_as_interrupted_and_resume_finishes_it(
+def test_cancel_saves_the_run_as_cancelled_and_resume_finishes_it(
     server: LiveServer, web: FakeWeb
 ) -> None:
     spec = use_scripted_model(ResearchScript().model())
@@ -147,8 +147,8 @@ def test_cancel_saves_the_run_as_interrupted_and_resume_finishes_it(
             until=lambda m: m["event"] == "event" and m["data"]["kind"] == "start",
         )
         assert client.post(f"/api/runs/{run_id}/cancel", json={}).status_code == 202
-        stopped = wait_for_status(client, run_id, "interrupted")
-        assert stopped["record"]["status"] == "interrupted"
+        stopped = wait_for_status(client, run_id, "cancelled")
+        assert stopped["record"]["status"] == "cancelled" and not stopped["record"]["error"]
         assert client.post(f"/api/runs/{run_id}/cancel", json={}).status_code == 409
         web.search_latency_s = 0.0
         assert client.post(f"/api/runs/{run_id}/resume", json={}).status_code == 202
@@ -169,7 +169,7 @@ def test_delete_removes_a_finished_run_but_never_a_running_one(
         refused = client.delete(f"/api/runs/{running}")
         assert refused.status_code == 409 and (tmp_path / "runs" / running).is_dir()
         client.post(f"/api/runs/{running}/cancel", json={})
-        wait_for_status(client, running, "interrupted")
+        wait_for_status(client, running, "cancelled")
         assert client.delete(f"/api/runs/{running}").json()["deleted"] is True
         assert not (tmp_path / "runs" / running).exists()
         assert client.get(f"/api/runs/{running}").status_code == 404

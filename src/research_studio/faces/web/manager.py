@@ -57,6 +57,7 @@ class RunManager:
         self.config_file = config_file
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.pending: dict[str, Pending] = {}
+        self.cancelling: set[str] = set()  # cancelled by a user, not by the server's shutdown
         # Ids between a request's checks and its task (or deletion): no other request may act.
         self._starting: set[str] = set()
 
@@ -108,10 +109,11 @@ class RunManager:
             self.start(folder, config, None, answer)
 
     def cancel(self, run_id: str) -> None:
-        """Cancel a running run; the runner saves it as interrupted (resumable)."""
+        """Cancel a running run; the runner saves it as cancelled (resumable)."""
         task = self.tasks.get(run_id)
         if task is None or task.done():
             raise RunConflict(f"run {run_id} is not running in this server")
+        self.cancelling.add(run_id)
         task.cancel()
 
     async def _execute(
@@ -133,13 +135,15 @@ class RunManager:
                 answer=answer,
                 review=_pause_review,
                 handle_signals=False,
+                cancelled=lambda: run_id in self.cancelling,
             )
             self._remember(run_id, outcome)
         except asyncio.CancelledError:
-            pass  # saved as interrupted by the runner; cancelling was the user's choice
+            pass  # saved as cancelled (the user's choice) or interrupted (a shutdown) by the runner
         except Exception:  # the runner saved it as failed, with its error, in run.json
             log.exception("run %s failed", run_id)
         finally:
+            self.cancelling.discard(run_id)
             if self.tasks.get(run_id) is asyncio.current_task():
                 self.tasks.pop(run_id)
 

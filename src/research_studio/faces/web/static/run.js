@@ -118,7 +118,7 @@
     showClock();
     const running = state.status === "running";
     $("cancel").hidden = !(running && state.running_here);
-    $("resume").hidden = !["interrupted", "failed"].includes(state.status);
+    $("resume").hidden = !["interrupted", "cancelled", "failed"].includes(state.status);
     $("run-error").hidden = !state.error || stopped;
     $("run-error").textContent = state.error || "";
     const pending = state.pending || {};

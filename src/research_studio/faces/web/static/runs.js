@@ -4,7 +4,7 @@
   const body = document.querySelector("#runs-table tbody");
   const message = document.getElementById("runs-message");
   const search = document.getElementById("runs-search");
-  const RESUMABLE = ["interrupted", "failed", "awaiting_clarification", "awaiting_plan_review", "awaiting_review"];
+  const RESUMABLE = ["interrupted", "cancelled", "failed", "awaiting_clarification", "awaiting_plan_review", "awaiting_review"];
   let runs = [];
 
   function say(text) { message.hidden = !text; message.textContent = text || ""; }
