@@ -31,6 +31,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VIEWPORT: ViewportSize = {"width": 1280, "height": 900}
+# The widths every layout test checks: a desktop and a phone.
+WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 # Read at import: the suite's autouse fixture clears RESEARCH_STUDIO_* variables for each test.
 UPDATE_SCREENSHOTS = os.environ.get("RESEARCH_STUDIO_UPDATE_SCREENSHOTS") == "1"
@@ -147,6 +149,19 @@ def page(chromium: Browser) -> Iterator[Page]:
     yield tab
     context.close()
     assert not errors, f"the page raised JavaScript errors: {errors}"
+
+
+@pytest.fixture(params=sorted(WIDTHS))
+def sized(request: pytest.FixtureRequest, chromium: Browser) -> Iterator[tuple[str, Page]]:
+    """A touch page at each of WIDTHS, by name ("desktop", "phone")."""
+    width, height = WIDTHS[request.param]
+    context = chromium.new_context(viewport={"width": width, "height": height}, has_touch=True)
+    errors: list[str] = []
+    tab = context.new_page()
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield request.param, tab
+    context.close()
+    assert not errors, errors
 
 
 Shoot = Callable[..., Path]

@@ -17,6 +17,12 @@ def words(text: str) -> str:
     return " ".join(text.split())
 
 
+def no_sideways_scroll(page: Page) -> None:
+    """The page is no wider than the viewport."""
+    widths = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], f"the page is {widths[0]} px wide in {widths[1]} px"
+
+
 def wait_for_form(page: Page, url: str) -> None:
     """Open the new research page once its options and resolution line have loaded."""
     page.goto(url)

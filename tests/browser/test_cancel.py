@@ -8,17 +8,16 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.browser.conftest import ServeProcess, Shoot
-from tests.browser.pages import wait_for_form
+from tests.browser.pages import no_sideways_scroll, wait_for_form
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 RUN_PAGE = re.compile(r"/runs/[^/?]+$")
-WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
 
 
 @pytest.fixture
@@ -30,19 +29,7 @@ def slow_web(web_server: FakeWeb) -> Iterator[FakeWeb]:
     web_server.latency_s = 0.0
 
 
-@pytest.fixture(params=sorted(WIDTHS))
-def sized(request: pytest.FixtureRequest, chromium: Browser) -> Iterator[tuple[str, Page]]:
-    width, height = WIDTHS[request.param]
-    context = chromium.new_context(viewport={"width": width, "height": height}, has_touch=True)
-    errors: list[str] = []
-    page = context.new_page()
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield request.param, page
-    context.close()
-    assert not errors, errors
-
-
-def _colour(page: Page, target: Locator) -> str:
+def _colour(target: Locator) -> str:
     return str(target.evaluate("node => getComputedStyle(node).color"))
 
 
@@ -55,11 +42,6 @@ def _bad_colour(page: Page) -> str:
             const colour = getComputedStyle(probe).color; probe.remove(); return colour; }"""
         )
     )
-
-
-def _no_sideways_scroll(page: Page) -> None:
-    widths = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
-    assert widths[0] <= widths[1], f"the page is {widths[0]} px wide in {widths[1]} px"
 
 
 def test_a_run_cancelled_from_the_runs_page_looks_cancelled_not_crashed(
@@ -85,10 +67,10 @@ def test_a_run_cancelled_from_the_runs_page_looks_cancelled_not_crashed(
     expect(row).to_have_attribute("data-status", "cancelled", timeout=60_000)
     status = row.locator("span.status")
     expect(status).to_have_text("cancelled")
-    assert _colour(page, status) != _bad_colour(page)
+    assert _colour(status) != _bad_colour(page)
     expect(row.locator("button.cancel")).to_have_count(0)
     expect(row.locator("button.resume")).to_be_visible()
-    _no_sideways_scroll(page)
+    no_sideways_scroll(page)
     screenshot(page, f"runs-cancelled-{name}.png", for_docs=False)
 
     page.goto(run_url)
@@ -96,7 +78,7 @@ def test_a_run_cancelled_from_the_runs_page_looks_cancelled_not_crashed(
     expect(head).to_have_attribute("data-status", "cancelled")
     expect(head).to_contain_text("cancelled")
     expect(head).not_to_contain_text("interrupted")
-    assert _colour(page, head) != _bad_colour(page)
+    assert _colour(head) != _bad_colour(page)
     expect(page.locator("#run-error")).to_be_hidden()
     expect(page.locator("#errors li")).to_have_count(0)
     expect(page.locator("ol#timeline li.node").first).to_be_attached()
@@ -108,5 +90,5 @@ def test_a_run_cancelled_from_the_runs_page_looks_cancelled_not_crashed(
         assert not message.inner_text().strip() or (box and box["width"] >= 100), box
     expect(page.locator("#cancel")).to_be_hidden()
     expect(page.locator("#resume")).to_be_visible()
-    _no_sideways_scroll(page)
+    no_sideways_scroll(page)
     screenshot(page, f"run-cancelled-{name}.png", for_docs=False)

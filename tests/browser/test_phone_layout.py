@@ -4,20 +4,18 @@ view after a tap, Esc closes it, the Runs table as cards with every action reach
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import ServeProcess, Shoot
-from tests.browser.pages import wait_for_form
+from tests.browser.conftest import WIDTHS, ServeProcess, Shoot
+from tests.browser.pages import no_sideways_scroll, wait_for_form
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 RUN_PAGE = re.compile(r"/runs/[^/?]+$")
-WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
 
 
 @pytest.fixture(scope="module")
@@ -37,23 +35,6 @@ def finished_run(chromium: Browser, scripted_server: ServeProcess, web_server: F
     url = page.url
     context.close()
     return url
-
-
-@pytest.fixture(params=sorted(WIDTHS))
-def sized(request: pytest.FixtureRequest, chromium: Browser) -> Iterator[tuple[str, Page]]:
-    width, height = WIDTHS[request.param]
-    context = chromium.new_context(viewport={"width": width, "height": height}, has_touch=True)
-    errors: list[str] = []
-    page = context.new_page()
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield request.param, page
-    context.close()
-    assert not errors, errors
-
-
-def no_sideways_scroll(page: Page) -> None:
-    overflow = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
-    assert overflow[0] <= overflow[1], f"the page is {overflow[0]} px wide in {overflow[1]} px"
 
 
 def test_the_report_comes_first_and_a_tapped_citation_opens_its_source_in_view(
