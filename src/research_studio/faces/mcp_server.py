@@ -145,7 +145,12 @@ def _prepare(question: str, pipeline: str, mode: str, overrides: dict[str, Any])
     """The one run set-up every face uses (blocking; run it in a worker thread)."""
     if overrides.get("docs"):
         overrides = {**overrides, "docs": [str(Path(path).resolve()) for path in overrides["docs"]]}
-    setup = RunSetup(question=question, plans=[(pipeline, mode)], overrides=overrides)
+    setup = RunSetup(
+        question=question,
+        plans=[(pipeline, mode)],
+        overrides=overrides,
+        single_agent="the `single_agent` parameter",
+    )
     return prepare(setup)[0]
 
 

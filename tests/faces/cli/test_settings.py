@@ -55,6 +55,12 @@ def test_a_bad_settings_file_value_fails_though_a_flag_overrides_it(tmp_path: Pa
         (["--fast-model", "anthropic:claude"], "anthropic models need ANTHROPIC_API_KEY"),
         (["--pipeline", "supervisor", "--iterations", "1"], "--iterations does not apply"),
         (["--supervisor-turns", "2"], "--supervisor-turns does not apply to the standard"),
+        (
+            ["--pipeline", "supervisor", "--single-agent"],
+            "--single-agent does not apply to the supervisor pipeline (only to standard",
+        ),
+        (["--pipeline", "supervisor", "--compare"], "--compare does not apply to the supervisor"),
+        (["--compare-with", "supervisor", "--single-agent"], "--single-agent does not apply"),
         (["--config", "."], "is a folder, not a settings file"),
     ],
 )

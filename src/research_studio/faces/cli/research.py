@@ -18,8 +18,8 @@ from research_studio.faces.cli.progress import ProgressView
 from research_studio.faces.cli.review import print_pending_review, reviewer
 from research_studio.faces.cli.summary import METRICS, closing_summary, metrics_table, run_lines
 from research_studio.faces.cli.terminal import foreign, is_utf8, line
-from research_studio.pipelines.registry import check_name, help_text, names, single_worker_names
-from research_studio.run.launch import RunSetup, prepare, resume_settings
+from research_studio.pipelines.registry import check_name, help_text, names
+from research_studio.run.launch import SINGLE_AGENT, RunSetup, prepare, resume_settings
 from research_studio.run.runner import AskFn, Outcome, RunStopped, execute
 from research_studio.run.runs import (
     RunFolder,
@@ -223,12 +223,6 @@ def run(
             overrides["review_plan"] = True
         if compare and compare_with:
             raise ConfigError("use --compare (single vs multi) or --compare-with, not both")
-        for other in (pipeline, compare_with):
-            if other and (single_agent or compare) and other not in single_worker_names():
-                flag = "--single-agent" if single_agent else "--compare"
-                raise ConfigError(
-                    f"{flag} does not apply to the {other} pipeline: it has no single-worker path"
-                )
         mode = "single" if single_agent else "multi"
         if compare:
             plans = [(pipeline, "single"), (pipeline, "multi")]
@@ -244,6 +238,7 @@ def run(
                 out_dir=out_dir,
                 note=_note,
                 indexing=indexing,
+                single_agent="--compare" if compare else SINGLE_AGENT,
             )
         )
     interactive = sys.stdin.isatty() and not no_clarify
