@@ -85,3 +85,11 @@ def test_remote_refuses_a_setting_its_pipeline_ignores_before_calling_the_server
     result = runner.invoke(app, args)
     assert result.exit_code == 2
     assert "--iterations does not apply to the supervisor pipeline" in result.output
+
+
+def test_eval_bounds_its_rounds_as_the_setting_declares_them() -> None:
+    declared = DECLARED["max_iterations"]
+    too_many = str(int(declared.maximum or 0) + 1)
+    result = runner.invoke(app, ["eval", "--live", "--max-iterations", too_many])
+    assert result.exit_code == 2
+    assert f"less than or equal to {int(declared.maximum or 0)}" in result.output

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from research_studio.core.config import Configuration
+from research_studio.core.declarations import DECLARED
 from research_studio.core.errors import ConfigError
 from research_studio.evaluation.cases import (
     EvalCase,
@@ -125,8 +126,8 @@ def eval_command(
         int | None,
         typer.Option(
             "--max-iterations",
-            min=1,
-            max=20,
+            min=DECLARED["max_iterations"].minimum,
+            max=DECLARED["max_iterations"].maximum,
             help="Rounds of every pipeline's research loop, for every case (over its settings).",
         ),
     ] = None,
