@@ -162,10 +162,15 @@ async def test_research_mistakes_are_one_line_in_mcp_words(web: FakeWeb, tmp_pat
         klingon = await session.call_tool(
             "research", {"question": "coral reefs", "language": "klingon"}
         )
+        single = await session.call_tool(
+            "research", {"question": "coral reefs", "pipeline": "supervisor", "single_agent": True}
+        )
     assert ignored.is_error
     assert "the `max_iterations` parameter does not apply" in ignored.content[0].text
     assert klingon.is_error and "unknown language 'klingon'" in klingon.content[0].text
-    for result in (ignored, klingon):
+    assert single.is_error
+    assert "the `single_agent` parameter does not apply to the supervisor" in single.content[0].text
+    for result in (ignored, klingon, single):
         assert "\n" not in result.content[0].text.strip()
         assert "--" not in result.content[0].text
     assert not (tmp_path / "runs").exists()

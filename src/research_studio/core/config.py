@@ -90,6 +90,18 @@ def _seconds(default: float, description: str) -> Any:
     return Field(default, gt=0.0, le=3600.0, description=description)
 
 
+def _budget(what: str, flag_name: str, label: str, unit: str = "") -> Any:
+    """An optional per-run budget, unset for no limit: a count (no unit) of at least 1, or an
+    amount in `unit` above 0. Its label is "<label> budget <unit>"."""
+    bound = {"gt": 0.0} if unit else {"ge": 1}
+    return Field(
+        None,
+        description=f"Budget: {what}.",
+        json_schema_extra=flag(flag_name, " ".join(filter(None, (label, "budget", unit)))),
+        **bound,
+    )
+
+
 def _known_language(value: str | None) -> str | None:
     """None, or a language the report can be written in, as its code ("German" -> "de")."""
     if value is None or not value.strip():
@@ -172,30 +184,10 @@ class Configuration(BaseModel):
     )
     # Cost and budgets: a run stops researching at the first budget reached and writes its
     # report from what it has.
-    max_llm_calls: int | None = Field(
-        None,
-        ge=1,
-        description="Budget: model calls per run.",
-        json_schema_extra=flag("--max-llm-calls", "Model calls budget"),
-    )
-    max_tokens: int | None = Field(
-        None,
-        ge=1,
-        description="Budget: prompt + completion tokens.",
-        json_schema_extra=flag("--max-tokens", "Tokens budget"),
-    )
-    max_cost_usd: float | None = Field(
-        None,
-        gt=0.0,
-        description="Budget: model cost in USD.",
-        json_schema_extra=flag("--max-cost-usd", "Cost budget (USD)"),
-    )
-    max_wall_s: float | None = Field(
-        None,
-        gt=0.0,
-        description="Budget: seconds of research.",
-        json_schema_extra=flag("--max-wall-s", "Time budget (seconds)"),
-    )
+    max_llm_calls: int | None = _budget("model calls per run", "--max-llm-calls", "Model calls")
+    max_tokens: int | None = _budget("prompt + completion tokens", "--max-tokens", "Tokens")
+    max_cost_usd: float | None = _budget("model cost in USD", "--max-cost-usd", "Cost", "(USD)")
+    max_wall_s: float | None = _budget("seconds of research", "--max-wall-s", "Time", "(seconds)")
     model_prices: dict[str, tuple[float, float]] = Field(
         default_factory=dict,
         description="USD per million input and output tokens by provider:name, over the built-in table.",

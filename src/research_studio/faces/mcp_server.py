@@ -145,7 +145,12 @@ def _prepare(question: str, pipeline: str, mode: str, overrides: dict[str, Any])
     """The one run set-up every face uses (blocking; run it in a worker thread)."""
     if overrides.get("docs"):
         overrides = {**overrides, "docs": [str(Path(path).resolve()) for path in overrides["docs"]]}
-    setup = RunSetup(question=question, plans=[(pipeline, mode)], overrides=overrides)
+    setup = RunSetup(
+        question=question,
+        plans=[(pipeline, mode)],
+        overrides=overrides,
+        single_agent="the `single_agent` parameter",
+    )
     return prepare(setup)[0]
 
 
@@ -254,32 +259,58 @@ async def _research(
     )
 
 
-async def _prepared(
-    question: str, pipeline: str, single_agent: bool, overrides: dict[str, Any]
-) -> PreparedRun:
-    mode = "single" if single_agent else "multi"
-    try:
-        return await asyncio.to_thread(_prepare, question, pipeline, mode, overrides)
-    except ResearchStudioError as exc:
-        raise _one_line(exc) from None
+# What both research tools are asked, before the settings: (parameter, type, default).
+REQUEST: tuple[tuple[str, Any, Any], ...] = (
+    ("question", QuestionParam, inspect.Parameter.empty),
+    ("pipeline", PipelineParam, "standard"),
+    ("single_agent", SingleAgentParam, False),
+    ("answer", AnswerParam, None),
+)
 
 
-@setting_parameters(*MCP_SETTINGS)
-async def research(
-    question: QuestionParam,
-    ctx: Context,
-    pipeline: PipelineParam = "standard",
-    single_agent: SingleAgentParam = False,
-    answer: AnswerParam = None,
-    *,
-    overrides: dict[str, Any],
-) -> ResearchAnswer:
+def research_request(tool: Tool) -> Tool:
+    """Give a research tool the request's parameters and the settings; it receives the run the
+    one set-up prepared from them (`prepared`) and the clarification `answer`."""
+    signature = inspect.signature(tool, eval_str=True)
+    own = [
+        param for name, param in signature.parameters.items() if name not in ("prepared", "answer")
+    ]
+
+    @functools.wraps(tool)
+    async def wrapper(
+        question: str,
+        *args: Any,
+        pipeline: str = "standard",
+        single_agent: bool = False,
+        answer: str | None = None,
+        overrides: dict[str, Any],
+        **kwargs: Any,
+    ) -> Any:
+        mode = "single" if single_agent else "multi"
+        try:
+            prepared = await asyncio.to_thread(_prepare, question, pipeline, mode, overrides)
+        except ResearchStudioError as exc:
+            raise _one_line(exc) from None
+        return await tool(*args, prepared=prepared, answer=answer, **kwargs)
+
+    first, *rest = (
+        inspect.Parameter(
+            name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=kind
+        )
+        for name, kind, default in REQUEST
+    )
+    keyword = inspect.Parameter("overrides", inspect.Parameter.KEYWORD_ONLY)
+    wrapper.__signature__ = signature.replace(parameters=[first, *own, *rest, keyword])  # type: ignore[attr-defined]
+    return setting_parameters(*MCP_SETTINGS)(wrapper)
+
+
+@research_request
+async def research(ctx: Context, *, prepared: PreparedRun, answer: str | None) -> ResearchAnswer:
     """Research a question; returns the cited report, its sources and the audit verdict.
 
     A run takes minutes: progress notifications arrive every few seconds while it works.
     Clients that cannot wait that long use research_start and research_status instead.
     """
-    prepared = await _prepared(question, pipeline, single_agent, overrides)
     progress = _Progress(ctx)
     async with progress.heartbeat():
         result = await _research(prepared, answer, progress)
@@ -314,20 +345,12 @@ class _Background:
 _BACKGROUND = _Background()
 
 
-@setting_parameters(*MCP_SETTINGS)
-async def research_start(
-    question: QuestionParam,
-    pipeline: PipelineParam = "standard",
-    single_agent: SingleAgentParam = False,
-    answer: AnswerParam = None,
-    *,
-    overrides: dict[str, Any],
-) -> StartedRun:
+@research_request
+async def research_start(*, prepared: PreparedRun, answer: str | None) -> StartedRun:
     """Start research in the background (same parameters and checks as `research`).
 
     Returns at once with the run id; poll research_status with it until the run has ended.
     """
-    prepared = await _prepared(question, pipeline, single_agent, overrides)
     run_id = prepared.folder.record.run_id
     work = _research(prepared, answer, _BACKGROUND.recorder(run_id))
     _BACKGROUND.tasks[run_id] = asyncio.get_running_loop().create_task(work)

@@ -89,36 +89,26 @@ async def research_remote(
     if not is_web_url(server):
         raise ResearchStudioError(f"--server must be an http(s) URL, not {server!r}")
     async with get_client(url=server) as client:
-        return await _research(client, server, question, pipeline, context, ask, on_node)
-
-
-async def _research(
-    client: Any,
-    server: str,
-    question: str,
-    pipeline: str,
-    context: dict[str, Any],
-    ask: RemoteAsk,
-    on_node: NodeFn,
-) -> RemoteResult:
-    assistant_id = await _assistant_id(client, server, pipeline)
-    try:
-        thread_id = str((await client.threads.create())["thread_id"])
-        payload: dict[str, Any] | None = {"query": question}
-        while True:
-            await _stream(client, thread_id, assistant_id, payload, context, on_node)
-            state = await client.threads.get_state(thread_id)
-            values: dict[str, Any] = dict(state.get("values") or {})
-            if "clarify" not in (state.get("next") or []):
-                break
-            reply = await ask(
-                str(values.get("clarification_question", "")),
-                list(values.get("clarification_options", [])),
-            )
-            await client.threads.update_state(thread_id, {"user_clarification": reply})
-            payload = None
-    except httpx.HTTPError as exc:
-        raise ResearchStudioError(f"the LangGraph server at {server} failed: {exc}") from exc
-    if not values.get("report"):
-        raise ResearchStudioError(f"thread {thread_id} on {server} ended without a report")
-    return RemoteResult(thread_id, str(values["report"]), list(values.get("sources", [])), values)
+        assistant_id = await _assistant_id(client, server, pipeline)
+        try:
+            thread_id = str((await client.threads.create())["thread_id"])
+            payload: dict[str, Any] | None = {"query": question}
+            while True:
+                await _stream(client, thread_id, assistant_id, payload, context, on_node)
+                state = await client.threads.get_state(thread_id)
+                values: dict[str, Any] = dict(state.get("values") or {})
+                if "clarify" not in (state.get("next") or []):
+                    break
+                reply = await ask(
+                    str(values.get("clarification_question", "")),
+                    list(values.get("clarification_options", [])),
+                )
+                await client.threads.update_state(thread_id, {"user_clarification": reply})
+                payload = None
+        except httpx.HTTPError as exc:
+            raise ResearchStudioError(f"the LangGraph server at {server} failed: {exc}") from exc
+        if not values.get("report"):
+            raise ResearchStudioError(f"thread {thread_id} on {server} ended without a report")
+        return RemoteResult(
+            thread_id, str(values["report"]), list(values.get("sources", [])), values
+        )

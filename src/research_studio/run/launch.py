@@ -49,6 +49,8 @@ from research_studio.sources.search import SearchChoice
 # Settings only some pipelines read: their specs say which, and every face refuses the others.
 SELECTIVE_SETTINGS = ("max_iterations", "review_plan", "max_researcher_iterations")
 Note = Callable[[str], None]
+# The single-agent mode as the CLI names it; the other faces name it in their own words.
+SINGLE_AGENT = "--single-agent"
 
 
 def honoured_by() -> dict[str, tuple[str, ...]]:
@@ -104,19 +106,24 @@ def _listed(names: tuple[str, ...]) -> str:
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
 
 
-def check_pipeline(pipeline: str, mode: str, overrides: dict[str, Any]) -> None:
-    """A mode or setting the pipeline cannot honour is refused, never silently ignored."""
+def _not_for(setting: str, pipeline: str, pipelines: tuple[str, ...]) -> str:
+    return f"{setting} does not apply to the {pipeline} pipeline (only to {_listed(pipelines)})"
+
+
+def check_pipeline(
+    pipeline: str, mode: str, overrides: dict[str, Any], single_agent: str = SINGLE_AGENT
+) -> None:
+    """A mode or setting the pipeline cannot honour is refused, never silently ignored.
+
+    `single_agent` is the single-agent mode in the face's words (its flag, field or parameter);
+    settings are named by their flags, which the faces reword.
+    """
     if mode == "single" and pipeline not in single_worker_names():
-        raise RequestError(
-            "mode", f"the {pipeline} pipeline has no single-agent mode; use multi-agent"
-        )
+        raise RequestError("mode", _not_for(single_agent, pipeline, single_worker_names()))
     for name, pipelines in honoured_by().items():
         if overrides.get(name) not in (None, False) and pipeline not in pipelines:
-            raise RequestError(
-                name,
-                f"{DECLARED[name].flag.split('/')[0]} does not apply to the {pipeline} pipeline "
-                f"(only to {_listed(pipelines)})",
-            )
+            flag = DECLARED[name].flag.split("/")[0]
+            raise RequestError(name, _not_for(flag, pipeline, pipelines))
 
 
 def check_run(
@@ -126,13 +133,14 @@ def check_run(
     config_file: Path | None,
     docs: list[Path],
     mode: str = "multi",
+    single_agent: str = SINGLE_AGENT,
 ) -> CheckedRun:
     """Every check made before any work, so a mistake leaves no run folder behind."""
     try:
         config = load_configuration(overrides, config_file=config_file).config
     except ResearchStudioError as exc:
         raise RequestError(_settings_field(str(exc), overrides), str(exc)) from None
-    check_pipeline(pipeline, mode, overrides)
+    check_pipeline(pipeline, mode, overrides, single_agent)
     if config.review_plan and pipeline not in plan_review_names():
         raise RequestError(
             "review_plan",
@@ -339,6 +347,7 @@ class RunSetup:
     out_dir: Path | None = None
     note: Note | None = None  # what was chosen and why, skipped files: shown by the face
     indexing: Callable[[list[Path]], AbstractContextManager[Any]] | None = None
+    single_agent: str = SINGLE_AGENT  # the single-agent mode as the face names it, in refusals
 
 
 @dataclass(frozen=True)
@@ -379,11 +388,13 @@ def prepare(setup: RunSetup) -> list[PreparedRun]:
     overrides = dict(setup.overrides)
     docs = [Path(path) for path in overrides.get("docs") or []]
     pipeline, mode = setup.plans[0]
-    checked = check_run(setup.question, pipeline, overrides, setup.config_file, docs, mode)
+    checked = check_run(
+        setup.question, pipeline, overrides, setup.config_file, docs, mode, setup.single_agent
+    )
     for other, other_mode in setup.plans[1:]:
         with blame("pipeline"):
             graph_builder(other)
-        check_pipeline(other, other_mode, overrides)
+        check_pipeline(other, other_mode, overrides, setup.single_agent)
     note = setup.note or (lambda _line: None)
     if checked.window:
         note(f"time range: {checked.window.describe()}; undated sources kept, marked")
@@ -423,5 +434,6 @@ def prepare_run(request: ResearchRequest, config_file: Path | None) -> PreparedR
         overrides=request.overrides(),
         config_file=config_file,
         interactive_clarify=not request.no_clarify,
+        single_agent="single agent in the Mode field",
     )
     return prepare(setup)[0]

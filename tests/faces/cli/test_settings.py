@@ -55,6 +55,12 @@ def test_a_bad_settings_file_value_fails_though_a_flag_overrides_it(tmp_path: Pa
         (["--fast-model", "anthropic:claude"], "anthropic models need ANTHROPIC_API_KEY"),
         (["--pipeline", "supervisor", "--iterations", "1"], "--iterations does not apply"),
         (["--supervisor-turns", "2"], "--supervisor-turns does not apply to the standard"),
+        (
+            ["--pipeline", "supervisor", "--single-agent"],
+            "--single-agent does not apply to the supervisor pipeline (only to standard",
+        ),
+        (["--pipeline", "supervisor", "--compare"], "--compare does not apply to the supervisor"),
+        (["--compare-with", "supervisor", "--single-agent"], "--single-agent does not apply"),
         (["--config", "."], "is a folder, not a settings file"),
     ],
 )
@@ -79,3 +85,11 @@ def test_remote_refuses_a_setting_its_pipeline_ignores_before_calling_the_server
     result = runner.invoke(app, args)
     assert result.exit_code == 2
     assert "--iterations does not apply to the supervisor pipeline" in result.output
+
+
+def test_eval_bounds_its_rounds_as_the_setting_declares_them() -> None:
+    declared = DECLARED["max_iterations"]
+    too_many = str(int(declared.maximum or 0) + 1)
+    result = runner.invoke(app, ["eval", "--live", "--max-iterations", too_many])
+    assert result.exit_code == 2
+    assert f"less than or equal to {int(declared.maximum or 0)}" in result.output

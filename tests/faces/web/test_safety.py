@@ -28,7 +28,11 @@ pytestmark = pytest.mark.e2e
         ({"question": "q", "pipeline": "nonexistent"}, "pipeline", "standard"),
         ({"question": "q", "docs": "/etc"}, "docs", "allowed"),
         ({"question": "q", "docs": "../../etc"}, "docs", "allowed"),
-        ({"question": "q", "pipeline": "supervisor", "mode": "single"}, "mode", "single"),
+        (
+            {"question": "q", "pipeline": "supervisor", "mode": "single"},
+            "mode",
+            "single agent in the Mode field does not apply to the supervisor pipeline",
+        ),
         ({"question": "q", "max_iterations": 0}, "max_iterations", "1"),
         ({"question": "q", "max_iterations": 99}, "max_iterations", "20"),
         (

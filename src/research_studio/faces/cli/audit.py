@@ -9,21 +9,10 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from research_studio.core.config import Configuration, load_configuration
-from research_studio.faces.cli.common import (
-    ConfigFileOption,
-    JsonFlag,
-    err,
-    out,
-    print_json,
-    run_async,
-    setting_options,
-    settings,
-    user_errors,
-)
+from research_studio.core.config import Configuration
+from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, line
 from research_studio.run.audit import AuditReport, SourceDrift, audit_rows, audit_run, live_drift
-from research_studio.run.runs import find_run
 from research_studio.services.clients import open_services
 
 LiveFlag = Annotated[
@@ -37,7 +26,7 @@ LiveFlag = Annotated[
 
 async def _drift(config: Configuration, path: Path) -> list[SourceDrift]:
     async with open_services(config) as services:
-        with err.status("Fetching the cited pages again…"):
+        with common.err.status("Fetching the cited pages again…"):
             return await live_drift(path, services.fetcher)
 
 
@@ -54,18 +43,18 @@ def _print(report: AuditReport, run_id: str) -> None:
             foreign(verdict, colour),
             foreign(why),
         )
-    out.print(table)
+    common.out.print(table)
     for claim in report.claims:
         colour = "green" if claim.verdict == "holds" else "red"
-        out.print(
+        common.out.print(
             line(f"✓✓ {claim.cid}: ", foreign(claim.verdict, colour), " — ", foreign(claim.why))
         )
     for problem in report.problems:
-        err.print(line(("problem: ", "red"), foreign(problem)))
+        common.err.print(line(("problem: ", "red"), foreign(problem)))
     for drift in report.drift:
         colour = "green" if drift.status == "same" else "yellow"
         detail: list[str | Text] = [" — ", foreign(drift.detail)] if drift.detail else []
-        out.print(
+        common.out.print(
             line(
                 f"live {drift.sid}: ",
                 foreign(drift.status, colour),
@@ -75,34 +64,33 @@ def _print(report: AuditReport, run_id: str) -> None:
             )
         )
     if report.answered is False:
-        err.print(line(("The sources read do not answer the question.", "yellow")))
+        common.err.print(line(("The sources read do not answer the question.", "yellow")))
     for question in report.unanswered:
-        err.print(line(("not answered: ", "yellow"), foreign(question)))
-    out.print(foreign(report.summary()))
+        common.err.print(line(("not answered: ", "yellow"), foreign(question)))
+    common.out.print(foreign(report.summary()))
 
 
-@setting_options("allow_private_networks")
+@common.setting_options("allow_private_networks")
 def audit(
-    run_id: Annotated[
-        str, typer.Argument(help="Run id (in the runs folder) or a run folder path.")
-    ],
+    run_id: common.RunIdArgument,
     live: LiveFlag = False,
-    as_json: JsonFlag = False,
-    config_file: ConfigFileOption = None,
+    as_json: common.JsonFlag = False,
+    config_file: common.ConfigFileOption = None,
     *,
     overrides: dict[str, Any],
 ) -> None:
     """Check a finished run from its folder alone: every printed line, statement and kept page
     against the run's manifest and its quotes (exit 1 if any check fails)."""
-    with user_errors():
-        runs_dir = load_configuration(config_file=config_file).config.runs_dir
-        folder = find_run(runs_dir, run_id)
+    folder = common.open_run(run_id, config_file)
+    with common.user_errors():
         report = audit_run(folder.path)
-        config = settings(config_file, {**overrides, "use_cache": False}).config if live else None
+        config = (
+            common.settings(config_file, {**overrides, "use_cache": False}).config if live else None
+        )
     if config is not None:
-        report.drift = run_async(_drift(config, folder.path))
+        report.drift = common.run_async(_drift(config, folder.path))
     if as_json:
-        print_json(report.model_dump())
+        common.print_json(report.model_dump())
     else:
         _print(report, folder.record.run_id)
     if not report.ok:

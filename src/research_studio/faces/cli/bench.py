@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from research_studio.core.errors import ConfigError
-from research_studio.faces.cli.common import JsonFlag, err, out, print_json, user_errors
+from research_studio.faces.cli import common
 
 
 def _benchmarks() -> tuple[Any, Any, Any]:
@@ -58,10 +58,10 @@ def bench(
     markdown_file: Annotated[
         Path | None, typer.Option("--markdown", help="Write the performance page here too.")
     ] = None,
-    as_json: JsonFlag = False,
+    as_json: common.JsonFlag = False,
 ) -> None:
     """Measure the pipelines (calls, tokens, wall time vs critical path) and local search speed."""
-    with user_errors():
+    with common.user_errors():
         bench_module, harness, results_module = _benchmarks()
         results = bench_module.run_bench(
             quick=quick,
@@ -70,11 +70,11 @@ def bench(
             pipelines=not skip_pipelines,
             local=not skip_local,
             million=million,
-            status=err.status,
+            status=common.err.status,
         )
         results_module.write_results(results, results_file, markdown_file)
     if as_json:
-        print_json(results)
+        common.print_json(results)
         return
     if "pipelines" in results:
         table = Table(title="Pipelines (means per run)")
@@ -107,10 +107,10 @@ def bench(
                     )
                 ),
             )
-        out.print(table)
+        common.out.print(table)
     if "local_search" in results:
         for row in results["local_search"]["sizes"].values():
-            out.print(
+            common.out.print(
                 f"Local search: {row['chunks']:,} chunks; question p50 {row['query_p50_ms']} ms, "
                 f"p95 {row['query_p95_ms']} ms (load {row['load_before']})",
                 markup=False,
@@ -128,5 +128,5 @@ def bench(
             f"[{'green' if status == 'met' else 'red' if status == 'missed' else 'dim'}]{status}[/]",
             str(load),
         )
-    out.print(targets)
-    out.print(f"Results: {results_file}" + (f", {markdown_file}" if markdown_file else ""))
+    common.out.print(targets)
+    common.out.print(f"Results: {results_file}" + (f", {markdown_file}" if markdown_file else ""))

@@ -20,6 +20,7 @@ from research_studio.core.config import LoadedConfiguration, load_configuration
 from research_studio.core.declarations import DECLARED, Declared
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.cli.terminal import foreign, line
+from research_studio.run.runs import RunFolder, find_run
 
 T = TypeVar("T")
 
@@ -30,6 +31,9 @@ err = Console(stderr=True, soft_wrap=True, emoji=False)
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 ConfigFileOption = Annotated[
     Path | None, typer.Option("--config", help="Settings file (default: ./research-studio.toml).")
+]
+RunIdArgument = Annotated[
+    str, typer.Argument(help="Run id (in the runs folder) or a run folder path.")
 ]
 AnswerOption = Annotated[
     str | None, typer.Option("--answer", help="Answer to give if a clarification is asked.")
@@ -93,6 +97,13 @@ def settings(
 ) -> LoadedConfiguration:
     """Load configuration with the given command-line values on top."""
     return load_configuration(overrides, config_file=config_file)
+
+
+def open_run(run_id: str, config_file: Path | None) -> RunFolder:
+    """The run a command names (folder path, id or unique id prefix in the configured runs folder);
+    a one-line error when there is none."""
+    with user_errors():
+        return find_run(settings(config_file).config.runs_dir, run_id)
 
 
 def print_json(data: Any) -> None:

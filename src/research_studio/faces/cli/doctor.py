@@ -16,15 +16,9 @@ from typing import Annotated, Any, Literal
 import httpx
 import typer
 
-from research_studio.core.config import Configuration, load_configuration
+from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
-from research_studio.faces.cli.common import (
-    ConfigFileOption,
-    out,
-    print_json,
-    setting_options,
-    user_errors,
-)
+from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, line
 from research_studio.llm import local_model
 from research_studio.llm.embeddings import minilm_folder
@@ -174,29 +168,29 @@ def diagnose(config: Configuration) -> list[Check]:
     return [_python(), model, _search(config), *_extras(config, model)]
 
 
-@setting_options("docs")
+@common.setting_options("docs")
 def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
-    config_file: ConfigFileOption = None,
+    config_file: common.ConfigFileOption = None,
     *,
     overrides: dict[str, Any],
 ) -> None:
     """Check Python, model, search and extras; say what to fix (exit 1 if no report is possible)."""
-    with user_errors():
-        config = load_configuration(overrides, config_file=config_file).config
+    with common.user_errors():
+        config = common.settings(config_file, overrides).config
     checks = diagnose(config)
     if as_json:
-        print_json([check.__dict__ for check in checks])
+        common.print_json([check.__dict__ for check in checks])
     else:
         for check in checks:
             mark, style = MARKS[check.verdict]
             row = line((f"{mark} ", style), (f"{check.name:<14}", "bold"), foreign(check.found))
             if check.fix:
                 row.append_text(line(("  → ", style), foreign(check.fix)))
-            out.print(row, highlight=False)
+            common.out.print(row, highlight=False)
     failed = [check.name for check in checks if check.verdict == "fail"]
     if not as_json:
-        out.print(
+        common.out.print(
             line(("Fix the lines marked ✗ first.", "bold red"))
             if failed
             else line(("Ready: a cited report is possible with this set-up.", "green"))

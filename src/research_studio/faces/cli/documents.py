@@ -9,40 +9,32 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from research_studio.faces.cli.common import (
-    ConfigFileOption,
-    JsonFlag,
-    err,
-    out,
-    print_json,
-    settings,
-    user_errors,
-)
+from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign
 from research_studio.run.launch import check_docs, index_documents
 
 
 def indexing(paths: list[Path]) -> AbstractContextManager[object]:
     """The spinner shown while the paths are indexed."""
-    return err.status(f"Indexing {', '.join(str(path) for path in paths)}…")
+    return common.err.status(f"Indexing {', '.join(str(path) for path in paths)}…")
 
 
 def warn(line: str) -> None:
     """A skipped file or empty folder, on stderr (the text is the user's: shown, never markup)."""
-    err.print(foreign(line, "yellow"), highlight=False)
+    common.err.print(foreign(line, "yellow"), highlight=False)
 
 
 def index(
     paths: Annotated[
         list[Path], typer.Argument(help="Files or folders (Markdown, text, HTML, PDF).")
     ],
-    as_json: JsonFlag = False,
-    config_file: ConfigFileOption = None,
+    as_json: common.JsonFlag = False,
+    config_file: common.ConfigFileOption = None,
 ) -> None:
     """Build or update the local document index (changed files re-indexed, removed ones dropped)."""
-    with user_errors():
+    with common.user_errors():
         check_docs(paths)
-        config = settings(config_file).config
+        config = common.settings(config_file).config
         with indexing(paths):
             report = index_documents(config, paths, warn)
     summary = {
@@ -53,10 +45,10 @@ def index(
         "skipped": [{"path": path, "reason": reason} for path, reason in report.skipped],
     }
     if as_json:
-        print_json(summary)
+        common.print_json(summary)
         return
     table = Table(title="Document index", show_header=False)
     for name in ("added", "updated", "unchanged", "removed"):
         table.add_row(name, str(summary[name]))
     table.add_row("skipped", str(len(report.skipped)))
-    out.print(table)
+    common.out.print(table)

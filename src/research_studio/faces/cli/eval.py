@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from research_studio.core.config import Configuration
+from research_studio.core.declarations import DECLARED
 from research_studio.core.errors import ConfigError
 from research_studio.evaluation.cases import (
     EvalCase,
@@ -19,17 +20,7 @@ from research_studio.evaluation.cases import (
 from research_studio.evaluation.judging import default_judge
 from research_studio.evaluation.suite import EvalPlan, EvalReport, pipeline_means, run_eval
 from research_studio.evaluation.summary import costs_lines, markdown, summary_table
-from research_studio.faces.cli.common import (
-    SEARCH_SETTINGS,
-    ConfigFileOption,
-    JsonFlag,
-    err,
-    print_json,
-    run_async,
-    setting_options,
-    settings,
-    user_errors,
-)
+from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign
 from research_studio.llm.models import split_spec
 from research_studio.run.runs import write_atomically
@@ -57,7 +48,7 @@ def _judge(
     try:
         return default_judge(config), False
     except ConfigError as exc:
-        err.print(
+        common.err.print(
             foreign(f"no judge model ({exc}); judge evaluators skipped", "yellow"), highlight=False
         )
         return None, False
@@ -115,7 +106,7 @@ def _print(report: EvalReport, details: Path) -> None:
     typer.echo(f"Details: {details}")
 
 
-@setting_options("model", "fast_model", *SEARCH_SETTINGS, "use_cache")
+@common.setting_options("model", "fast_model", *common.SEARCH_SETTINGS, "use_cache")
 def eval_command(
     live: Annotated[
         bool, typer.Option("--live", help="Run the cases through the pipelines, then score them.")
@@ -135,8 +126,8 @@ def eval_command(
         int | None,
         typer.Option(
             "--max-iterations",
-            min=1,
-            max=20,
+            min=DECLARED["max_iterations"].minimum,
+            max=DECLARED["max_iterations"].maximum,
             help="Rounds of every pipeline's research loop, for every case (over its settings).",
         ),
     ] = None,
@@ -183,13 +174,13 @@ def eval_command(
     list_cases: Annotated[
         bool, typer.Option("--list-cases", help="List the cases and stop.")
     ] = False,
-    as_json: JsonFlag = False,
-    config_file: ConfigFileOption = None,
+    as_json: common.JsonFlag = False,
+    config_file: common.ConfigFileOption = None,
     *,
     overrides: dict[str, Any],
 ) -> None:
     """Evaluate pipelines on eval cases: structural, case, judge and citation-accuracy scores."""
-    with user_errors():
+    with common.user_errors():
         if export_cases is not None:
             write_atomically(export_cases, bundled_cases_text())
             typer.echo(
@@ -216,7 +207,7 @@ def eval_command(
             wanted = select_cases(catalog, _ids(cases)) if (live or cases) else []
         wanted = _with_iterations(wanted, max_iterations)
         chosen = parse_pipelines(pipelines) if pipelines else None
-        config = settings(config_file, overrides).config
+        config = common.settings(config_file, overrides).config
         if offline and not judge and not no_judge:
             judge = str(wanted[0].settings["model"])  # the embedded model judges too
         spec, recorded = _judge(judge, no_judge, live, config)
@@ -233,22 +224,22 @@ def eval_command(
             catalog=catalog,
         )
         if live:
-            err.print(
+            common.err.print(
                 foreign(f"judge: {spec or 'none'}; snapshots: {snapshots}", "dim"), highlight=False
             )
 
     def progress(message: str) -> None:
-        err.print(foreign(message), highlight=False)
+        common.err.print(foreign(message), highlight=False)
 
-    report = run_async(run_eval(plan, config, on_progress=progress))
-    with user_errors():
+    report = common.run_async(run_eval(plan, config, on_progress=progress))
+    with common.user_errors():
         text = markdown(report)
         if output is not None:
             write_atomically(output, report.model_dump_json(indent=2))
         details = output.with_suffix(".md") if output is not None else snapshots / "eval-report.md"
         write_atomically(details, text)
     if as_json:
-        print_json(report.model_dump(mode="json"))
+        common.print_json(report.model_dump(mode="json"))
     else:
         _print(report, details)
     if any(result.status != "completed" for result in report.results):

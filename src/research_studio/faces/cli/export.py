@@ -7,11 +7,9 @@ from typing import Annotated, cast
 
 import typer
 
-from research_studio.core.config import load_configuration
 from research_studio.core.errors import ResearchStudioError
 from research_studio.export import FORMATS, ExportFormat, export_run
-from research_studio.faces.cli.common import ConfigFileOption, out, user_errors
-from research_studio.run.runs import find_run
+from research_studio.faces.cli import common
 
 ALIASES: dict[str, ExportFormat] = {"bibtex": "bib", "markdown": "md", "word": "docx"}
 
@@ -46,9 +44,7 @@ def target_path(out_option: str | None, filename: str) -> Path:
 
 
 def export(
-    run_id: Annotated[
-        str, typer.Argument(help="Run id (in the runs folder) or a run folder path.")
-    ],
+    run_id: common.RunIdArgument,
     fmt: Annotated[
         str,
         typer.Option(
@@ -62,16 +58,15 @@ def export(
         str | None,
         typer.Option("--out", "-o", help="Folder or file to write (default: the current folder)."),
     ] = None,
-    config_file: ConfigFileOption = None,
+    config_file: common.ConfigFileOption = None,
 ) -> None:
     """Export a finished run's report (md, html, pdf, docx) or its cited sources (bib, ris)."""
-    with user_errors():
-        runs_dir = load_configuration(config_file=config_file).config.runs_dir
-        folder = find_run(runs_dir, run_id)
+    folder = common.open_run(run_id, config_file)
+    with common.user_errors():
         exported = export_run(folder.path, export_format(fmt))
         path = target_path(out_path, exported.filename)
         try:
             path.write_bytes(exported.content)
         except OSError as exc:
             raise ResearchStudioError(f"cannot write {path}: {exc.strerror or exc}") from None
-    out.print(str(path), highlight=False, soft_wrap=True)
+    common.out.print(str(path), highlight=False, soft_wrap=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from research_studio.faces.cli.common import user_errors
+from research_studio.faces.cli import common
 
 
 def mcp() -> None:
@@ -10,5 +10,5 @@ def mcp() -> None:
     # Imported here: the MCP SDK is only loaded by the command that needs it.
     from research_studio.faces.mcp_server import serve
 
-    with user_errors():
+    with common.user_errors():
         serve()

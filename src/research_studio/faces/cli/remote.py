@@ -9,17 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from research_studio.core.config import load_configuration
-from research_studio.faces.cli.common import (
-    AnswerOption,
-    err,
-    out,
-    print_json,
-    prompt_choice,
-    run_async,
-    setting_options,
-    user_errors,
-)
+from research_studio.faces.cli import common
 from research_studio.faces.cli.research import PipelineOption
 from research_studio.faces.cli.terminal import foreign, line
 from research_studio.faces.remote import RemoteAsk, research_remote
@@ -44,17 +34,17 @@ def _asker(answer: str | None) -> RemoteAsk:
         if answer is not None:
             return answer
         if not sys.stdin.isatty():
-            err.print(
+            common.err.print(
                 foreign(f"The server asks: {question}; continuing without (no terminal).", "yellow")
             )
             return ""
 
-        return await asyncio.to_thread(prompt_choice, question, options)
+        return await asyncio.to_thread(common.prompt_choice, question, options)
 
     return ask
 
 
-@setting_options(*REMOTE_SETTINGS)
+@common.setting_options(*REMOTE_SETTINGS)
 def remote(
     query: Annotated[str, typer.Argument(help="The research question.")],
     server: Annotated[
@@ -62,7 +52,7 @@ def remote(
         typer.Option("--server", envvar="RESEARCH_STUDIO_SERVER", help="LangGraph server URL."),
     ],
     pipeline: Annotated[str, PipelineOption("Pipeline to run:")] = "standard",
-    answer: AnswerOption = None,
+    answer: common.AnswerOption = None,
     out_file: Annotated[
         Path | None, typer.Option("--out", help="Write the report here (default: print it).")
     ] = None,
@@ -71,30 +61,32 @@ def remote(
     overrides: dict[str, Any],
 ) -> None:
     """Research on a LangGraph server (its models, keys and search come from the server)."""
-    with user_errors():
+    with common.user_errors():
         # The same checks as a local run, as far as they apply: values, question, pipeline.
-        limit = load_configuration(overrides).config.max_query_chars
+        limit = common.settings(None, overrides).config.max_query_chars
         question = check_query(query, max_chars=limit)
         check_pipeline(pipeline, "multi", overrides)
     context = {name: value for name, value in overrides.items() if value is not None}
-    result = run_async(
+    result = common.run_async(
         research_remote(
             server.rstrip("/"),
             question,
             pipeline=pipeline,
             context=context,
             ask=_asker(answer),
-            on_node=lambda node: err.print(foreign(f"{node} finished", "dim"), highlight=False),
+            on_node=lambda node: common.err.print(
+                foreign(f"{node} finished", "dim"), highlight=False
+            ),
         )
     )
     if as_json:
-        print_json(
+        common.print_json(
             {"thread_id": result.thread_id, "report": result.report, "sources": result.sources}
         )
         return
     if out_file is not None:
         write_atomically(out_file, result.report)
-        err.print(
+        common.err.print(
             line(
                 "Report: ",
                 foreign(out_file, "bold"),
@@ -102,5 +94,5 @@ def remote(
             )
         )
         return
-    out.print(foreign(result.report, newlines=True), highlight=False)
-    err.print(foreign(f"thread {result.thread_id} on {server}", "dim"), highlight=False)
+    common.out.print(foreign(result.report, newlines=True), highlight=False)
+    common.err.print(foreign(f"thread {result.thread_id} on {server}", "dim"), highlight=False)

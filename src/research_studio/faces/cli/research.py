@@ -10,32 +10,19 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from research_studio.core.config import Configuration, load_configuration
+from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError, ResearchStudioError
-from research_studio.faces.cli.common import (
-    SEARCH_SETTINGS,
-    AnswerOption,
-    ConfigFileOption,
-    JsonFlag,
-    err,
-    out,
-    print_json,
-    prompt_choice,
-    run_async,
-    setting_options,
-    user_errors,
-)
+from research_studio.faces.cli import common
 from research_studio.faces.cli.documents import indexing
 from research_studio.faces.cli.progress import ProgressView
 from research_studio.faces.cli.review import print_pending_review, reviewer
 from research_studio.faces.cli.summary import METRICS, closing_summary, metrics_table, run_lines
-from research_studio.faces.cli.terminal import foreign, line
-from research_studio.pipelines.registry import check_name, help_text, names, single_worker_names
-from research_studio.run.launch import RunSetup, prepare, resume_settings
+from research_studio.faces.cli.terminal import foreign, is_utf8, line
+from research_studio.pipelines.registry import check_name, help_text, names
+from research_studio.run.launch import SINGLE_AGENT, RunSetup, prepare, resume_settings
 from research_studio.run.runner import AskFn, Outcome, RunStopped, execute
 from research_studio.run.runs import (
     RunFolder,
-    find_run,
     list_runs,
 )
 
@@ -71,7 +58,7 @@ class PipelineOption(typer.models.OptionInfo):
 
 def _note(text: str) -> None:
     """What the set-up chose and why, skipped files: dim, on stderr, never read as markup."""
-    err.print(foreign(text, "dim"), highlight=False)
+    common.err.print(foreign(text, "dim"), highlight=False)
 
 
 def _asker(view: ProgressView, *, answer: str | None, interactive: bool) -> AskFn:
@@ -79,7 +66,7 @@ def _asker(view: ProgressView, *, answer: str | None, interactive: bool) -> AskF
         if answer is not None:
             return answer
         if not interactive:
-            err.print(
+            common.err.print(
                 foreign(
                     f"The request is ambiguous ({question}); continuing without asking "
                     "(no terminal).",
@@ -89,7 +76,7 @@ def _asker(view: ProgressView, *, answer: str | None, interactive: bool) -> AskF
             return ""
 
         with view.paused():
-            return await asyncio.to_thread(prompt_choice, question, options)
+            return await asyncio.to_thread(common.prompt_choice, question, options)
 
     return ask
 
@@ -104,7 +91,7 @@ async def _execute(
     plan_reply: str | None = None,
 ) -> Outcome:
     view = ProgressView(
-        err, title=f"{folder.record.pipeline}/{folder.record.mode}: {folder.record.query}"
+        common.err, title=f"{folder.record.pipeline}/{folder.record.mode}: {folder.record.query}"
     )
     try:
         with view.shown():
@@ -118,25 +105,25 @@ async def _execute(
                 review=reviewer(view, reply=plan_reply, interactive=interactive),
             )
     except RunStopped as stopped:  # saved as interrupted: say how to resume, exit as signalled
-        err.print(foreign(stopped, "yellow"), highlight=False)
+        common.err.print(foreign(stopped, "yellow"), highlight=False)
         raise typer.Exit(code=128 + stopped.signum) from None
 
 
 def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool, verbose: bool) -> None:
     run_id = folder.record.run_id
     if outcome.status == "awaiting_clarification":
-        err.print(
+        common.err.print(
             line((f"Run {run_id} waits for an answer to: ", "yellow")),
             foreign(outcome.question or "", "yellow"),
             sep="",
         )
-        err.print(line(f'Resume with: research-studio resume {run_id} --answer "..."'))
+        common.err.print(line(f'Resume with: research-studio resume {run_id} --answer "..."'))
         raise typer.Exit(code=3)
     if outcome.status == "awaiting_review":
-        err.print(line((f"Run {run_id} waits for your review:", "yellow")))
-        err.print(foreign(outcome.question or "", newlines=True))
-        err.print(line(f"Approve: research-studio resume {run_id} --answer approve"))
-        err.print(
+        common.err.print(line((f"Run {run_id} waits for your review:", "yellow")))
+        common.err.print(foreign(outcome.question or "", newlines=True))
+        common.err.print(line(f"Approve: research-studio resume {run_id} --answer approve"))
+        common.err.print(
             line(f'Change:  research-studio resume {run_id} --answer "your edit or feedback"')
         )
         raise typer.Exit(code=3)
@@ -144,7 +131,7 @@ def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool, verbose:
         print_pending_review(run_id, outcome.question)
         raise typer.Exit(code=3)
     if outcome.status == "cancelled":
-        err.print(line((f"Run {run_id} cancelled at plan review.", "yellow")))
+        common.err.print(line((f"Run {run_id} cancelled at plan review.", "yellow")))
         raise typer.Exit(code=4)
     if outcome.status != "completed":
         raise ResearchStudioError(
@@ -152,20 +139,11 @@ def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool, verbose:
         )
     metadata = outcome.state.get("metadata", {})
     if as_json:
-        print_json({"run_id": run_id, "folder": str(folder.path), "metadata": metadata})
+        common.print_json({"run_id": run_id, "folder": str(folder.path), "metadata": metadata})
         return
     if verbose:
-        out.print(metrics_table(folder, metadata))
-    out.print(closing_summary(folder, metadata))
-
-
-def _is_utf8(text: str) -> bool:
-    """False for text holding undecodable bytes (argv decoded with surrogate escapes)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+        common.out.print(metrics_table(folder, metadata))
+    common.out.print(closing_summary(folder, metadata))
 
 
 # The settings `run` takes as flags, each generated from its declaration in core/config.py.
@@ -185,13 +163,13 @@ RUN_SETTINGS = (
     "max_cost_usd",
     "max_wall_s",
     "docs",
-    *SEARCH_SETTINGS,
+    *common.SEARCH_SETTINGS,
     "checkpoints",
     "use_cache",
 )
 
 
-@setting_options(*RUN_SETTINGS)
+@common.setting_options(*RUN_SETTINGS)
 def run(
     query: Annotated[str, typer.Argument(help="The research question.")],
     pipeline: Annotated[str, PipelineOption("The pipeline:")] = "standard",
@@ -216,7 +194,7 @@ def run(
     no_clarify: Annotated[
         bool, typer.Option("--no-clarify", help="Never ask a clarification question.")
     ] = False,
-    answer: AnswerOption = None,
+    answer: common.AnswerOption = None,
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Run folder (default: <runs_dir>/<run-id>).")
     ] = None,
@@ -226,31 +204,25 @@ def run(
             "--plan-reply", help="Reply to the plan review: approve, an edited list, or text."
         ),
     ] = None,
-    as_json: JsonFlag = False,
+    as_json: common.JsonFlag = False,
     verbose: VerboseFlag = False,
-    config_file: ConfigFileOption = None,
+    config_file: common.ConfigFileOption = None,
     *,
     overrides: dict[str, Any],
 ) -> None:
     """Research a question and write report.md, result.json and events.jsonl."""
-    with user_errors():
+    with common.user_errors():
         for name, text in (
             ("--system-prompt", overrides["system_prompt"]),
             ("--answer", answer),
             ("--plan-reply", plan_reply),
         ):
-            if text is not None and not _is_utf8(text):
+            if text is not None and not is_utf8(text):
                 raise ResearchStudioError(f"{name} holds bytes that are not valid UTF-8")
         if plan_reply is not None:
             overrides["review_plan"] = True
         if compare and compare_with:
             raise ConfigError("use --compare (single vs multi) or --compare-with, not both")
-        for other in (pipeline, compare_with):
-            if other and (single_agent or compare) and other not in single_worker_names():
-                flag = "--single-agent" if single_agent else "--compare"
-                raise ConfigError(
-                    f"{flag} does not apply to the {other} pipeline: it has no single-worker path"
-                )
         mode = "single" if single_agent else "multi"
         if compare:
             plans = [(pipeline, "single"), (pipeline, "multi")]
@@ -266,13 +238,14 @@ def run(
                 out_dir=out_dir,
                 note=_note,
                 indexing=indexing,
+                single_agent="--compare" if compare else SINGLE_AGENT,
             )
         )
     interactive = sys.stdin.isatty() and not no_clarify
     comparing = len(prepared) > 1
     outcomes = []
     for run_ in prepared:
-        outcome = run_async(
+        outcome = common.run_async(
             _execute(
                 run_.folder,
                 run_.config,
@@ -282,7 +255,7 @@ def run(
                 plan_reply=plan_reply,
             )
         )
-        with user_errors():
+        with common.user_errors():
             if not comparing:
                 _report_outcome(run_.folder, outcome, as_json, verbose)
         outcomes.append((run_.folder, outcome))
@@ -302,7 +275,7 @@ def _print_comparison(outcomes: list[tuple[RunFolder, Outcome]], as_json: bool) 
         _label(folder, outcomes): outcome.state.get("metadata", {}) for folder, outcome in outcomes
     }
     if as_json:
-        print_json(
+        common.print_json(
             {
                 mode: {name: metadata.get(name) for name in METRICS}
                 for mode, metadata in rows.items()
@@ -315,27 +288,26 @@ def _print_comparison(outcomes: list[tuple[RunFolder, Outcome]], as_json: bool) 
         table.add_column(mode, justify="right")
     for name in METRICS:
         table.add_row(name, *(str(metadata.get(name, "")) for metadata in rows.values()))
-    out.print(table)
+    common.out.print(table)
     for folder, _outcome in outcomes:
-        out.print(foreign(f"{_label(folder, outcomes)}: {folder.path.resolve() / 'report.md'}"))
+        common.out.print(
+            foreign(f"{_label(folder, outcomes)}: {folder.path.resolve() / 'report.md'}")
+        )
 
 
 def resume(
-    run_id: Annotated[
-        str, typer.Argument(help="Run id (in the runs folder) or a run folder path.")
-    ],
+    run_id: common.RunIdArgument,
     answer: Annotated[
         str | None,
         typer.Option("--answer", help="Answer to a pending clarification or plan review."),
     ] = None,
-    as_json: JsonFlag = False,
+    as_json: common.JsonFlag = False,
     verbose: VerboseFlag = False,
-    config_file: ConfigFileOption = None,
+    config_file: common.ConfigFileOption = None,
 ) -> None:
     """Continue an interrupted run from its last checkpoint."""
-    with user_errors():
-        runs_dir = load_configuration(config_file=config_file).config.runs_dir
-        folder = find_run(runs_dir, run_id)
+    folder = common.open_run(run_id, config_file)
+    with common.user_errors():
         if folder.record.status == "completed":
             raise ResearchStudioError(
                 f"run {folder.record.run_id} is already completed: {folder.path / 'report.md'}"
@@ -349,11 +321,11 @@ def resume(
             )
         config = resume_settings(folder, config_file)
     interactive = sys.stdin.isatty()
-    err.print(line((f"resuming {folder.record.run_id} ({folder.record.status})", "dim")))
-    outcome = run_async(
+    common.err.print(line((f"resuming {folder.record.run_id} ({folder.record.status})", "dim")))
+    outcome = common.run_async(
         _execute(folder, config, initial=None, answer=answer, interactive=interactive)
     )
-    with user_errors():
+    with common.user_errors():
         _report_outcome(folder, outcome, as_json, verbose)
 
 
@@ -362,20 +334,20 @@ def runs(
         str | None,
         typer.Option("--search", "-s", help="Only runs whose question, pipeline or status has it."),
     ] = None,
-    as_json: JsonFlag = False,
-    config_file: ConfigFileOption = None,
+    as_json: common.JsonFlag = False,
+    config_file: common.ConfigFileOption = None,
 ) -> None:
     """List runs, newest first: run id, status, pipeline, time and question."""
-    with user_errors():
-        runs_dir = load_configuration(config_file=config_file).config.runs_dir
+    with common.user_errors():
+        runs_dir = common.settings(config_file).config.runs_dir
     records = list_runs(runs_dir, search)
     if as_json:
-        print_json([record.model_dump() for record in records])
+        common.print_json([record.model_dump() for record in records])
         return
     where = f"{runs_dir}" + (f" matching {search!r}" if search else "")
     if not records:
-        err.print(foreign(f"No runs in {where}."))
+        common.err.print(foreign(f"No runs in {where}."))
         return
-    out.print(foreign(f"{len(records)} run(s) in {where}", "bold"))
+    common.out.print(foreign(f"{len(records)} run(s) in {where}", "bold"))
     for record in records:
-        out.print(run_lines(record), highlight=False)
+        common.out.print(run_lines(record), highlight=False)

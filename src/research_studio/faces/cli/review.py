@@ -7,7 +7,7 @@ import asyncio
 import click
 from rich.prompt import Prompt
 
-from research_studio.faces.cli.common import err
+from research_studio.faces.cli import common
 from research_studio.faces.cli.progress import ProgressView
 from research_studio.faces.cli.terminal import foreign, line
 from research_studio.run.runner import ReviewFn
@@ -28,9 +28,9 @@ def reviewer(view: ProgressView, *, reply: str | None, interactive: bool) -> Rev
             return None
 
         def ask() -> str:
-            err.print("\n[bold]Research plan[/]")
-            err.print(foreign(plan, newlines=True), highlight=False)
-            answer = Prompt.ask(HOW, console=err, default="", show_default=False).strip()
+            common.err.print("\n[bold]Research plan[/]")
+            common.err.print(foreign(plan, newlines=True), highlight=False)
+            answer = Prompt.ask(HOW, console=common.err, default="", show_default=False).strip()
             if answer.lower() in {"e", "edit"}:
                 edited = click.edit(plan)
                 return "" if edited is None or edited.strip() == plan.strip() else edited
@@ -44,9 +44,9 @@ def reviewer(view: ProgressView, *, reply: str | None, interactive: bool) -> Rev
 
 def print_pending_review(run_id: str, plan: str) -> None:
     """The plan a paused run waits on, and how to answer it."""
-    err.print(line((f"Run {run_id} waits for plan review:", "yellow")))
-    err.print(foreign(plan, newlines=True), highlight=False)
-    err.print(
+    common.err.print(line((f"Run {run_id} waits for plan review:", "yellow")))
+    common.err.print(foreign(plan, newlines=True), highlight=False)
+    common.err.print(
         f"Approve:  research-studio resume {run_id} --answer approve\n"
         f'Edit:     research-studio resume {run_id} --answer "- first question\\n- second question"\n'
         f"Cancel:   research-studio resume {run_id} --answer cancel",

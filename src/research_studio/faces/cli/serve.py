@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from research_studio.core.errors import ConfigError
-from research_studio.faces.cli.common import ConfigFileOption, err, out, user_errors
+from research_studio.faces.cli import common
 
 TOKEN_ENV = "RESEARCH_STUDIO_SERVE_TOKEN"
 
@@ -47,14 +47,14 @@ def serve(
         str | None,
         typer.Option("--token", help=f"Access token for every request (or {TOKEN_ENV})."),
     ] = None,
-    config_file: ConfigFileOption = None,
+    config_file: common.ConfigFileOption = None,
 ) -> None:
     """Serve the research page: start runs, follow them live, read reports, manage runs."""
     import uvicorn
 
     from research_studio.faces.web import ServeSettings, create_app
 
-    with user_errors():
+    with common.user_errors():
         for root in docs_root or []:
             if not root.is_dir():
                 raise ConfigError(f"--docs-root {root} is not a folder")
@@ -68,8 +68,8 @@ def serve(
         settings.check_exposure()
         listener = listening_socket(host, port)
         app = create_app(settings)
-    out.print(f"Research Studio: [bold]{settings.url()}[/]", highlight=False)
-    err.print("[dim]Ctrl-C stops the server; running runs are saved as interrupted.[/]")
+    common.out.print(f"Research Studio: [bold]{settings.url()}[/]", highlight=False)
+    common.err.print("[dim]Ctrl-C stops the server; running runs are saved as interrupted.[/]")
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     with listener:
         server.run(sockets=[listener])

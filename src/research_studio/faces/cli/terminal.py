@@ -34,18 +34,19 @@ def visible(text: str, *, newlines: bool = False) -> str:
     Newlines are kept only when `newlines` is set (multi-line text such as a plan); otherwise a
     line stays one line. Undecodable bytes (surrogate escapes) are shown as replacement marks.
     """
-    text = text.encode("utf-8", "replace").decode("utf-8") if _has_surrogates(text) else text
+    text = text.encode("utf-8", "replace").decode("utf-8") if not is_utf8(text) else text
     if text.isprintable():
         return text
     return "".join(_visible_char(char, newlines=newlines) for char in text)
 
 
-def _has_surrogates(text: str) -> bool:
+def is_utf8(text: str) -> bool:
+    """False for text holding undecodable bytes (argv decoded with surrogate escapes)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return True
-    return False
+        return False
+    return True
 
 
 def foreign(text: object, style: str = "", *, newlines: bool = False) -> Text:

@@ -12,18 +12,7 @@ from rich.table import Table
 from research_studio.core.config import SECRET_FIELDS, Configuration, settings_reference
 from research_studio.core.errors import FetchError
 from research_studio.core.urls import is_web_url
-from research_studio.faces.cli.common import (
-    SEARCH_SETTINGS,
-    ConfigFileOption,
-    JsonFlag,
-    err,
-    out,
-    print_json,
-    run_async,
-    setting_options,
-    settings,
-    user_errors,
-)
+from research_studio.faces.cli import common
 from research_studio.faces.cli.documents import check_docs
 from research_studio.faces.cli.terminal import foreign, line, visible
 from research_studio.services.clients import open_services
@@ -36,32 +25,32 @@ async def _search(config: Configuration, query: str, limit: int) -> tuple[str, l
     choose_search(config)  # fail fast, naming the options, when nothing can serve
     async with open_services(config) as services:
         choice = services.search_choice
-        err.print(foreign(f"search: {choice.name} ({choice.reason})", "dim"))
-        with err.status(f"Searching {choice.name}…"):
+        common.err.print(foreign(f"search: {choice.name} ({choice.reason})", "dim"))
+        with common.err.status(f"Searching {choice.name}…"):
             return choice.name, await services.search.search(query, limit)
 
 
-@setting_options(*SEARCH_SETTINGS, "use_cache", "docs")
+@common.setting_options(*common.SEARCH_SETTINGS, "use_cache", "docs")
 def search(
     query: Annotated[str, typer.Argument(help="What to search for.")],
     max_results: Annotated[int, typer.Option("--max-results", "-n", min=1, max=50)] = 5,
-    as_json: JsonFlag = False,
-    config_file: ConfigFileOption = None,
+    as_json: common.JsonFlag = False,
+    config_file: common.ConfigFileOption = None,
     *,
     overrides: dict[str, Any],
 ) -> None:
     """Search the web (or local documents) and list the results."""
-    with user_errors():
+    with common.user_errors():
         if not query.strip():
             raise typer.BadParameter("the query is empty", param_hint="QUERY")
         check_docs([Path(path) for path in overrides["docs"] or []])
-        loaded = settings(config_file, overrides)
-    provider, results = run_async(_search(loaded.config, query, max_results))
+        loaded = common.settings(config_file, overrides)
+    provider, results = common.run_async(_search(loaded.config, query, max_results))
     if as_json:
-        print_json([result.model_dump() for result in results])
+        common.print_json([result.model_dump() for result in results])
         return
     if not results:
-        err.print(foreign(f"No results from {provider} for {query!r}."))
+        common.err.print(foreign(f"No results from {provider} for {query!r}."))
         return
     table = Table(show_lines=False, title=f"{len(results)} results from {provider}")
     table.add_column("#", justify="right")
@@ -73,34 +62,34 @@ def search(
             foreign(result.title, "bold").append("\n").append_text(foreign(result.url, "cyan")),
             foreign(result.snippet[:200]),
         )
-    out.print(table)
+    common.out.print(table)
 
 
 async def _fetch(config: Configuration, url: str) -> Page:
     async with open_services(config) as services:
-        with err.status(f"Fetching {url}…"):
+        with common.err.status(f"Fetching {url}…"):
             return await services.fetcher.fetch(url)
 
 
-@setting_options("allow_private_networks", "use_cache")
+@common.setting_options("allow_private_networks", "use_cache")
 def fetch(
     url: Annotated[str, typer.Argument(help="An http(s) URL.")],
-    as_json: JsonFlag = False,
-    config_file: ConfigFileOption = None,
+    as_json: common.JsonFlag = False,
+    config_file: common.ConfigFileOption = None,
     *,
     overrides: dict[str, Any],
 ) -> None:
     """Fetch a page and print its main text."""
-    with user_errors():
+    with common.user_errors():
         if not is_web_url(url):
             raise FetchError(url, "not an absolute http(s) URL", kind="refused")
-        loaded = settings(config_file, overrides)
-    page = run_async(_fetch(loaded.config, url))
+        loaded = common.settings(config_file, overrides)
+    page = common.run_async(_fetch(loaded.config, url))
     if as_json:
-        print_json(page.model_dump())
+        common.print_json(page.model_dump())
         return
     if page.title:
-        err.print(
+        common.err.print(
             line(
                 foreign(page.title, "bold"), "  ", foreign(f"{page.final_url} ({page.kind})", "dim")
             )
@@ -109,21 +98,21 @@ def fetch(
 
 
 def config(
-    as_json: JsonFlag = False,
+    as_json: common.JsonFlag = False,
     markdown: Annotated[
         bool, typer.Option("--markdown", help="Print the settings reference as a Markdown table.")
     ] = False,
-    config_file: ConfigFileOption = None,
+    config_file: common.ConfigFileOption = None,
 ) -> None:
     """Show the effective configuration (secrets redacted) and where each value came from."""
     if markdown:
         sys.stdout.write(settings_reference() + "\n")
         return
-    with user_errors():
-        loaded = settings(config_file)
+    with common.user_errors():
+        loaded = common.settings(config_file)
     values = loaded.config.redacted()
     if as_json:
-        print_json(values)
+        common.print_json(values)
         return
     table = Table(title="Effective configuration")
     table.add_column("Setting")
@@ -138,4 +127,4 @@ def config(
             else str(value)
         )
         table.add_row(name, shown, loaded.origins.get(name, "default"))
-    out.print(table)
+    common.out.print(table)

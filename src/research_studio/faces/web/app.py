@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.requests import Request
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
@@ -18,10 +17,10 @@ from research_studio.core.config import load_configuration
 from research_studio.faces.web.access import AccessGuard
 from research_studio.faces.web.api import router
 from research_studio.faces.web.manager import RunManager
+from research_studio.faces.web.pages import STATIC, render
 from research_studio.faces.web.settings import ServeSettings
 from research_studio.faces.web.state import WebState
 
-STATIC = Path(__file__).parent / "static"
 # Static text only: the unknown run id is not echoed back.
 NOT_FOUND_PAGE = (
     '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>No such run</title>'
@@ -72,21 +71,21 @@ def create_app(settings: ServeSettings) -> FastAPI:
         return JSONResponse({"field": field, "message": message}, status_code=422)
 
     @app.get("/", include_in_schema=False)
-    async def new_research() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
+    async def new_research() -> HTMLResponse:
+        return HTMLResponse(render("index"))
 
     @app.get("/runs", include_in_schema=False)
-    async def runs_page() -> FileResponse:
-        return FileResponse(STATIC / "runs.html")
+    async def runs_page() -> HTMLResponse:
+        return HTMLResponse(render("runs"))
 
-    @app.get("/runs/{run_id}", include_in_schema=False, response_model=None)
-    async def run_page(run_id: str, request: Request) -> FileResponse | HTMLResponse:
+    @app.get("/runs/{run_id}", include_in_schema=False)
+    async def run_page(run_id: str, request: Request) -> HTMLResponse:
         state: WebState = request.app.state.web
         try:
             await asyncio.to_thread(state.folder, run_id)
         except HTTPException:
             return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
-        return FileResponse(STATIC / "run.html")
+        return HTMLResponse(render("run"))
 
     app.add_middleware(AccessGuard, token=settings.token)
     return app
