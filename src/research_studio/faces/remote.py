@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -96,7 +96,7 @@ async def research_remote(
             while True:
                 await _stream(client, thread_id, assistant_id, payload, context, on_node)
                 state = await client.threads.get_state(thread_id)
-                values: dict[str, Any] = dict(state.get("values") or {})
+                values: dict[str, Any] = dict(cast("dict[str, Any]", state.get("values") or {}))
                 if "clarify" not in (state.get("next") or []):
                     break
                 reply = await ask(
