@@ -20,7 +20,7 @@ from research_studio.core.errors import ResearchStudioError
 from research_studio.core.languages import report_language, writing_rule
 from research_studio.core.prompt_blocks import additional_instructions, request_block
 from research_studio.core.queries import content_words
-from research_studio.core.records import EvidenceRecord, SourceRecord
+from research_studio.core.records import EvidenceRecord, FindingRecord, SourceRecord
 from research_studio.evidence.gathering import GatherRequest, gather
 from research_studio.evidence.passages import is_safe_passage, passage_report, usable_evidence
 from research_studio.grounding.statements import (
@@ -30,6 +30,7 @@ from research_studio.grounding.statements import (
     ground_draft,
     passage,
 )
+from research_studio.pipelines.kit.consolidate import evidence_of, next_number
 from research_studio.pipelines.registry import compile_pipeline
 from research_studio.pipelines.standard.finish import evidence_support
 from research_studio.pipelines.standard.prompts import (
@@ -97,13 +98,6 @@ def relevant(
     ]
 
 
-def _next_id(prefix: str, ids: Sequence[str]) -> int:
-    numbers = [
-        int(i[len(prefix) :]) for i in ids if i.startswith(prefix) and i[len(prefix) :].isdigit()
-    ]
-    return max(numbers, default=0) + 1
-
-
 def kept_passages(
     folder: RunFolder,
     config: Configuration,
@@ -112,7 +106,7 @@ def kept_passages(
     evidence: Sequence[EvidenceRecord],
 ) -> list[EvidenceRecord]:
     """New evidence: sentences of the kept pages that answer the question, copied verbatim."""
-    number = _next_id("E", [item["eid"] for item in evidence])
+    number = next_number("E", [item["eid"] for item in evidence])
     known = {item["quote"].strip().lower() for item in evidence}
     allowed = [source["url"] for source in sources]
     found: list[EvidenceRecord] = []
@@ -128,18 +122,8 @@ def kept_passages(
             if quote.lower() in known or not is_safe_passage(quote, allowed):
                 continue
             known.add(quote.lower())
-            found.append(
-                EvidenceRecord(
-                    eid=f"E{number}",
-                    sid=source["sid"],
-                    url=source["url"],
-                    title=source["title"],
-                    text=finding["text"],
-                    quote=quote,
-                    quote_verified=finding["quote_verified"],
-                    question=question,
-                )
-            )
+            kept: FindingRecord = {**finding, "quote": quote, "question": question}
+            found.append(evidence_of(number, source, kept))
             number += 1
     return found
 
@@ -162,7 +146,7 @@ async def research_round(
     )
     services.remember_urls(task.known_urls)
     gathered = await gather(services, task, emit=emit, parallel_searches=False)
-    number = _next_id("S", [source["sid"] for source in sources])
+    number = next_number("S", [source["sid"] for source in sources])
     new_sources: list[SourceRecord] = []
     by_url: dict[str, SourceRecord] = {}
     for page in gathered.pages:
@@ -172,15 +156,13 @@ async def research_round(
         by_url[page["url"]] = source
         new_sources.append(source)
         number += 1
-    eid = _next_id("E", [item["eid"] for item in evidence])
+    eid = next_number("E", [item["eid"] for item in evidence])
     new_evidence: list[EvidenceRecord] = []
     for finding in gathered.findings:
         origin = by_url.get(finding["url"])
         if origin is None:
             continue
-        new_evidence.append(
-            EvidenceRecord(eid=f"E{eid}", sid=origin["sid"], title=origin["title"], **finding)
-        )
+        new_evidence.append(evidence_of(eid, origin, finding))
         eid += 1
     # Kept like the run's own sources, so the answer can be audited after the web changes.
     await services.archive.export(new_sources, [s["sid"] for s in new_sources], folder.path)

@@ -26,11 +26,9 @@ _FAMILY_SETTINGS = (
     "system_prompt",
 )
 
-ADVANCED = PipelineSpec(
-    name="advanced",
-    summary="research tree, parallel subagents, one-node trust engine (V9)",
-    builder="research_studio.pipelines.advanced.graph:build_graph",
-    graphs={"advanced": "research_studio.pipelines.advanced.graph:graph"},
+ADVANCED = PipelineSpec.of_package(
+    __name__,
+    "research tree, parallel subagents, one-node trust engine (V9)",
     stop_rules=(advanced_stop_reason,),
     modes=("single", "multi"),
     plan_text="research_studio.pipelines.advanced.nodes.review:advanced_plan_text",

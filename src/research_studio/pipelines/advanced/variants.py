@@ -10,6 +10,7 @@ neither (runs straight through, as `--no-clarify` does).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -38,18 +39,13 @@ from research_studio.pipelines.advanced.nodes.discovery import (
     route_after_refine,
 )
 from research_studio.pipelines.advanced.nodes.family_analyzer import analyzer
-from research_studio.pipelines.advanced.nodes.loop import (
-    collect_findings,
-    consolidate_sources,
-    gap_detector,
-    increment_iteration,
-)
+from research_studio.pipelines.advanced.nodes.loop import RESEARCH_LOOP
 from research_studio.pipelines.advanced.nodes.orchestrator import fanout_subagents, orchestrator
 from research_studio.pipelines.advanced.nodes.subagent import subagent
 from research_studio.pipelines.advanced.nodes.writer import writer
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.advanced.trust_engine import ENGINES, Engine
-from research_studio.pipelines.kit.contract import ResearchInput, ResearchOutput
+from research_studio.pipelines.kit import wiring
 
 Variant = Literal["trust_engine", "optimized"]
 CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
@@ -57,16 +53,7 @@ CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
 VARIANT_ENGINE: dict[Variant, Engine] = {"trust_engine": "full", "optimized": "batched"}
 
 
-def _state_graph() -> StateGraph[Any, Any, Any, Any]:
-    return StateGraph(
-        AgentState,
-        context_schema=Configuration,
-        input_schema=ResearchInput,
-        output_schema=ResearchOutput,
-    )
-
-
-def _add_trust_engine(builder: StateGraph[Any, Any, Any, Any], engine: Engine, after: str) -> str:
+def _add_trust_engine(builder: wiring.Builder, engine: Engine, after: str) -> str:
     """Chain the engine's nodes after `after`; the name of its last node."""
     previous = after
     for name, node in ENGINES[engine]:
@@ -95,16 +82,6 @@ def route_after_complexity(state: AgentState) -> Literal["confidence_check", "pl
     return "planner" if state.get("fast_path") and not namesakes(state) else "confidence_check"
 
 
-def _stop_or(next_node: str, trust: str) -> Any:
-    """A router: to the trust engine once a stop reason is written, else to `next_node`."""
-
-    def route(state: AgentState) -> str:
-        return trust if state.get("stop_reason") else next_node
-
-    route.__name__ = f"route_to_{next_node}_or_trust"
-    return route
-
-
 def _after_gap_detection(trust: str) -> Any:
     """Three ways: the trust engine (stop), backtrack_handler (dead ends to retry), orchestrator.
 
@@ -130,34 +107,21 @@ def _after_backtrack(trust: str) -> Any:
     return route
 
 
-def _add_research(builder: StateGraph[Any, Any, Any, Any], variant: Variant) -> None:
-    """Understanding, planning and the research loop, up to the trust engine."""
+def _research_nodes(variant: Variant) -> list[tuple[str, Any]]:
+    """Understanding, planning and the research loop's nodes."""
+    nodes = wiring.named(analyzer, discovery, confidence_check, clarify, auto_refine)
+    nodes += [("planner", family_planner)]
+    nodes += wiring.named(orchestrator, subagent, *RESEARCH_LOOP, backtrack_handler)
+    if variant == "optimized":
+        nodes += wiring.named(complexity_router, early_termination_check)
+    return nodes
+
+
+def _add_research(builder: wiring.Builder, variant: Variant) -> None:
+    """Understanding, planning and the research loop's edges, up to the trust engine."""
     trust = first_trust_node(variant)
     optimized = variant == "optimized"
-    nodes: list[tuple[str, Any]] = [
-        ("analyzer", analyzer),
-        ("discovery", discovery),
-        ("confidence_check", confidence_check),
-        ("clarify", clarify),
-        ("auto_refine", auto_refine),
-        ("planner", family_planner),
-        ("orchestrator", orchestrator),
-        ("subagent", subagent),
-        ("collect_findings", collect_findings),
-        ("consolidate_sources", consolidate_sources),
-        ("gap_detector", gap_detector),
-        ("increment_iteration", increment_iteration),
-        ("backtrack_handler", backtrack_handler),
-    ]
-    if optimized:
-        nodes += [
-            ("complexity_router", complexity_router),
-            ("early_termination_check", early_termination_check),
-        ]
-    for name, node in nodes:
-        builder.add_node(name, node)
-    builder.add_edge(START, "analyzer")
-    builder.add_edge("analyzer", "discovery")
+    wiring.chain(builder, START, "analyzer", "discovery")
     if optimized:
         builder.add_edge("discovery", "complexity_router")
         builder.add_conditional_edges(
@@ -174,12 +138,13 @@ def _add_research(builder: StateGraph[Any, Any, Any, Any], variant: Variant) -> 
     builder.add_conditional_edges(
         "orchestrator", fanout_subagents, ["subagent", "collect_findings"]
     )
-    builder.add_edge("subagent", "collect_findings")
-    builder.add_edge("collect_findings", "consolidate_sources")
+    wiring.chain(builder, "subagent", "collect_findings", "consolidate_sources")
     if optimized:
         builder.add_edge("consolidate_sources", "early_termination_check")
         builder.add_conditional_edges(
-            "early_termination_check", _stop_or("gap_detector", trust), ["gap_detector", trust]
+            "early_termination_check",
+            wiring.route_on("stop_reason", trust, "gap_detector"),
+            ["gap_detector", trust],
         )
     else:
         builder.add_edge("consolidate_sources", "gap_detector")
@@ -197,17 +162,13 @@ def _add_research(builder: StateGraph[Any, Any, Any, Any], variant: Variant) -> 
 def _compile(
     variant: Variant, checkpointer: BaseCheckpointSaver | None, interrupt_on_clarify: bool
 ) -> CompiledGraph:
-    builder = _state_graph()
+    builder = wiring.research_graph(AgentState, _research_nodes(variant))
     _add_research(builder, variant)
     last = _add_trust_engine(builder, VARIANT_ENGINE[variant], "")
     builder.add_node("writer", writer)
-    builder.add_edge(last, "writer")
-    builder.add_edge("writer", END)
-    return builder.compile(
-        checkpointer=checkpointer,
-        interrupt_before=["clarify"] if interrupt_on_clarify else None,
-        name=f"advanced-{variant.replace('_', '-')}",
-    )
+    wiring.chain(builder, last, "writer", END)
+    name = f"advanced-{variant.replace('_', '-')}"
+    return wiring.compiled(builder, name, checkpointer, interrupt_on_clarify)
 
 
 def build_trust_engine_subgraph(engine: Engine) -> CompiledGraph:
@@ -226,16 +187,6 @@ def build_trust_engine_graph(
     return _compile("trust_engine", checkpointer, interrupt_on_clarify)
 
 
-def build_trust_engine_graph_with_memory() -> CompiledGraph:
-    """The full-trust graph with an in-memory checkpointer, pausing before `clarify`."""
-    return build_trust_engine_graph(checkpointer=InMemorySaver(), interrupt_on_clarify=True)
-
-
-def build_trust_engine_simple_graph() -> CompiledGraph:
-    """The full-trust graph without checkpointer or pause."""
-    return build_trust_engine_graph(checkpointer=None, interrupt_on_clarify=False)
-
-
 def build_optimized_graph(
     checkpointer: BaseCheckpointSaver | None = None, interrupt_on_clarify: bool = True
 ) -> CompiledGraph:
@@ -243,15 +194,30 @@ def build_optimized_graph(
     return _compile("optimized", checkpointer, interrupt_on_clarify)
 
 
-def build_optimized_graph_with_memory() -> CompiledGraph:
-    """The optimized graph with an in-memory checkpointer, pausing before `clarify`."""
-    return build_optimized_graph(checkpointer=InMemorySaver(), interrupt_on_clarify=True)
+def _with_memory(build: Callable[..., CompiledGraph]) -> Callable[[], CompiledGraph]:
+    """`build` with a fresh in-memory checkpointer each time, pausing before `clarify`."""
+
+    def with_memory() -> CompiledGraph:
+        return build(checkpointer=InMemorySaver(), interrupt_on_clarify=True)
+
+    with_memory.__name__ = f"{build.__name__}_with_memory"
+    return with_memory
 
 
-def build_optimized_simple_graph() -> CompiledGraph:
-    """The optimized graph without checkpointer or pause."""
-    return build_optimized_graph(checkpointer=None, interrupt_on_clarify=False)
+def _simple(build: Callable[..., CompiledGraph]) -> Callable[[], CompiledGraph]:
+    """`build` without checkpointer or pause (runs straight through, as `--no-clarify` does)."""
 
+    def simple() -> CompiledGraph:
+        return build(checkpointer=None, interrupt_on_clarify=False)
+
+    simple.__name__ = build.__name__.replace("_graph", "_simple_graph")
+    return simple
+
+
+build_trust_engine_graph_with_memory = _with_memory(build_trust_engine_graph)
+build_trust_engine_simple_graph = _simple(build_trust_engine_graph)
+build_optimized_graph_with_memory = _with_memory(build_optimized_graph)
+build_optimized_simple_graph = _simple(build_optimized_graph)
 
 # LangGraph Studio / `langgraph dev` entry points; the server supplies the checkpointer.
 trust_engine_graph = build_trust_engine_graph()

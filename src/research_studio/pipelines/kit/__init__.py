@@ -1,1 +1,1 @@
-"""Shared pipeline parts: node kit, input/output contract, fan-in, stop rules, plan review, report metadata."""
+"""Shared pipeline parts: node kit, graph wiring, input/output contract, fan-in, stop rules, plan review, report metadata."""

@@ -8,8 +8,27 @@ from research_studio.core.records import EvidenceRecord, FindingRecord, PageReco
 from research_studio.core.urls import normalize_url
 
 
-def _next_number(ids: Iterable[str]) -> int:
-    return max((int(identifier[1:]) for identifier in ids), default=0) + 1
+def next_number(prefix: str, ids: Iterable[str]) -> int:
+    """The number after the highest of the `prefix`ed ids ("S3" -> 4); 1 when there is none."""
+    numbers = [
+        int(i[len(prefix) :]) for i in ids if i.startswith(prefix) and i[len(prefix) :].isdigit()
+    ]
+    return max(numbers, default=0) + 1
+
+
+def evidence_of(number: int, source: SourceRecord, finding: FindingRecord) -> EvidenceRecord:
+    """Evidence `E<number>`: a finding's fact and quote, filed under the numbered source it was
+    found in."""
+    return EvidenceRecord(
+        eid=f"E{number}",
+        sid=source["sid"],
+        url=source["url"],
+        title=source["title"],
+        text=finding["text"],
+        quote=finding["quote"],
+        quote_verified=finding["quote_verified"],
+        question=finding["question"],
+    )
 
 
 def consolidate(
@@ -27,7 +46,7 @@ def consolidate(
     """
     merged = list(sources)
     by_url = {source["url"]: source for source in merged}
-    next_sid = _next_number(source["sid"] for source in merged)
+    next_sid = next_number("S", (source["sid"] for source in merged))
     for page in pages:
         url = normalize_url(page["url"])
         if url in by_url or len(merged) >= max_sources:
@@ -45,7 +64,7 @@ def consolidate(
         by_url[url] = source
 
     seen = {(item["sid"], item["text"].lower()) for item in evidence}
-    next_eid = _next_number(item["eid"] for item in evidence)
+    next_eid = next_number("E", (item["eid"] for item in evidence))
     new_evidence: list[EvidenceRecord] = []
     for finding in findings:
         found = by_url.get(normalize_url(finding["url"]))
@@ -53,17 +72,6 @@ def consolidate(
             continue
         source = found
         seen.add((source["sid"], finding["text"].lower()))
-        new_evidence.append(
-            EvidenceRecord(
-                eid=f"E{next_eid}",
-                sid=source["sid"],
-                url=source["url"],
-                title=source["title"],
-                text=finding["text"],
-                quote=finding["quote"],
-                quote_verified=finding["quote_verified"],
-                question=finding["question"],
-            )
-        )
+        new_evidence.append(evidence_of(next_eid, source, finding))
         next_eid += 1
     return merged, new_evidence

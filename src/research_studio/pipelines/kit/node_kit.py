@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
@@ -13,6 +13,8 @@ from langgraph.runtime import Runtime
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ProviderError, ResearchStudioError
 from research_studio.core.records import ErrorRecord, ModelCallRecord, RunSummary, StatementRecord
+from research_studio.grounding.limitations import Losses, limitations_section
+from research_studio.grounding.statements import Tally
 from research_studio.llm.structured import call_records
 from research_studio.pipelines.kit.report import build_metadata
 from research_studio.services.clients import Services, current_services
@@ -22,6 +24,7 @@ __all__ = [
     "clip",
     "emitter",
     "error_record",
+    "limitations_of",
     "query_of",
     "report_update",
     "run_start",
@@ -121,6 +124,29 @@ def query_of(state: Mapping[str, Any]) -> str:
     if not str(query).strip():
         raise ResearchStudioError("no query given: pass query or a human message")
     return str(query).strip()
+
+
+def limitations_of(
+    runtime: Runtime[Configuration],
+    state: Mapping[str, Any],
+    errors: Sequence[ErrorRecord],
+    tally: Tally,
+    language: str,
+) -> str | None:
+    """The report's limitations section (None when nothing was lost): the run's and the writer's
+    errors, what grounding dropped, what the time range left out, why the research stopped."""
+    services = services_of(runtime)
+    losses = Losses(
+        errors=[*state.get("errors", []), *errors],
+        sources_dropped=state.get("sources_dropped", 0),
+        statements_dropped=tally.unsupported,
+        numbers_unsupported=tally.numbers_unsupported,
+        instructions_dropped=tally.injections,
+        outside_time_range=services.results_outside_range,
+        attempts=services.attempt,
+        stop_reason=state.get("stop_reason", ""),
+    )
+    return limitations_section(losses, language)
 
 
 def report_update(

@@ -7,7 +7,7 @@ client) puts the reply in the state's `plan_feedback`, and the node applies it t
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -99,3 +99,17 @@ def review_requested(state: Mapping[str, Any]) -> bool:
     except RuntimeError:  # outside a graph run
         return False
     return bool(getattr(getattr(runtime, "context", None), "review_plan", False))
+
+
+def review_or(
+    next_step: str | Callable[[Mapping[str, Any]], str],
+) -> Callable[[Mapping[str, Any]], str]:
+    """A router after planning: to `review_plan` (a pause) when the plan goes to review, else to
+    `next_step` (a node, or a router choosing one)."""
+
+    def route_after_plan(state: Mapping[str, Any]) -> str:
+        if review_requested(state):
+            return REVIEW_NODE
+        return next_step if isinstance(next_step, str) else next_step(state)
+
+    return route_after_plan

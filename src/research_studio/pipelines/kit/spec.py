@@ -49,6 +49,24 @@ class PipelineSpec:
     bench_modes: tuple[Mode, ...] = ()  # modes `research-studio bench` measures
     uses_store: bool = False  # keeps data in a LangGraph store
 
+    @classmethod
+    def of_package(
+        cls, spec_module: str, summary: str, *, graph_id: str | None = None, **fields: Any
+    ) -> PipelineSpec:
+        """A pipeline that is a package of its own (`spec_module`: its spec.py's `__name__`):
+        named after the package, built by `<package>.graph:build_graph`, with one graph,
+        `<package>.graph:graph`, whose id is `graph_id` (by default the pipeline's name)."""
+        package = spec_module.rpartition(".")[0]
+        name = package.rpartition(".")[2]
+        graph = f"{package}.graph"
+        return cls(
+            name=name,
+            summary=summary,
+            builder=f"{graph}:build_graph",
+            graphs={graph_id or name: f"{graph}:graph"},
+            **fields,
+        )
+
     @property
     def single_worker(self) -> bool:
         """Whether it has a single-worker path (what --single-agent runs)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
@@ -43,20 +43,17 @@ def coverage_of(assessment: GapAssessment) -> float:
 async def detect_gaps(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Coverage per question, gaps, and the next searches; counts one iteration."""
     evidence = state.get("evidence", [])
-    messages = [
-        SystemMessage(content=GAPS_SYSTEM.format(max_searches=MAX_FOLLOW_UP_SEARCHES)),
-        HumanMessage(
-            content=GAPS_USER.format(
-                request=request_block(state["query"], state.get("user_clarification", "")),
-                questions=numbered(state.get("research_questions", [])),
-                aspects=numbered(state.get("aspects_to_cover", [])),
-                done=numbered(state.get("searches_done", [])),
-                count=len(evidence),
-                evidence=evidence_lines(evidence),
-            )
-        ),
-    ]
-    update, assessment = await _judge_round(state, runtime, "detect_gaps", GapAssessment, messages)
+    update, assessment = await _judge_round(
+        state,
+        runtime,
+        "detect_gaps",
+        GapAssessment,
+        (GAPS_SYSTEM, GAPS_USER),
+        aspects=numbered(state.get("aspects_to_cover", [])),
+        done=numbered(state.get("searches_done", [])),
+        count=len(evidence),
+        evidence=evidence_lines(evidence),
+    )
     if assessment is None:
         # No judgement (budget spent, or the call failed): write with what we have.
         return update
@@ -90,13 +87,27 @@ async def _judge_round(
     runtime: Runtime[Configuration],
     node: str,
     schema: type[J],
-    messages: list[BaseMessage],
+    prompt: tuple[str, str],
+    **fields: Any,
 ) -> tuple[dict[str, Any], J | None]:
     """A round's judgement and its update, the iteration counted; None when the loop must end.
 
+    `prompt` is the system text and the user template; both rounds state the request, the
+    research questions and the follow-up search allowance alike, `fields` fill the rest.
     A reached budget stops before the call; a failed call stops the loop ("assessment_failed")
     rather than let it go on blindly.
     """
+    system, user = prompt
+    messages = [
+        SystemMessage(content=system.format(max_searches=MAX_FOLLOW_UP_SEARCHES)),
+        HumanMessage(
+            content=user.format(
+                request=request_block(state["query"], state.get("user_clarification", "")),
+                questions=numbered(state.get("research_questions", [])),
+                **fields,
+            )
+        ),
+    ]
     services = services_of(runtime)
     update: dict[str, Any] = {"iteration": state.get("iteration", 0) + 1}
     if reached := services.budget.reached():
@@ -155,17 +166,14 @@ def next_searches(state: ResearchState, proposed: list[str], config: Configurati
 
 async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Combine the workers' reports, resolve conflicts, and decide on another round."""
-    messages = [
-        SystemMessage(content=SYNTHESIZE_SYSTEM.format(max_searches=MAX_FOLLOW_UP_SEARCHES)),
-        HumanMessage(
-            content=SYNTHESIZE_USER.format(
-                request=request_block(state["query"], state.get("user_clarification", "")),
-                questions=numbered(state.get("research_questions", [])),
-                reports=worker_reports(state.get("worker_results", [])),
-            )
-        ),
-    ]
-    update, output = await _judge_round(state, runtime, "synthesize", SynthesisOutput, messages)
+    update, output = await _judge_round(
+        state,
+        runtime,
+        "synthesize",
+        SynthesisOutput,
+        (SYNTHESIZE_SYSTEM, SYNTHESIZE_USER),
+        reports=worker_reports(state.get("worker_results", [])),
+    )
     if output is None:
         return update
     has_evidence = bool(state.get("evidence"))

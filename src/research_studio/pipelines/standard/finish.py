@@ -20,7 +20,6 @@ from research_studio.core.records import (
 )
 from research_studio.evidence.brief import verbatim_brief
 from research_studio.evidence.passages import fallback_report, passage_note, usable_evidence
-from research_studio.grounding.limitations import Losses, limitations_section
 from research_studio.grounding.quotes import normalize_for_match
 from research_studio.grounding.statements import (
     GroundedReport,
@@ -36,6 +35,7 @@ from research_studio.pipelines.kit.node_kit import (
     call_records,
     emitter,
     error_record,
+    limitations_of,
     report_update,
     services_of,
 )
@@ -231,18 +231,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         questions=state.get("research_questions", []),
         language=language,
     )
-    limitations = limitations_section(
-        Losses(
-            errors=[*state.get("errors", []), *errors],
-            statements_dropped=grounded.tally.unsupported,
-            stop_reason=state.get("stop_reason", ""),
-            numbers_unsupported=grounded.tally.numbers_unsupported,
-            instructions_dropped=grounded.tally.injections,
-            outside_time_range=services_of(runtime).results_outside_range,
-            attempts=services_of(runtime).attempt,
-        ),
-        language,
-    )
+    limitations = limitations_of(runtime, state, errors, grounded.tally, language)
     if limitations:
         grounded.appendix.append(limitations)
     report = grounded.markdown(config.report_structure, sources, language)

@@ -5,11 +5,10 @@ from __future__ import annotations
 from research_studio.pipelines.kit.spec import PipelineSpec
 from research_studio.pipelines.kit.stopping import standard_stop_reason
 
-STANDARD = PipelineSpec(
-    name="standard",
-    summary="plan, search, gap loop or parallel workers, verify, write",
-    builder="research_studio.pipelines.standard.graph:build_graph",
-    graphs={"pipeline": "research_studio.pipelines.standard.graph:graph"},
+STANDARD = PipelineSpec.of_package(
+    __name__,
+    "plan, search, gap loop or parallel workers, verify, write",
+    graph_id="pipeline",  # its langgraph.json id from before the registry
     stop_rules=(standard_stop_reason,),
     modes=("single", "multi"),
     plan_text="research_studio.pipelines.standard.review:standard_plan_text",

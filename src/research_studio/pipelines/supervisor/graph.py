@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
-from research_studio.core.config import Configuration
-from research_studio.pipelines.kit.contract import ResearchInput, ResearchOutput
+from research_studio.pipelines.kit import wiring
 from research_studio.pipelines.supervisor.nodes.claims import verify_claims
 from research_studio.pipelines.supervisor.nodes.council import (
     brief_rejected,
@@ -32,11 +31,6 @@ from research_studio.pipelines.supervisor.nodes.report import (
 )
 from research_studio.pipelines.supervisor.nodes.supervisor import research_supervisor
 from research_studio.pipelines.supervisor.state import AgentState
-
-
-def route_after_clarify_with_user(state: AgentState) -> Literal["clarify", "write_research_brief"]:
-    """Ask the user only when clarify_with_user found the request ambiguous."""
-    return "clarify" if state.get("needs_clarification") else "write_research_brief"
 
 
 def route_after_validate_brief(
@@ -63,36 +57,22 @@ def build_graph(
     `store` keeps the run's sources (a LangGraph server supplies its own).
     """
     ask_human = human_review
-    builder = StateGraph(
+    intake = (check_store, clarify_with_user, clarify, write_research_brief, validate_brief)
+    research = (research_supervisor, validate_findings, extract_evidence, verify_evidence)
+    builder = wiring.research_graph(
         AgentState,
-        context_schema=Configuration,
-        input_schema=ResearchInput,
-        output_schema=ResearchOutput,
+        [
+            *wiring.named(*intake),
+            ("review_brief", make_review_brief(ask_human)),
+            ("brief_rejected", brief_rejected),
+            *wiring.named(*research, final_report_generation),
+            ("review_report", make_review_report(ask_human)),
+            ("verify_claims", verify_claims),
+        ],
     )
-    nodes: tuple[tuple[str, Any], ...] = (
-        ("check_store", check_store),
-        ("clarify_with_user", clarify_with_user),
-        ("clarify", clarify),
-        ("write_research_brief", write_research_brief),
-        ("validate_brief", validate_brief),
-        ("review_brief", make_review_brief(ask_human)),
-        ("brief_rejected", brief_rejected),
-        ("research_supervisor", research_supervisor),
-        ("validate_findings", validate_findings),
-        ("extract_evidence", extract_evidence),
-        ("verify_evidence", verify_evidence),
-        ("final_report_generation", final_report_generation),
-        ("review_report", make_review_report(ask_human)),
-        ("verify_claims", verify_claims),
-    )
-    for name, node in nodes:
-        builder.add_node(name, node)
-    builder.add_edge(START, "check_store")
-    builder.add_edge("check_store", "clarify_with_user")
-    builder.add_conditional_edges(
-        "clarify_with_user", route_after_clarify_with_user, ["clarify", "write_research_brief"]
-    )
-    builder.add_edge("clarify", "write_research_brief")
+    wiring.chain(builder, START, "check_store", "clarify_with_user")
+    # The user is asked only when clarify_with_user found the request ambiguous.
+    wiring.clarify_step(builder, "clarify_with_user", "needs_clarification", "write_research_brief")
     builder.add_edge("write_research_brief", "validate_brief")
     builder.add_conditional_edges(
         "validate_brief",
@@ -100,22 +80,21 @@ def build_graph(
         ["write_research_brief", "review_brief", "brief_rejected"],
     )
     builder.add_edge("brief_rejected", END)
-    builder.add_edge("review_brief", "research_supervisor")
-    builder.add_edge("research_supervisor", "validate_findings")
-    builder.add_edge("validate_findings", "extract_evidence")
-    builder.add_edge("extract_evidence", "verify_evidence")
-    builder.add_edge("verify_evidence", "final_report_generation")
-    builder.add_edge("final_report_generation", "review_report")
+    wiring.chain(
+        builder,
+        "review_brief",
+        "research_supervisor",
+        "validate_findings",
+        "extract_evidence",
+        "verify_evidence",
+        "final_report_generation",
+        "review_report",
+    )
     builder.add_conditional_edges(
         "review_report", route_after_review_report, ["final_report_generation", "verify_claims"]
     )
     builder.add_edge("verify_claims", END)
-    return builder.compile(
-        checkpointer=checkpointer,
-        store=store,
-        interrupt_before=["clarify"] if interrupt_on_clarify else None,
-        name="supervisor",
-    )
+    return wiring.compiled(builder, "supervisor", checkpointer, interrupt_on_clarify, store=store)
 
 
 # LangGraph Studio / `langgraph dev` entry point; the server supplies checkpointer and store.

@@ -6,11 +6,9 @@ from research_studio.pipelines.kit.spec import PipelineSpec
 from research_studio.pipelines.kit.stopping import supervisor_stop_reason
 from research_studio.pipelines.supervisor.render import VERIFIED_HEADING
 
-SUPERVISOR = PipelineSpec(
-    name="supervisor",
-    summary="tool-calling supervisor, researchers, councils, verified findings",
-    builder="research_studio.pipelines.supervisor.graph:build_graph",
-    graphs={"supervisor": "research_studio.pipelines.supervisor.graph:graph"},
+SUPERVISOR = PipelineSpec.of_package(
+    __name__,
+    "tool-calling supervisor, researchers, councils, verified findings",
     stop_rules=(supervisor_stop_reason,),
     verbatim_heading=VERIFIED_HEADING,
     settings=(

@@ -78,7 +78,16 @@ class CouncilVote(TypedDict):
     feedback: str
 
 
-class AgentState(MessagesState, Accounting, total=False):
+class Gathered(Accounting, total=False):
+    """What researchers gather: each level (researcher, supervisor, main graph) adds it up."""
+
+    raw_notes: Annotated[list[str], operator.add]
+    source_store: Annotated[list[StoredSource], operator.add]
+    quote_candidates: Annotated[list[QuoteCandidate], operator.add]
+    searches_done: Annotated[list[str], operator.add]
+
+
+class AgentState(MessagesState, Gathered, total=False):
     """State of the supervisor pipeline's main graph."""
 
     query: str
@@ -106,10 +115,6 @@ class AgentState(MessagesState, Accounting, total=False):
     supervisor_messages: Annotated[list[AnyMessage], override_reducer]
     research_iterations: int
     notes: Annotated[list[str], operator.add]
-    raw_notes: Annotated[list[str], operator.add]
-    source_store: Annotated[list[StoredSource], operator.add]
-    quote_candidates: Annotated[list[QuoteCandidate], operator.add]
-    searches_done: Annotated[list[str], operator.add]
     stop_reason: StopReason
     # verification and report
     evidence_snippets: list[EvidenceSnippet]
@@ -125,31 +130,23 @@ class AgentState(MessagesState, Accounting, total=False):
     metadata: dict[str, Any]
 
 
-class SupervisorState(Accounting, total=False):
+class SupervisorState(Gathered, total=False):
     """State of the supervisor sub-graph: its conversation and what its researchers returned."""
 
     supervisor_messages: Annotated[list[AnyMessage], override_reducer]
     research_brief: str
     research_iterations: int
     notes: Annotated[list[str], operator.add]
-    raw_notes: Annotated[list[str], operator.add]
-    source_store: Annotated[list[StoredSource], operator.add]
-    quote_candidates: Annotated[list[QuoteCandidate], operator.add]
-    searches_done: Annotated[list[str], operator.add]
     stop_reason: StopReason
 
 
-class ResearcherState(Accounting, total=False):
+class ResearcherState(Gathered, total=False):
     """State of one researcher: its topic, its tool-calling conversation, what it found."""
 
     researcher_messages: Annotated[list[AnyMessage], override_reducer]
     research_topic: str
     tool_call_iterations: int
     compressed_research: str
-    raw_notes: Annotated[list[str], operator.add]
-    source_store: Annotated[list[StoredSource], operator.add]
-    quote_candidates: Annotated[list[QuoteCandidate], operator.add]
-    searches_done: Annotated[list[str], operator.add]
     done: bool
 
 

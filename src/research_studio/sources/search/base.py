@@ -6,6 +6,7 @@ import asyncio
 import math
 import random
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
 
 import httpx
@@ -155,6 +156,24 @@ async def with_retries(
             backoff = min(max_delay_s, base_delay_s * 2**number) * random.uniform(0.5, 1.0)
             await asyncio.sleep(min(max_delay_s, max(backoff, exc.retry_after or 0.0)))
     raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class Retries:
+    """How a provider retries a transient failure: how many more times, from what first delay."""
+
+    times: int
+    base_delay_s: float
+
+    async def run(self, provider: str, query: str, attempt: Callable[[], Awaitable[T]]) -> T:
+        """`attempt`, retried as `with_retries` does; a last failure is a SearchError."""
+        return await with_retries(
+            attempt,
+            provider=provider,
+            query=query,
+            retries=self.times,
+            base_delay_s=self.base_delay_s,
+        )
 
 
 class DeadlineSearch:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Protocol
 
 from research_studio.core.errors import SearchError
 from research_studio.sources.search.base import (
+    Retries,
     RetryableError,
     SearchResult,
     web_hit,
-    with_retries,
 )
 
 
@@ -40,8 +41,7 @@ class DuckDuckGoSearch:
         timeout_s: float,
         searcher_factory: Callable[[float], TextSearcher] = _default_searcher,
     ) -> None:
-        self._retries = retries
-        self._base_delay_s = base_delay_s
+        self._retries = Retries(retries, base_delay_s)
         self._timeout_s = timeout_s
         self._searcher_factory = searcher_factory
 
@@ -61,16 +61,8 @@ class DuckDuckGoSearch:
             raise SearchError(self.name, query, str(exc), kind="bad_response") from exc
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
-        async def attempt() -> list[dict[str, Any]]:
-            return await asyncio.to_thread(self._search_blocking, query, max_results)
-
-        rows = await with_retries(
-            attempt,
-            provider=self.name,
-            query=query,
-            retries=self._retries,
-            base_delay_s=self._base_delay_s,
-        )
+        blocking = partial(asyncio.to_thread, self._search_blocking, query, max_results)
+        rows = await self._retries.run(self.name, query, blocking)
         count = len(rows)
         hits = [
             web_hit(

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import httpx
 
 from research_studio.core.errors import SearchError
 from research_studio.sources.search.base import (
+    Retries,
     SearchResult,
     check_response,
     classify_transport_error,
     web_hits,
-    with_retries,
 )
 
 # Each result field and the key of the provider's JSON that holds it.
@@ -39,8 +41,7 @@ class SearxngSearch:
     ) -> None:
         self._client = client
         self._endpoint = base_url.rstrip("/") + "/search"
-        self._retries = retries
-        self._base_delay_s = base_delay_s
+        self._retries = Retries(retries, base_delay_s)
         self._time_range = time_range  # day, week, month or year: SearXNG's own filter
 
     async def _once(self, query: str) -> dict:
@@ -64,14 +65,5 @@ class SearxngSearch:
         return payload
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
-        async def attempt() -> dict:
-            return await self._once(query)
-
-        payload = await with_retries(
-            attempt,
-            provider=self.name,
-            query=query,
-            retries=self._retries,
-            base_delay_s=self._base_delay_s,
-        )
+        payload = await self._retries.run(self.name, query, partial(self._once, query))
         return web_hits(self.name, payload["results"], SEARXNG_KEYS, max_results)

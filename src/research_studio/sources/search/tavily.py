@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any, TypeVar
 
 import httpx
@@ -12,11 +13,11 @@ from tavily import errors as tavily_errors
 from research_studio.core.errors import ConfigError, SearchError
 from research_studio.sources.fetch import Fetcher, Page
 from research_studio.sources.search.base import (
+    Retries,
     RetryableError,
     SearchResult,
     classify_transport_error,
     web_hits,
-    with_retries,
 )
 
 T = TypeVar("T")
@@ -52,8 +53,7 @@ class TavilySearch:
             raise ConfigError("Tavily needs an API key: set TAVILY_API_KEY or tavily_api_key")
         # The client carries base URL, guard and user agent; tavily-python adds its auth header.
         self._tavily = AsyncTavilyClient(api_key=api_key, client=client)
-        self._retries = retries
-        self._base_delay_s = base_delay_s
+        self._retries = Retries(retries, base_delay_s)
         self._timeout_s = timeout_s
         # Tavily's own date filter (YYYY-MM-DD); only set ends are sent.
         self._dates = {
@@ -87,16 +87,7 @@ class TavilySearch:
             raise SearchError(self.name, query, "answer is not JSON", kind="bad_response") from exc
 
     async def _retrying(self, label: str, call: Callable[[], Awaitable[T]]) -> T:
-        async def attempt() -> T:
-            return await self._call(label, call)
-
-        return await with_retries(
-            attempt,
-            provider=self.name,
-            query=label,
-            retries=self._retries,
-            base_delay_s=self._base_delay_s,
-        )
+        return await self._retries.run(self.name, label, partial(self._call, label, call))
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
         payload: dict[str, Any] = await self._retrying(

@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ProviderError
 from research_studio.core.prompt_blocks import NONE
-from research_studio.core.records import ModelCallRecord
+from research_studio.core.records import ErrorRecord, ModelCallRecord
 from research_studio.pipelines.advanced.discovery_prompts import (
     CONFIRM_SYSTEM,
     CONFIRM_USER,
@@ -36,7 +36,7 @@ from research_studio.pipelines.advanced.state import (
     DiscoveryResult,
     EntityCandidate,
 )
-from research_studio.pipelines.kit.models import ask
+from research_studio.pipelines.kit.models import S, ask
 from research_studio.pipelines.kit.node_kit import (
     clip,
     emitter,
@@ -120,6 +120,30 @@ async def _search(
     return results[:DISCOVERY_RESULTS], list(queries), errors
 
 
+async def _judged(
+    runtime: Runtime[Configuration],
+    node: str,
+    schema: type[S],
+    prompt: tuple[str, str],
+    queries: list[str],
+    **fields: str,
+) -> tuple[S | None, list[str], list[ModelCallRecord], list[ErrorRecord]]:
+    """Search `queries`; when anything came back, the model judges the results (`prompt`: the
+    system text and the user template, filled with `fields` and the results).
+
+    Its answer (None without results or on failure), the searches, model calls and errors.
+    """
+    results, searches, errors = await _search(runtime, queries)
+    if not results:
+        return None, searches, [], errors
+    system, user = prompt
+    listing = result_listing(results)
+    answer, calls, failed = await ask(
+        runtime, ADVANCED_MODELS, node, schema, system, user.format(results=listing, **fields)
+    )
+    return answer, searches, calls, errors + failed
+
+
 async def discovery(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Search the anchors; the model clusters the results into entity candidates."""
     found = state["discovery_result"]
@@ -128,32 +152,25 @@ async def discovery(state: AgentState, runtime: Runtime[Configuration]) -> dict[
         emit(f"{found['query_type']} query: no entity to disambiguate")
         return {}
     anchors = found["anchor_terms"] or [state["primary_anchor"]]
-    results, searches, errors = await _search(runtime, [" ".join(anchors)])
+    clusters, searches, calls, errors = await _judged(
+        runtime,
+        "discovery",
+        EntityClustering,
+        (DISCOVERY_SYSTEM, DISCOVERY_USER),
+        [" ".join(anchors)],
+        query=state["query"],
+        query_type=found["query_type"],
+        anchors=", ".join(anchors),
+    )
     candidates: list[EntityCandidate] = []
     needs = found["needs_clarification"]
-    calls: list[ModelCallRecord] = []
-    if results:
-        clusters, calls, failed = await ask(
-            runtime,
-            ADVANCED_MODELS,
-            "discovery",
-            EntityClustering,
-            DISCOVERY_SYSTEM,
-            DISCOVERY_USER.format(
-                query=state["query"],
-                query_type=found["query_type"],
-                anchors=", ".join(anchors),
-                results=result_listing(results),
-            ),
-        )
-        errors += failed
-        if clusters is not None:
-            candidates = [
-                _candidate(c.name, c.description, c.identifiers, c.confidence)
-                for c in clusters.candidates
-                if c.name.strip()
-            ]
-            needs = needs or clusters.needs_clarification
+    if clusters is not None:
+        candidates = [
+            _candidate(c.name, c.description, c.identifiers, c.confidence)
+            for c in clusters.candidates
+            if c.name.strip()
+        ]
+        needs = needs or clusters.needs_clarification
     candidates.sort(key=lambda c: -c["confidence"])
     selected = auto_selected(candidates)
     confidence = candidates[0]["confidence"] if candidates else found["confidence"]
@@ -252,30 +269,23 @@ async def auto_refine(state: AgentState, runtime: Runtime[Configuration]) -> dic
     """Targeted searches for the one candidate, then the model re-assesses it."""
     found = state["discovery_result"]
     candidate = found["entity_candidates"][0]
-    results, searches, errors = await _search(runtime, refinement_queries(candidate))
     confidence, identifiers = candidate["confidence"], list(candidate["identifiers"])
-    calls: list[ModelCallRecord] = []
-    if results:
-        checked, calls, failed = await ask(
-            runtime,
-            ADVANCED_MODELS,
-            "auto_refine",
-            EntityConfirmation,
-            CONFIRM_SYSTEM,
-            CONFIRM_USER.format(
-                query=state["query"],
-                name=candidate["name"],
-                description=candidate["description"] or NONE,
-                identifiers=", ".join(identifiers) or NONE,
-                results=result_listing(results),
-            ),
+    checked, searches, calls, errors = await _judged(
+        runtime,
+        "auto_refine",
+        EntityConfirmation,
+        (CONFIRM_SYSTEM, CONFIRM_USER),
+        refinement_queries(candidate),
+        query=state["query"],
+        name=candidate["name"],
+        description=candidate["description"] or NONE,
+        identifiers=", ".join(identifiers) or NONE,
+    )
+    if checked is not None:
+        confidence = (
+            checked.confidence if checked.confirmed else min(confidence, checked.confidence)
         )
-        errors += failed
-        if checked is not None:
-            confidence = (
-                checked.confidence if checked.confirmed else min(confidence, checked.confidence)
-            )
-            identifiers += checked.new_identifiers
+        identifiers += checked.new_identifiers
     refined = _candidate(candidate["name"], candidate["description"], identifiers, confidence)
     emitter(runtime, "auto_refine")(f"{refined['name']}: confidence {confidence:.2f}")
     update: dict[str, Any] = {

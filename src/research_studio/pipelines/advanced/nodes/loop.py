@@ -188,3 +188,7 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
 def increment_iteration(state: AgentState) -> dict[str, Any]:
     """The next round."""
     return {"research_iteration": state.get("research_iteration", 0) + 1}
+
+
+# The research loop's nodes in the order they run; every graph of the family wires them alike.
+RESEARCH_LOOP = (collect_findings, consolidate_sources, gap_detector, increment_iteration)

@@ -25,7 +25,11 @@ from research_studio.pipelines.advanced.prompts import (
     page_block,
 )
 from research_studio.pipelines.advanced.schemas import SubagentExtraction
-from research_studio.pipelines.advanced.state import SubagentFindings, SubagentState
+from research_studio.pipelines.advanced.state import (
+    SubagentAssignment,
+    SubagentFindings,
+    SubagentState,
+)
 from research_studio.pipelines.kit.models import model_for
 from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
 from research_studio.services.clients import Services
@@ -52,6 +56,19 @@ def targeted_queries(queries: list[str], targets: list[str], config: Configurati
         return queries
     fresh = dedupe_queries(aimed, queries, config.query_similarity_threshold)
     return [*queries, *fresh][: config.searches_per_worker]
+
+
+def _page_dead_end(
+    assignment: SubagentAssignment, page: PageText, reason: str, detail: str
+) -> DeadEnd:
+    """A page read and set aside (the backtracker may try an alternative for it)."""
+    return DeadEnd(
+        subagent_id=assignment["subagent_id"],
+        query=page.query,
+        url=page.result.url,
+        reason=reason,
+        detail=detail,
+    )
 
 
 def _dead_ends(subagent_id: str, gathered: Gathered) -> list[DeadEnd]:
@@ -180,13 +197,7 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
         for page in pages:
             if domain_trust(page.result.url) < LOW_TRUST:
                 dead_ends.append(
-                    DeadEnd(
-                        subagent_id=assignment["subagent_id"],
-                        query=page.query,
-                        url=page.result.url,
-                        reason="low_credibility",
-                        detail="low-trust domain",
-                    )
+                    _page_dead_end(assignment, page, "low_credibility", "low-trust domain")
                 )
             else:
                 trusted.append(page)
@@ -229,12 +240,8 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
                 )
                 if page.result.url not in used:
                     dead_ends.append(
-                        DeadEnd(
-                            subagent_id=assignment["subagent_id"],
-                            query=page.query,
-                            url=page.result.url,
-                            reason="irrelevant",
-                            detail="no evidence for the question",
+                        _page_dead_end(
+                            assignment, page, "irrelevant", "no evidence for the question"
                         )
                     )
         anchored = [name_anchor(query, state.get("anchor", "")) for query in refined]

@@ -12,7 +12,6 @@ from research_studio.core.languages import report_language, writing_rule
 from research_studio.core.prompt_blocks import additional_instructions, inline
 from research_studio.core.records import ClaimRecord, ErrorRecord, ModelCallRecord, RunSummary
 from research_studio.evidence.passages import fallback_report, passage_note
-from research_studio.grounding.limitations import Losses, limitations_section
 from research_studio.grounding.statements import (
     GroundedReport,
     GroundedSection,
@@ -35,6 +34,7 @@ from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     emitter,
+    limitations_of,
     report_update,
     services_of,
 )
@@ -174,19 +174,7 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         "Iterations": str(iterations),
     }
     report.appendix = [*report.appendix, *appendix(coverage, quality, language)]
-    limitations = limitations_section(
-        Losses(
-            errors=[*state.get("errors", []), *errors],
-            sources_dropped=state.get("sources_dropped", 0),
-            statements_dropped=report.tally.unsupported,
-            numbers_unsupported=report.tally.numbers_unsupported,
-            instructions_dropped=report.tally.injections,
-            outside_time_range=services_of(runtime).results_outside_range,
-            attempts=services_of(runtime).attempt,
-            stop_reason=state.get("stop_reason", ""),
-        ),
-        language,
-    )
+    limitations = limitations_of(runtime, state, errors, report.tally, language)
     if limitations:
         report.appendix.insert(0, limitations)
     markdown = report.markdown(config.report_structure, state.get("sources", []), language)

@@ -22,7 +22,6 @@ from research_studio.core.records import (
     SourceRecord,
 )
 from research_studio.evidence.passages import fallback_report, is_safe_passage
-from research_studio.grounding.limitations import Losses, limitations_section
 from research_studio.grounding.statements import (
     GroundedReport,
     ReportDraft,
@@ -35,9 +34,9 @@ from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     error_record,
+    limitations_of,
     node_tools,
     report_update,
-    services_of,
 )
 from research_studio.pipelines.kit.report import close_report, report_grounding
 from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
@@ -276,18 +275,7 @@ async def final_report_generation(
     coverage = close_report(
         grounded, config.report_structure, query=state["query"], questions=[], language=language
     )
-    limitations = limitations_section(
-        Losses(
-            errors=[*state.get("errors", []), *errors],
-            statements_dropped=grounded.tally.unsupported,
-            numbers_unsupported=grounded.tally.numbers_unsupported,
-            instructions_dropped=grounded.tally.injections,
-            outside_time_range=services_of(runtime).results_outside_range,
-            attempts=services_of(runtime).attempt,
-            stop_reason=state.get("stop_reason", ""),
-        ),
-        language,
-    )
+    limitations = limitations_of(runtime, state, errors, grounded.tally, language)
     if limitations:
         grounded.appendix.append(limitations)
     markdown, block_restored = enforce_verified_section(
