@@ -11,6 +11,7 @@ from benchmarks.harness import QUERIES, VARIANTS, Latency, run_pipelines
 from benchmarks.local_search import MILLION, QUICK_SIZES, SIZES, run_local_search
 from benchmarks.process_tree import command_cost
 from benchmarks.results import explain, machine, stamp
+from benchmarks.serve import QUICK_STEPS, STEPS, run_serve
 
 
 def cold_start() -> dict[str, Any]:
@@ -37,6 +38,7 @@ def run_bench(
     local: bool,
     million: bool,
     status: Any,
+    serve: bool = True,
 ) -> dict[str, Any]:
     """Run the chosen benchmarks; `status(text)` is a context manager that shows progress."""
     results: dict[str, Any] = {"date": stamp(), "machine": machine()}
@@ -47,6 +49,10 @@ def run_bench(
         with status(f"Running {len(VARIANTS)} pipeline variants on {len(queries)} queries…"):
             runs, summary = asyncio.run(run_pipelines(queries, latency, workers))
         results["pipelines"] = {**summary, "queries": len(queries), "runs": [vars(r) for r in runs]}
+    if serve:
+        steps = QUICK_STEPS if quick else STEPS
+        with status(f"Running {', '.join(map(str, steps))} standard multi runs at once in serve…"):
+            results["serve"] = run_serve(latency, workers, steps)
     if local:
         sizes = QUICK_SIZES if quick else SIZES
         if million:

@@ -7,6 +7,7 @@ review, the remote client's graph ids, langgraph.json's check) asks the function
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -107,5 +108,17 @@ def compile_pipeline(
     *,
     store: BaseStore | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The named pipeline, compiled (with the store, for pipelines that keep data in one)."""
-    return spec(name).compile(checkpointer, interrupt_on_clarify, store)
+    """The named pipeline, compiled (with the store, for pipelines that keep data in one).
+
+    Compiled once per process: compiling inspects every node (0.05-0.2 CPU-s on the event loop of
+    a server running runs at once); each run gets a copy holding its own checkpointer and store.
+    """
+    update: dict[str, Any] = {"checkpointer": checkpointer}
+    if store is not None and spec(name).uses_store:
+        update["store"] = store
+    return _compiled(name, interrupt_on_clarify).copy(update)
+
+
+@functools.cache
+def _compiled(name: str, interrupt_on_clarify: bool) -> CompiledStateGraph[Any, Any, Any, Any]:
+    return spec(name).compile(None, interrupt_on_clarify)
