@@ -8,19 +8,20 @@ review, the remote client's graph ids, langgraph.json's check) asks the function
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.store.base import BaseStore
 from pydantic import AfterValidator, Field
 
 from research_studio.core.errors import ConfigError
 from research_studio.pipelines.advanced.spec import ADVANCED, ADVANCED_FULL, ADVANCED_OPTIMIZED
-from research_studio.pipelines.kit.contract import research_input
 from research_studio.pipelines.kit.spec import GraphBuilder, PipelineSpec
 from research_studio.pipelines.standard.spec import STANDARD
 from research_studio.pipelines.supervisor.spec import SUPERVISOR
+
+if TYPE_CHECKING:  # names and specs are read without LangGraph (a run's first line waits on it)
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.graph.state import CompiledStateGraph
+    from langgraph.store.base import BaseStore
 
 PIPELINES: tuple[PipelineSpec, ...] = (
     STANDARD,
@@ -98,6 +99,8 @@ def graph_id(name: str) -> str:
 
 def initial_state(name: str, query: str, mode: str) -> dict[str, Any]:
     """A new run's input (a ResearchInput): the same for every pipeline."""
+    from research_studio.pipelines.kit.contract import research_input
+
     return dict(research_input(query, mode))
 
 
