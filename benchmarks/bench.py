@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pty
+import re
 import shutil
 import signal
 import statistics
@@ -19,6 +21,8 @@ from benchmarks.local_search import MILLION, QUICK_SIZES, SIZES, run_local_searc
 from benchmarks.process_tree import command_cost, load, tree_cpu_s
 from benchmarks.results import explain, machine, stamp
 from benchmarks.serve import QUICK_STEPS, STEPS, run_serve
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def cold_start() -> dict[str, Any]:
@@ -45,18 +49,20 @@ def first_line(base: list[str], repeats: int = 3) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         for index in range(repeats):
             command = [*base, "run", QUERIES[0], "--model", "openai:gpt-4o-mini", "--no-clarify"]
+            # stderr is a terminal, as for a person: the run shows progress there only.
+            leader, follower = pty.openpty()
             started = time.monotonic()
             process = subprocess.Popen(
                 [*command, "--out", str(Path(folder) / f"run-{index}")],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
+                stderr=follower,
                 env={**os.environ, "OPENAI_API_KEY": "sk-bench-never-used"},
                 start_new_session=True,
             )
-            assert process.stderr is not None
-            text = process.stderr.readline().strip()
+            os.close(follower)
+            with os.fdopen(leader, encoding="utf-8", errors="replace") as terminal:
+                text = _ANSI.sub("", terminal.readline()).strip()
             seconds.append(time.monotonic() - started)
             cpu.append(tree_cpu_s(process.pid))
             os.killpg(process.pid, signal.SIGKILL)

@@ -182,6 +182,7 @@ RUN_SETTINGS = (
     "report_structure",
     "max_iterations",
     "max_researcher_iterations",
+    "max_research_questions",
     "system_prompt",
     "review_plan",
     "since",
@@ -304,7 +305,12 @@ def run(
 
 
 def _starting(query: str, plans: list[tuple[str, str]]) -> None:
-    """The run's first progress line, printed before the graph modules are imported."""
+    """The run's first progress line, printed before the graph modules are imported.
+
+    In a terminal only: a script reading stderr still gets a mistake as its one line.
+    """
+    if not err.is_terminal:
+        return
     how = ", ".join(f"{name} ({mode})" for name, mode in plans)
     err.print(foreign(f"starting {how}: {query}", "dim"), highlight=False)
 

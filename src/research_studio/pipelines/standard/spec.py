@@ -16,6 +16,7 @@ STANDARD = PipelineSpec(
     settings=(
         "language",
         "max_iterations",
+        "max_research_questions",
         "max_sources",
         "max_subagents",
         "min_coverage",
