@@ -3,18 +3,31 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import pty
+import re
 import shutil
+import signal
+import statistics
+import subprocess
 import sys
+import tempfile
+import time
+from pathlib import Path
 from typing import Any
 
 from benchmarks.harness import QUERIES, VARIANTS, Latency, run_pipelines
 from benchmarks.local_search import MILLION, QUICK_SIZES, SIZES, run_local_search
-from benchmarks.process_tree import command_cost
+from benchmarks.process_tree import command_cost, load, tree_cpu_s
 from benchmarks.results import explain, machine, stamp
+from benchmarks.serve import QUICK_STEPS, STEPS, run_serve
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def cold_start() -> dict[str, Any]:
-    """CPU-seconds and peak memory of `research-studio --help` and `--version`."""
+    """CPU-seconds and peak memory of `research-studio --help` and `--version`, and the time from
+    starting `research-studio run` to its first progress line."""
     script = shutil.which("research-studio")
     base = (
         [script]
@@ -25,6 +38,40 @@ def cold_start() -> dict[str, Any]:
         "command": "research-studio" if script else "python -c (no console script installed)",
         "help": command_cost([*base, "--help"]),
         "version": command_cost([*base, "--version"]),
+        "first_line": first_line(base),
+    }
+
+
+def first_line(base: list[str], repeats: int = 3) -> dict[str, Any]:
+    """Median seconds (and CPU-seconds) from starting a run to its first line on stderr; the run
+    is then stopped (what follows, the model and the web, is not part of a cold start)."""
+    seconds, cpu, text = [], [], ""
+    with tempfile.TemporaryDirectory() as folder:
+        for index in range(repeats):
+            command = [*base, "run", QUERIES[0], "--model", "openai:gpt-4o-mini", "--no-clarify"]
+            # stderr is a terminal, as for a person: the run shows progress there only.
+            leader, follower = pty.openpty()
+            started = time.monotonic()
+            process = subprocess.Popen(
+                [*command, "--out", str(Path(folder) / f"run-{index}")],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=follower,
+                env={**os.environ, "OPENAI_API_KEY": "sk-bench-never-used"},
+                start_new_session=True,
+            )
+            os.close(follower)
+            with os.fdopen(leader, encoding="utf-8", errors="replace") as terminal:
+                text = _ANSI.sub("", terminal.readline()).strip()
+            seconds.append(time.monotonic() - started)
+            cpu.append(tree_cpu_s(process.pid))
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    return {
+        "seconds": round(statistics.median(seconds), 3),
+        "cpu_s": round(statistics.median(cpu), 3),
+        "line": text,
+        "load": load(),
     }
 
 
@@ -37,6 +84,7 @@ def run_bench(
     local: bool,
     million: bool,
     status: Any,
+    serve: bool = True,
 ) -> dict[str, Any]:
     """Run the chosen benchmarks; `status(text)` is a context manager that shows progress."""
     results: dict[str, Any] = {"date": stamp(), "machine": machine()}
@@ -47,6 +95,10 @@ def run_bench(
         with status(f"Running {len(VARIANTS)} pipeline variants on {len(queries)} queries…"):
             runs, summary = asyncio.run(run_pipelines(queries, latency, workers))
         results["pipelines"] = {**summary, "queries": len(queries), "runs": [vars(r) for r in runs]}
+    if serve:
+        steps = QUICK_STEPS if quick else STEPS
+        with status(f"Running {', '.join(map(str, steps))} standard multi runs at once in serve…"):
+            results["serve"] = run_serve(latency, workers, steps)
     if local:
         sizes = QUICK_SIZES if quick else SIZES
         if million:

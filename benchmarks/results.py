@@ -54,9 +54,27 @@ TARGETS = (
         "<=",
         250.0,
     ),
+    (
+        "`serve`: throughput of 8 standard multi runs at once / one run",
+        ("serve", "ratio_at_most"),
+        ">=",
+        5.0,
+    ),
+    (
+        "`serve`: peak PSS growth per extra concurrent run (MiB)",
+        ("serve", "pss_growth_per_run_mb"),
+        "<=",
+        80.0,
+    ),
     ("`--help` CPU-s", ("cold_start", "help", "cpu_s"), "<=", 0.5),
     ("`--help` peak RSS (MiB)", ("cold_start", "help", "rss_mb"), "<=", 60.0),
     ("`--version` CPU-s", ("cold_start", "version", "cpu_s"), "<=", 0.5),
+    (
+        "`run`: seconds from start to the first progress line",
+        ("cold_start", "first_line", "seconds"),
+        "<=",
+        1.0,
+    ),
     (
         "Local search p95 at 100,000 chunks of real text (ms)",
         ("local_search", "sizes", "100000", "query_p95_ms"),
@@ -76,6 +94,7 @@ _LOAD_OF = {
     "pipelines": ("load",),
     "cold_start": ("load",),
     "local_search": ("load_before",),
+    "serve": ("load",),
 }
 
 
@@ -164,7 +183,8 @@ def target_rows(results: dict[str, Any]) -> list[tuple[str, Any, str, str, Any]]
     rows = []
     for name, path, operator, goal in TARGETS:
         value = _lookup(results, path)
-        status = "not run" if value is None else ("met" if value <= goal else "missed")
+        reached = value is not None and (value >= goal if operator == ">=" else value <= goal)
+        status = "not run" if value is None else ("met" if reached else "missed")
         load = _lookup(results, (*path[:-1], *_LOAD_OF[path[0]]))
         rows.append((name, value, f"{operator} {goal}", status, load))
     return rows
@@ -214,6 +234,14 @@ def performance_page(results: dict[str, Any]) -> str:
                 for name in ("help", "version")
             ),
         ]
+        first = cold.get("first_line")
+        if first:
+            lines += [
+                "",
+                f"`{cold['command']} run …` to its first progress line: {first['seconds']} s wall, "
+                f"{first['cpu_s']} CPU-s (median of 3; load average {first['load']}): "
+                f"“{first['line']}”.",
+            ]
     pipelines = results.get("pipelines")
     if pipelines:
         latency = pipelines["latency"]
@@ -262,6 +290,7 @@ def performance_page(results: dict[str, Any]) -> str:
                 f"Multi-agent speed-up over single-agent: {multi['speedup_vs_single']}× (wall ratio {multi['wall_ratio_to_single']}; "
                 f"paired on the same question: {multi.get('paired_wall_ratio')}).",
             ]
+    lines += _serve_section(results.get("serve"))
     local = results.get("local_search")
     if local:
         lines += [
@@ -292,6 +321,32 @@ def performance_page(results: dict[str, Any]) -> str:
     if notes:
         lines += ["", "## Notes", "", *(f"- {note}" for note in notes)]
     return "\n".join(lines) + "\n"
+
+
+def _serve_section(serve: dict[str, Any] | None) -> list[str]:
+    if not serve:
+        return []
+    latency = serve["latency"]
+    return [
+        "",
+        "## Serve throughput",
+        "",
+        "Standard multi runs started at once through `serve`'s HTTP API (uvicorn in the bench's "
+        f"process, as `research-studio serve` runs it), one research iteration, {serve['workers']} "
+        f"workers, model {latency['llm_s']} s + {latency['llm_per_token_s']} s per output token, "
+        f"search {latency['search_s']} s, page {latency['page_s']} s; one warm-up run first. "
+        "CPU-s and peak PSS are for the whole process tree (server, local web, parser workers).",
+        "",
+        "| Runs at once | Completed | Wall s | Runs/min | × one run | CPU-s | Peak PSS MiB | Load average |",
+        "|---|---|---|---|---|---|---|---|",
+        *(
+            f"| {row['runs']} | {row['completed']} | {row['wall_s']} | {row['runs_per_min']} | "
+            f"{row['ratio_to_one']} | {row['cpu_s']} | {row['peak_pss_mb']} | {row['load']} |"
+            for row in serve["steps"].values()
+        ),
+        "",
+        f"Peak PSS grows by {serve['pss_growth_per_run_mb']} MiB per extra concurrent run.",
+    ]
 
 
 def stamp() -> str:

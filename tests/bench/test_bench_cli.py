@@ -65,7 +65,14 @@ def test_quick_bench_writes_results_and_the_performance_page(tmp_path: Path) -> 
     assert 0 < multi["paired_wall_ratio"] < 5
     cold = results["cold_start"]
     assert all(cold[name]["cpu_s"] > 0 and cold[name]["rss_mb"] > 0 for name in ("help", "version"))
+    steps = results["serve"]["steps"]
+    assert [row["runs"] for row in steps.values()] == [1, 2]
+    assert all(
+        row["completed"] == row["runs"] and row["runs_per_min"] > 0 for row in steps.values()
+    )
+    assert all(row["peak_pss_mb"] > 0 and row["load"] >= 0 for row in steps.values())
     page = (tmp_path / "performance.md").read_text()
+    assert "## Serve throughput" in page and "× one run" in page
     assert "## Targets" in page and results["machine"]["python"] in page and "Amdahl" in page
     assert "Load average" in page and "## Cold start" in page
     assert (

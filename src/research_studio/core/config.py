@@ -275,6 +275,13 @@ class Configuration(BaseModel):
         3, "Research loop iterations.", maximum=20, extra=flag("--iterations", "Iterations")
     )
     max_subagents: int = _count(5, "Parallel workers/subagents per iteration.", maximum=16)
+    max_research_questions: int = _count(
+        6,
+        "Standard pipeline: research questions a plan may hold. The plan has one per distinct "
+        "aspect of the question, up to this; multi-agent research starts one worker per question.",
+        maximum=12,
+        extra=flag("--max-questions", "Research questions at most"),
+    )
     subagent_max_iterations: int = _count(2, "Search rounds inside one subagent.", maximum=10)
     searches_per_worker: int = _count(3, "Searches one worker runs.", maximum=20)
     pages_per_search: int = _count(2, "Pages fetched per search.", maximum=20)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from research_studio.core.errors import ProviderError, ResearchStudioError
 from research_studio.core.records import ErrorRecord, FindingRecord, ModelCallRecord, PageRecord
@@ -236,17 +236,20 @@ async def read_pages(
 async def gather(
     services: Services, task: GatherRequest, *, emit: Emit, parallel_searches: bool
 ) -> Gathered:
-    """Search, read and extract: one extraction call per batch of pages read together.
+    """Search, read and extract: one extraction call per search's pages.
 
-    With parallel searches (a worker) every page of the task is one batch; otherwise (one agent
-    searching in turn) each search's pages are a batch, extracted before the next search.
+    With parallel searches (a worker) the searches run at once and each one's pages are
+    extracted as soon as they are read, while the others still fetch: the worker waits for its
+    slowest search, not for one long call over every page it read. Otherwise (one agent
+    searching in turn) each search's pages are extracted before the next search.
     """
     gathered = Gathered()
     if parallel_searches:
-        pages, _ = await read_pages(
-            services, task, emit=emit, parallel_searches=True, into=gathered
+        parts = await asyncio.gather(
+            *(_search_and_extract(services, task, query, emit) for query in task.queries)
         )
-        await _extract(services, task, pages, gathered)
+        for part in parts:  # in search order, not arrival order: same inputs, same report
+            _merge(gathered, part)
         return gathered
     for query in task.queries:
         one = GatherRequest(
@@ -261,3 +264,31 @@ async def gather(
         )
         await _extract(services, task, pages, gathered)
     return gathered
+
+
+async def _search_and_extract(
+    services: Services, task: GatherRequest, query: str, emit: Emit
+) -> Gathered:
+    part = Gathered()
+    one = replace(task, queries=[query])
+    pages, _ = await read_pages(services, one, emit=emit, parallel_searches=False, into=part)
+    await _extract(services, task, pages, part)
+    return part
+
+
+def _merge(gathered: Gathered, part: Gathered) -> None:
+    """One search's results added to the task's; answers joined, confidence weighted by findings."""
+    weight, part_weight = len(gathered.findings), len(part.findings)
+    gathered.searches.extend(part.searches)
+    gathered.pages.extend(part.pages)
+    gathered.findings.extend(part.findings)
+    gathered.errors.extend(part.errors)
+    gathered.calls.extend(part.calls)
+    gathered.fetches += part.fetches
+    gathered.empty_queries.extend(part.empty_queries)
+    if part.answer:
+        gathered.answer = f"{gathered.answer} {part.answer}".strip()
+    if weight + part_weight:
+        total = gathered.confidence * weight + part.confidence * part_weight
+        gathered.confidence = total / (weight + part_weight)
+    gathered.gaps.extend(gap for gap in part.gaps if gap not in gathered.gaps)

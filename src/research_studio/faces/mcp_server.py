@@ -43,6 +43,7 @@ MCP_SETTINGS = (
     "report_structure",
     "max_iterations",
     "max_researcher_iterations",
+    "max_research_questions",
     "model",
     "fast_model",
     "since",

@@ -47,7 +47,12 @@ from research_studio.sources.docindex import DocumentIndex, IndexReport
 from research_studio.sources.search import SearchChoice
 
 # Settings only some pipelines read: their specs say which, and every face refuses the others.
-SELECTIVE_SETTINGS = ("max_iterations", "review_plan", "max_researcher_iterations")
+SELECTIVE_SETTINGS = (
+    "max_iterations",
+    "review_plan",
+    "max_researcher_iterations",
+    "max_research_questions",
+)
 Note = Callable[[str], None]
 # The single-agent mode as the CLI names it; the other faces name it in their own words.
 SINGLE_AGENT = "--single-agent"
@@ -296,6 +301,7 @@ FORM_SETTINGS = (
     "report_structure",
     "max_iterations",
     "max_researcher_iterations",
+    "max_research_questions",
     "language",
     "system_prompt",
 )
@@ -319,6 +325,7 @@ class ResearchRequest(BaseModel):
     report_structure: ReportStructure | None = None
     max_iterations: int | None = None
     max_researcher_iterations: int | None = None
+    max_research_questions: int | None = None
     language: str | None = None
     system_prompt: str | None = None
     no_clarify: bool = False

@@ -23,7 +23,11 @@ from research_studio.sources.archive import PageArchive
 from research_studio.sources.cache import Cache
 from research_studio.sources.docindex import DocumentIndex
 from research_studio.sources.fetch import CachedFetcher, Fetcher, PageFetcher, RoutingFetcher
-from research_studio.sources.http_client import PrivateNetworkPolicy, build_http_client
+from research_studio.sources.http_client import (
+    PrivateNetworkPolicy,
+    build_http_client,
+    shared_ssl_context,
+)
 from research_studio.sources.mcp_sources import McpSources
 from research_studio.sources.parsing import ParserPool
 from research_studio.sources.search import (
@@ -237,7 +241,9 @@ class Services:
         spec = spec or model_spec_for(self._model_config(), node, tier)
         if spec not in self._models:
             # Model servers are often local: no address guard, but our own closable client.
-            client = httpx.AsyncClient(timeout=httpx.Timeout(self.config.llm_timeout_s))
+            client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.config.llm_timeout_s), verify=shared_ssl_context()
+            )
             self._clients.append(client)
             self._models[spec] = create_chat_model(spec, self.config, http_async_client=client)
         return ModelCaller(

@@ -8,8 +8,10 @@ DNS rebinding between check and connect cannot happen. TLS still verifies the re
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
+import ssl
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -170,6 +172,16 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """The process's TLS context, shared by every client of every run in it.
+
+    Loading the CA bundle costs about 0.1 CPU-s on the event loop: once per client, it was the
+    largest per-run cost of a server running runs at once. A context is safe to share.
+    """
+    return httpx.create_ssl_context()
+
+
 class PinnedHTTPTransport(httpx.AsyncHTTPTransport):
     """httpx's transport whose connections go through a PinnedBackend (TLS checks the host name)."""
 
@@ -180,7 +192,7 @@ class PinnedHTTPTransport(httpx.AsyncHTTPTransport):
         network_backend: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
         limits = limits or httpx.Limits()
-        ssl_context = httpx.create_ssl_context()
+        ssl_context = shared_ssl_context()
         super().__init__(verify=ssl_context, limits=limits)
         # httpx takes no network backend, so its pool is rebuilt with ours and the same settings.
         self._pool = httpcore.AsyncConnectionPool(

@@ -46,6 +46,9 @@ def bench(
     page_latency: Annotated[float, typer.Option("--page-latency", min=0.0)] = 0.1,
     skip_pipelines: Annotated[bool, typer.Option("--skip-pipelines")] = False,
     skip_local: Annotated[bool, typer.Option("--skip-local")] = False,
+    skip_serve: Annotated[
+        bool, typer.Option("--skip-serve", help="Skip serve throughput at 1/4/8 runs at once.")
+    ] = False,
     million: Annotated[
         bool,
         typer.Option(
@@ -71,6 +74,7 @@ def bench(
             local=not skip_local,
             million=million,
             status=common.err.status,
+            serve=not skip_serve,
         )
         results_module.write_results(results, results_file, markdown_file)
     if as_json:
@@ -108,6 +112,14 @@ def bench(
                 ),
             )
         common.out.print(table)
+    if "serve" in results:
+        for row in results["serve"]["steps"].values():
+            common.out.print(
+                f"Serve: {row['runs']} run(s) at once; {row['runs_per_min']} runs/min "
+                f"({row['ratio_to_one']}× one), peak PSS {row['peak_pss_mb']} MiB "
+                f"(load {row['load']})",
+                markup=False,
+            )
     if "local_search" in results:
         for row in results["local_search"]["sizes"].values():
             common.out.print(

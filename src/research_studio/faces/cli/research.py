@@ -5,26 +5,27 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from research_studio.core.config import Configuration
+from research_studio.core.config import Configuration, load_configuration
 from research_studio.core.errors import ConfigError, ResearchStudioError
 from research_studio.faces.cli import common
-from research_studio.faces.cli.documents import indexing
 from research_studio.faces.cli.progress import ProgressView
-from research_studio.faces.cli.review import print_pending_review, reviewer
-from research_studio.faces.cli.summary import METRICS, closing_summary, metrics_table, run_lines
 from research_studio.faces.cli.terminal import foreign, is_utf8, line
 from research_studio.pipelines.registry import check_name, help_text, names
-from research_studio.run.launch import SINGLE_AGENT, RunSetup, prepare, resume_settings
-from research_studio.run.runner import AskFn, Outcome, RunStopped, execute
 from research_studio.run.runs import (
     RunFolder,
+    check_query,
     list_runs,
 )
+
+# The run set-up, the runner (LangGraph) and the report checks are imported where they are
+# used, after `run` has printed its first line: importing them takes seconds on a busy machine.
+if TYPE_CHECKING:
+    from research_studio.run.runner import AskFn, Outcome
 
 VerboseFlag = Annotated[
     bool, typer.Option("--verbose", "-v", help="Also print every figure of the run.")
@@ -90,6 +91,9 @@ async def _execute(
     interactive: bool,
     plan_reply: str | None = None,
 ) -> Outcome:
+    from research_studio.faces.cli.review import reviewer
+    from research_studio.run.runner import RunStopped, execute
+
     view = ProgressView(
         common.err, title=f"{folder.record.pipeline}/{folder.record.mode}: {folder.record.query}"
     )
@@ -110,6 +114,9 @@ async def _execute(
 
 
 def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool, verbose: bool) -> None:
+    from research_studio.faces.cli.review import print_pending_review
+    from research_studio.faces.cli.summary import closing_summary, metrics_table
+
     run_id = folder.record.run_id
     if outcome.status == "awaiting_clarification":
         common.err.print(
@@ -153,6 +160,7 @@ RUN_SETTINGS = (
     "report_structure",
     "max_iterations",
     "max_researcher_iterations",
+    "max_research_questions",
     "system_prompt",
     "review_plan",
     "since",
@@ -228,6 +236,12 @@ def run(
             plans = [(pipeline, "single"), (pipeline, "multi")]
         else:
             plans = [(name, mode) for name in (pipeline, compare_with) if name is not None]
+        # The question checked as the set-up will check it, then shown before the slow imports.
+        limit = load_configuration(config_file=config_file).config.max_query_chars
+        _starting(check_query(query, max_chars=limit), plans)
+        from research_studio.faces.cli.documents import indexing
+        from research_studio.run.launch import SINGLE_AGENT, RunSetup, prepare
+
         prepared = prepare(
             RunSetup(
                 question=query,
@@ -263,6 +277,17 @@ def run(
         _print_comparison(outcomes, as_json)
 
 
+def _starting(query: str, plans: list[tuple[str, str]]) -> None:
+    """The run's first progress line, printed before the graph modules are imported.
+
+    In a terminal only: a script reading stderr still gets a mistake as its one line.
+    """
+    if not common.err.is_terminal:
+        return
+    how = ", ".join(f"{name} ({mode})" for name, mode in plans)
+    common.err.print(foreign(f"starting {how}: {query}", "dim"), highlight=False)
+
+
 def _label(folder: RunFolder, outcomes: list[tuple[RunFolder, Outcome]]) -> str:
     """A run's column: its mode when one pipeline ran twice, else its pipeline (and mode)."""
     if len({other.record.pipeline for other, _ in outcomes}) == 1:
@@ -271,6 +296,8 @@ def _label(folder: RunFolder, outcomes: list[tuple[RunFolder, Outcome]]) -> str:
 
 
 def _print_comparison(outcomes: list[tuple[RunFolder, Outcome]], as_json: bool) -> None:
+    from research_studio.faces.cli.summary import METRICS
+
     rows = {
         _label(folder, outcomes): outcome.state.get("metadata", {}) for folder, outcome in outcomes
     }
@@ -319,6 +346,8 @@ def resume(
                 f"run {folder.record.run_id} is still running{where}; "
                 "let it finish or stop it before resuming"
             )
+        from research_studio.run.launch import resume_settings
+
         config = resume_settings(folder, config_file)
     interactive = sys.stdin.isatty()
     common.err.print(line((f"resuming {folder.record.run_id} ({folder.record.status})", "dim")))
@@ -349,5 +378,7 @@ def runs(
         common.err.print(foreign(f"No runs in {where}."))
         return
     common.out.print(foreign(f"{len(records)} run(s) in {where}", "bold"))
+    from research_studio.faces.cli.summary import run_lines
+
     for record in records:
         common.out.print(run_lines(record), highlight=False)

@@ -49,6 +49,7 @@ FORM_ROWS: dict[str, tuple[tuple[str, Control, str], ...]] = {
     "loops": (
         ("max_iterations", "number", "default"),
         ("max_researcher_iterations", "number", "default"),
+        ("max_research_questions", "number", "default"),
     ),
 }
 

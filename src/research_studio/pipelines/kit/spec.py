@@ -11,16 +11,17 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.store.base import BaseStore
+from typing import TYPE_CHECKING, Any, Literal
 
 from research_studio.pipelines.kit.stopping import StopReason
 
+if TYPE_CHECKING:  # listing the specs must not import LangGraph (a run's first line waits on it)
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.graph.state import CompiledStateGraph
+    from langgraph.store.base import BaseStore
+
 Mode = Literal["single", "multi"]
-GraphBuilder = Callable[..., CompiledStateGraph[Any, Any, Any, Any]]
+GraphBuilder = Callable[..., "CompiledStateGraph[Any, Any, Any, Any]"]
 PlanText = Callable[[Mapping[str, Any]], str]
 SRC_PREFIX = "./src/"
 

@@ -32,7 +32,6 @@ from research_studio.pipelines.standard.prompts import (
 from research_studio.pipelines.standard.schemas import ResearchPlan, Understanding
 from research_studio.pipelines.standard.state import ResearchState
 
-MAX_QUESTIONS = 5
 MAX_INITIAL_SEARCHES = 6
 
 
@@ -83,7 +82,11 @@ async def plan(state: ResearchState, runtime: Runtime[Configuration]) -> dict[st
     request = request_block(state["query"], state.get("user_clarification", ""))
     errors: list[ErrorRecord] = []
     messages = [
-        SystemMessage(content=PLAN_SYSTEM.format(today=state["today"])),
+        SystemMessage(
+            content=PLAN_SYSTEM.format(
+                today=state["today"], max_questions=config.max_research_questions
+            )
+        ),
         HumanMessage(
             content=PLAN_USER.format(request=request, understanding=state.get("understanding", ""))
         ),
@@ -93,7 +96,8 @@ async def plan(state: ResearchState, runtime: Runtime[Configuration]) -> dict[st
         # Without a plan the request itself is the only question worth searching.
         questions, aspects, searches = [state["query"]], [], [state["query"]]
     else:
-        questions = clip(result.research_questions, MAX_QUESTIONS)
+        # The plan's breadth is the question's: its distinct research questions, up to the setting.
+        questions = plan_questions(result.research_questions, config)
         aspects = clip(result.aspects_to_cover, 8)
         # The user's own words are always searched: weak planners still find the obvious sources.
         searches = dedupe_queries(
@@ -119,3 +123,10 @@ async def plan(state: ResearchState, runtime: Runtime[Configuration]) -> dict[st
         "errors": errors,
         "messages": [AIMessage(content="Plan:\n" + "\n".join(f"- {q}" for q in questions))],
     }
+
+
+def plan_questions(proposed: list[str], config: Configuration) -> list[str]:
+    """The research questions a plan keeps: the distinct ones proposed (a near-duplicate says
+    nothing new), at most `max_research_questions`."""
+    distinct = dedupe_queries(proposed, [], config.query_similarity_threshold)
+    return distinct[: config.max_research_questions]

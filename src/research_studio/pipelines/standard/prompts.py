@@ -34,7 +34,7 @@ Restate in one or two sentences what the user wants researched, then judge clari
 
 PLAN_SYSTEM = """You are a research planner. Turn a request into a plan a team can execute with a web search engine.
 Give:
-- 3 to 5 research questions that together answer the request,
+- one research question per distinct aspect of the request, together answering it (a narrow request needs one or two; never more than {max_questions}),
 - the aspects a complete answer must cover,
 - 4 to 6 web search queries: short (3 to 8 words), specific, each targeting a different question or aspect, no duplicates.
 Today's date is {today}."""

@@ -104,8 +104,11 @@ async def orchestrate(state: ResearchState, runtime: Runtime[Configuration]) -> 
     done = state.get("searches_done", [])
     if not done:
         # The first round's work is the plan itself: its questions and searches, no model call.
-        planned = plan_split(state.get("research_questions", []), state.get("pending_searches", []))
-        assigned = assign_work(planned, state.get("pending_searches", []), done, config)
+        # One worker per research question: the plan's breadth, bounded by its setting.
+        questions = state.get("research_questions", [])[: config.max_research_questions]
+        planned = plan_split(questions, state.get("pending_searches", []))
+        pending = state.get("pending_searches", [])
+        assigned = assign_work(planned, pending, done, config, workers=len(planned))
         return {"sub_questions": assigned, "total_workers": len(assigned)}
     caller = model_for(runtime, STANDARD_MODELS, "orchestrate")
     synthesis = state.get("synthesis")
@@ -160,17 +163,24 @@ def plan_split(questions: list[str], searches: list[str]) -> list[tuple[str, lis
 
 
 def assign_work(
-    planned: list[tuple[str, list[str]]], pending: list[str], done: list[str], config: Configuration
+    planned: list[tuple[str, list[str]]],
+    pending: list[str],
+    done: list[str],
+    config: Configuration,
+    *,
+    workers: int | None = None,
 ) -> list[SubQuestion]:
-    """Workers' assignments: the model's split, plus every pending search it left out.
+    """Workers' assignments (at most `workers`, else `max_subagents`): the split, plus every
+    pending search it left out.
 
     The plan's (or the synthesis's) searches are always run, even when the model's split is
     weak, so the user's own words are searched whatever the model does.
     """
     threshold = config.query_similarity_threshold
+    workers = max(1, workers or config.max_subagents)
     assigned: list[SubQuestion] = []
     taken = list(done)
-    for question, searches in planned[: config.max_subagents]:
+    for question, searches in planned[:workers]:
         fresh = dedupe_queries(searches, taken, threshold)[: config.searches_per_worker]
         if fresh and question.strip():
             taken.extend(fresh)
@@ -179,7 +189,7 @@ def assign_work(
         open_slots = [
             item for item in assigned if len(item["searches"]) < config.searches_per_worker
         ]
-        if len(assigned) < config.max_subagents:
+        if len(assigned) < workers:
             assigned.append(SubQuestion(question=search, searches=[search]))
         elif open_slots:
             min(open_slots, key=lambda item: len(item["searches"]))["searches"].append(search)

@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 from research_studio.core.config import Configuration
 from research_studio.core.queries import dedupe_queries
 from research_studio.pipelines.kit.plan_review import parse_reply, plan_text, short_note, with_note
-from research_studio.pipelines.standard.intake import MAX_INITIAL_SEARCHES, MAX_QUESTIONS
+from research_studio.pipelines.standard.intake import MAX_INITIAL_SEARCHES
 from research_studio.pipelines.standard.state import ResearchState
 
 
@@ -29,19 +29,20 @@ async def review_plan(state: ResearchState, runtime: Runtime[Configuration]) -> 
     edit = parse_reply(state.get("plan_feedback", ""))
     query = state["query"]
     threshold = runtime.context.query_similarity_threshold
+    most = runtime.context.max_research_questions
     questions = list(state.get("research_questions", []))
     searches = list(state.get("pending_searches", []))
     aspects = list(state.get("aspects_to_cover", []))
     update: dict[str, Any] = {}
     if edit.kind == "list":
-        questions = edit.questions[:MAX_QUESTIONS] or questions
+        questions = edit.questions[:most] or questions
         aspects = edit.outline or aspects
         # New questions without new searches: each question is searched as written.
         searches = edit.searches or dedupe_queries([query, *questions], [], threshold)
     elif edit.kind == "text" and edit.note:
         update["user_clarification"] = with_note(state.get("user_clarification", ""), edit.note)
         if short_note(edit.note):
-            questions = [*questions, edit.note][-MAX_QUESTIONS:]
+            questions = [*questions, edit.note][-most:]
             searches = dedupe_queries([f"{query} {edit.note}", *searches], [], threshold)
     else:
         return {"plan_feedback": ""}

@@ -15,6 +15,7 @@ STANDARD = PipelineSpec.of_package(
     settings=(
         "language",
         "max_iterations",
+        "max_research_questions",
         "max_sources",
         "max_subagents",
         "min_coverage",

@@ -7,7 +7,8 @@
   let timer = null;
 
   const SETTINGS = ["model", "fast_model", "search", "docs", "report_structure", "language",
-                    "max_iterations", "max_researcher_iterations", "system_prompt"];
+                    "max_iterations", "max_researcher_iterations", "max_research_questions",
+                    "system_prompt"];
 
   function fill(select, values) {
     for (const value of values) select.append(RS.el("option", { value, text: value }));
