@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from research_studio.core.config import Configuration
 from research_studio.core.languages import report_language
@@ -13,6 +14,7 @@ from research_studio.grounding.statements import GroundedReport, GroundedSection
 from research_studio.services.extraction import extract_sentences
 from research_studio.sources.archive import PageArchive
 
+T = TypeVar("T")
 MAX_PASSAGES = 12
 PASSAGES_PER_SOURCE = 3
 # Why a report shows passages instead of prose, said plainly at its top.
@@ -46,6 +48,18 @@ def usable_evidence(evidence: Sequence[EvidenceRecord]) -> list[EvidenceRecord]:
     ]
 
 
+def distinct_sources_first(items: Sequence[T], source: Callable[[T], str]) -> list[T]:
+    """The items with each source's first item before any source's second (stable otherwise),
+    so whoever takes the first few hears several sources."""
+    rank: dict[str, int] = {}
+    ranked = []
+    for index, item in enumerate(items):
+        key = source(item)
+        rank[key] = rank.get(key, -1) + 1
+        ranked.append((rank[key], index, item))
+    return [item for _rank, _index, item in sorted(ranked, key=lambda entry: entry[:2])]
+
+
 def evidence_passages(
     evidence: Sequence[EvidenceRecord],
     heading_of: dict[str, str] | None = None,
@@ -55,7 +69,7 @@ def evidence_passages(
     per_source: dict[str, int] = {}
     passages: list[StatementRecord] = []
     seen: set[str] = set()
-    for item in evidence:
+    for item in distinct_sources_first(evidence, lambda item: item["sid"]):
         quote = item["quote"].strip()
         if (
             not item["quote_verified"]
