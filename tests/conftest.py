@@ -45,6 +45,7 @@ def web(web_server: FakeWeb) -> Iterator[FakeWeb]:
     web_server.clear_faults()
     web_server.clear_requests()
     web_server.latency_s = web_server.search_latency_s = web_server.page_latency_s = 0.0
+    web_server.search_delay = None
     web_server.chat.reset()
     web_server.ollama.reset()
 

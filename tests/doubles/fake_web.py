@@ -10,6 +10,7 @@ import socketserver
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -105,6 +106,9 @@ class FakeWeb:
         self.latency_s = latency_s
         self.search_latency_s = 0.0
         self.page_latency_s = 0.0
+        # Extra seconds for a SearXNG search, by its query: makes parallel workers finish in a
+        # chosen order (tests of runs whose outcome must not depend on arrival order).
+        self.search_delay: Callable[[str], float] | None = None
         self.chat = ChatEndpoint()
         self.ollama = OllamaEndpoint()
         self.pages: list[CorpusPage] = []
@@ -217,10 +221,12 @@ class FakeWeb:
                 fault.times -= 1
             return dataclasses.replace(fault)
 
-    def _latency_for(self, path: str) -> float:
+    def _latency_for(self, path: str, query: dict[str, str]) -> float:
         extra = 0.0
         if path == "/search" or path.startswith("/tavily/"):
             extra = self.search_latency_s
+            if self.search_delay is not None and "q" in query:
+                extra += self.search_delay(query["q"])
         elif path.startswith(("/pages/", "/docs/", "/text/")):
             extra = self.page_latency_s
         return self.latency_s + extra
@@ -264,7 +270,7 @@ class _Handler(BaseHTTPRequestHandler):
         web._record(record)
         try:
             fault = web._take_fault(record.path)
-            web._sleep(web._latency_for(record.path))
+            web._sleep(web._latency_for(record.path, record.query))
             if fault is None or fault.kind in ("latency", "timeout"):
                 if fault is not None:
                     web._sleep(fault.delay_s or (5.0 if fault.kind == "timeout" else 0.0))

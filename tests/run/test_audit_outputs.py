@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -115,19 +116,37 @@ def test_sources_are_renumbered_by_first_citation_everywhere(tmp_path: Path) -> 
     assert audit_run(tmp_path).ok  # the renumbered folder is sealed as written
 
 
+def _delays(order: int) -> Callable[[str], float]:
+    """Per search, a delay that sets the order in which parallel workers get their results:
+    one order, then its reverse."""
+
+    def delay(query: str) -> float:
+        step = sum(map(ord, query)) % 4
+        return 0.08 * (step if order == 0 else 3 - step)
+
+    return delay
+
+
 @pytest.mark.e2e
-@pytest.mark.parametrize("args", [["--single-agent"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--single-agent"],
+        ["--iterations", "2"],  # standard multi-agent: workers race for the pages they share
+        ["--pipeline", "advanced", "--iterations", "1"],
+    ],
+)
 def test_the_same_inputs_give_the_same_report(
     web: FakeWeb, tmp_path: Path, args: list[str]
 ) -> None:
-    """Two identical runs print the same report.md, sources numbered S1…Sn as first cited.
-
-    Parallel workers (multi-agent, advanced subagents) still race to claim a URL both found;
-    until claims are ordered, only the one-agent run is held to this.
-    """
+    """Two identical runs print the same report.md, sources numbered S1…Sn as first cited,
+    whichever parallel worker's searches come back first."""
     reports = []
-    for out in ("first", "second"):
-        result = run_cli(web, "run", "coral bleaching heat stress", "--out", out, *args)
+    for order, out in enumerate(("first", "second")):
+        web.search_delay = _delays(order)
+        result = run_cli(
+            web, "run", "coral bleaching heat stress", "--out", out, "--no-cache", *args
+        )
         assert result.exit_code == 0, result.output
         reports.append((tmp_path / out / "report.md").read_text())
     assert reports[0] == reports[1]

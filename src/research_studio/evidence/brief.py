@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from research_studio.core.records import EvidenceRecord, StatementRecord
-from research_studio.evidence.passages import is_safe_passage
+from research_studio.evidence.passages import distinct_sources_first, is_safe_passage
 from research_studio.grounding.quotes import tokens
 from research_studio.grounding.statements import GroundedReport, GroundedSection, passage
 from research_studio.services.extraction import query_terms
@@ -24,10 +24,20 @@ OTHER_HEADING = "Other relevant passages"
 class _Candidate:
     item: EvidenceRecord
     scores: tuple[float, ...]  # relevance to each question
+    # Per question: (its own terms found, named by the item's question label): what sets apart
+    # questions that share the request's words, so passages spread over the questions.
+    specific: tuple[tuple[int, bool], ...] = ()
 
     @property
     def best(self) -> int:
-        return max(range(len(self.scores)), key=lambda index: self.scores[index])
+        return max(
+            range(len(self.scores)),
+            key=lambda index: (
+                *(self.specific[index] if self.specific else ()),
+                self.scores[index],
+                -index,
+            ),
+        )
 
     @property
     def answered(self) -> int:
@@ -39,10 +49,19 @@ def _relevance(text: str, terms: Counter[str]) -> float:
     return sum(1.0 for term in terms if term in words) / max(1, len(terms))
 
 
+def _own_terms(questions: list[str]) -> list[set[str]]:
+    """Each question's words that not every question shares (the topic is everyone's)."""
+    sets = [set(query_terms(question)) for question in questions]
+    common = set.intersection(*sets) if len(sets) > 1 else set()
+    return [terms - common for terms in sets]
+
+
 def _candidates(
     evidence: Sequence[EvidenceRecord], questions: list[str], request: str, allowed: Sequence[str]
 ) -> list[_Candidate]:
     term_sets = [query_terms(question, request) for question in questions]
+    own = _own_terms(questions)
+    labels = [" ".join(question.lower().split()) for question in questions]
     seen: set[str] = set()
     found = []
     for item in evidence:
@@ -52,8 +71,49 @@ def _candidates(
         if not is_safe_passage(quote, allowed):
             continue
         seen.add(quote.lower())
-        found.append(_Candidate(item, tuple(_relevance(quote, terms) for terms in term_sets)))
+        words = set(tokens(quote))
+        label = " ".join(item["question"].lower().split())
+        specific = tuple(
+            (len(own[index] & words), label == labels[index]) for index in range(len(questions))
+        )
+        scores = tuple(_relevance(quote, terms) for terms in term_sets)
+        found.append(_Candidate(item, scores, specific))
     return found
+
+
+def _lead(candidates: list[_Candidate], limit: int, used: Counter[str]) -> list[_Candidate]:
+    """Passages that answer most questions, taken only while every question keeps its sources.
+
+    A question keeps at least two of its sources (all of them when it has fewer): the summary
+    never takes what lets a question cite more than one source.
+    """
+    mine: dict[int, list[_Candidate]] = {}
+    for candidate in candidates:
+        if max(candidate.scores) > 0:
+            mine.setdefault(candidate.best, []).append(candidate)
+
+    def sources(group: list[_Candidate]) -> int:
+        return len({candidate.item["sid"] for candidate in group})
+
+    keep = {question: min(2, sources(group)) for question, group in mine.items()}
+    broad = sorted(
+        (candidate for candidate in candidates if max(candidate.scores) > 0),
+        key=lambda candidate: (-candidate.answered, -sum(candidate.scores)),
+    )
+    chosen: list[_Candidate] = []
+    for candidate in broad[: limit * 3]:
+        if len(chosen) == limit or used[candidate.item["sid"]] >= PER_SOURCE:
+            continue
+        if candidate.item["sid"] in {pick.item["sid"] for pick in chosen}:
+            continue  # one passage per source, so several sources speak
+        group = mine[candidate.best]
+        rest = [other for other in group if other is not candidate]
+        if len(rest) == 0 or sources(rest) < keep[candidate.best]:
+            continue
+        mine[candidate.best] = rest
+        chosen.append(candidate)
+        used[candidate.item["sid"]] += 1
+    return chosen
 
 
 def _spread(candidates: list[_Candidate], limit: int, used: Counter[str]) -> list[_Candidate]:
@@ -90,11 +150,9 @@ def verbatim_brief(
     used: Counter[str] = Counter()
     report = GroundedReport(title=title)
     report.sections.append(GroundedSection(heading="About this report", intro=note))
-    # The lead takes passages that answer most questions, never a question's only passage.
-    per_question = Counter(candidate.best for candidate in candidates if max(candidate.scores) > 0)
-    spare = [candidate for candidate in candidates if per_question[candidate.best] > 1]
-    broad = sorted(spare, key=lambda candidate: (-candidate.answered, -sum(candidate.scores)))
-    summary = _spread(broad[: SUMMARY_PASSAGES * 3], SUMMARY_PASSAGES, used)
+    # The lead takes passages that answer most questions, never what a question needs to cite
+    # more than one source.
+    summary = _lead(candidates, SUMMARY_PASSAGES, used)
     report.summary = [passage("Summary", c.item["sid"], c.item["quote"]) for c in summary]
     rest = [candidate for candidate in candidates if candidate not in summary]
     for index, question in enumerate(questions):
@@ -106,3 +164,18 @@ def verbatim_brief(
         if records:
             report.sections.append(GroundedSection(heading=question, bullets=records))
     return report
+
+
+def for_writer(evidence: Sequence[EvidenceRecord], questions: list[str]) -> list[EvidenceRecord]:
+    """The writer's evidence: grouped by research question in plan order (others last), each
+    group's sources taking turns, so the first items of a question come from several sources."""
+    order = {" ".join(question.lower().split()): index for index, question in enumerate(questions)}
+    groups: dict[int, list[EvidenceRecord]] = {}
+    for item in evidence:
+        label = " ".join(item["question"].lower().split())
+        groups.setdefault(order.get(label, len(questions)), []).append(item)
+    return [
+        item
+        for _group, items in sorted(groups.items())
+        for item in distinct_sources_first(items, lambda item: item["sid"])
+    ]

@@ -50,6 +50,10 @@ class GatherRequest:
     request: str
     questions: list[str]
     known_urls: set[str]  # read in earlier steps of this run (from state: survives a resume)
+    # Workers of one fan-out (`fanout`, the same for all of them) share the pages they both find;
+    # `worker` is this task's stable id in it. A task alone leaves both empty.
+    fanout: str = ""
+    worker: str = ""
 
 
 @dataclass
@@ -70,12 +74,14 @@ async def _load(
     if result.content:
         await services.archive.keep(result.url, result.content)
         return PageText(result, query, result.title, result.content, result.published)
-    gathered.fetches += 1
     try:
-        page = await services.fetcher.fetch(result.url)
+        # Workers that found the same page share one fetch; it counts for the one that made it.
+        page, fetched = await services.fetch_once(result.url)
     except ProviderError as exc:
+        gathered.fetches += 1  # each worker that wanted the page records the failure
         gathered.error(task.node, exc, result.url)
         return None
+    gathered.fetches += fetched
     published = page.published or result.published
     # The page may date itself where the search result did not: the time range applies again.
     title = dated_title(page.title or result.title, published, services.time_range)
@@ -187,7 +193,7 @@ def _new_results(
     chosen: list[SearchResult] = []
     for result in results:
         url = normalize_url(result.url)
-        if not services.claim_url(url):
+        if not services.claim_url(url, task.fanout, task.worker):
             continue
         chosen.append(result)
         if len(chosen) == limit:
@@ -213,20 +219,31 @@ async def read_pages(
         if page is not None:
             read_pages_at.append((at, page))
 
-    async def one(number: int, query: str) -> None:
-        emit(f"searching: {query}")
-        chosen = _new_results(services, task, await _search(services, task, query, gathered))
+    async def read_all(number: int, query: str, chosen: list[SearchResult]) -> None:
         if chosen:
             emit(f"reading {len(chosen)} page(s) for: {query}")
         await asyncio.gather(
             *(read(result, query, (number, rank)) for rank, result in enumerate(chosen))
         )
 
+    async def search(query: str) -> list[SearchResult]:
+        emit(f"searching: {query}")
+        return await _search(services, task, query, gathered)
+
     if parallel_searches:
-        await asyncio.gather(*(one(number, query) for number, query in enumerate(task.queries)))
+        # Searches run side by side; pages are chosen in query order once all have answered, so
+        # a page two queries found belongs to the first of them whichever answered first.
+        found = await asyncio.gather(*(search(query) for query in task.queries))
+        chosen = [_new_results(services, task, results) for results in found]
+        await asyncio.gather(
+            *(
+                read_all(number, query, mine)
+                for number, (query, mine) in enumerate(zip(task.queries, chosen, strict=True))
+            )
+        )
     else:
         for number, query in enumerate(task.queries):
-            await one(number, query)
+            await read_all(number, query, _new_results(services, task, await search(query)))
     # In search order and rank, not in the order the pages happened to arrive: same inputs,
     # same report.
     pages = [page for _at, page in sorted(read_pages_at, key=lambda entry: entry[0])]

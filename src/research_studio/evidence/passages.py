@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 from research_studio.core.chunking import split_sentences
 from research_studio.core.config import Configuration
@@ -22,6 +23,7 @@ from research_studio.grounding.statements import GroundedReport, GroundedSection
 from research_studio.services.extraction import extract_sentences
 from research_studio.sources.archive import PageArchive
 
+T = TypeVar("T")
 MAX_PASSAGES = 12
 PASSAGES_PER_SOURCE = 3
 # Why a report shows passages instead of prose, said plainly at its top.
@@ -107,6 +109,18 @@ def standalone_findings(
     return kept
 
 
+def distinct_sources_first(items: Sequence[T], source: Callable[[T], str]) -> list[T]:
+    """The items with each source's first item before any source's second (stable otherwise),
+    so whoever takes the first few hears several sources."""
+    rank: dict[str, int] = {}
+    ranked = []
+    for index, item in enumerate(items):
+        key = source(item)
+        rank[key] = rank.get(key, -1) + 1
+        ranked.append((rank[key], index, item))
+    return [item for _rank, _index, item in sorted(ranked, key=lambda entry: entry[:2])]
+
+
 def evidence_passages(
     evidence: Sequence[EvidenceRecord],
     heading_of: dict[str, str] | None = None,
@@ -116,7 +130,7 @@ def evidence_passages(
     per_source: dict[str, int] = {}
     passages: list[StatementRecord] = []
     seen: set[str] = set()
-    for item in evidence:
+    for item in distinct_sources_first(evidence, lambda item: item["sid"]):
         quote = item["quote"].strip()
         if (
             not item["quote_verified"]

@@ -122,11 +122,22 @@ def _listed(errors: Sequence[ErrorRecord], language: str) -> str:
     return "\n".join(lines)
 
 
+def _distinct(errors: Sequence[ErrorRecord]) -> list[ErrorRecord]:
+    """Each page failure once (parallel workers that wanted the same page both record it), in
+    an order of their own: what a report admits to does not depend on which worker failed first."""
+    distinct = {
+        (error["target"], error["node"], error["kind"], error["message"]): error for error in errors
+    }
+    return [distinct[key] for key in sorted(distinct)]
+
+
 def limitation_lines(losses: Losses, language: str = "en") -> list[str]:
     """One bullet per kind of loss, in the report's language (empty when nothing was lost)."""
-    pages = [error for error in losses.errors if _is_page(error)]
-    searches = [error for error in losses.errors if _is_search(error)]
-    others = [error for error in losses.errors if error not in pages and error not in searches]
+    pages = _distinct([error for error in losses.errors if _is_page(error)])
+    searches = sorted(
+        (error for error in losses.errors if _is_search(error)), key=lambda error: error["target"]
+    )
+    others = [error for error in losses.errors if not _is_page(error) and not _is_search(error)]
     lines = []
     if searches:
         lines.append(

@@ -166,8 +166,13 @@ async def test_a_planned_source_type_aims_one_search_when_there_is_room(
 async def test_facts_per_page_caps_the_evidence_of_each_page(
     make_config: Callable[..., Configuration], facts: int
 ) -> None:
+    # One subagent: subagents that found the same page each read it for their own question.
     config, _model = scripted(
-        make_config, ResearchScript(facts_per_page=5), facts_per_page=facts, max_iterations=1
+        make_config,
+        ResearchScript(facts_per_page=5),
+        facts_per_page=facts,
+        max_iterations=1,
+        max_subagents=1,
     )
     state = await full_state("advanced", {"query": QUERY}, config)
     per_page = Counter(item["url"] for item in state["findings"])

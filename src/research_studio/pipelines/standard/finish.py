@@ -18,7 +18,7 @@ from research_studio.core.records import (
     QuoteRef,
     RunSummary,
 )
-from research_studio.evidence.brief import verbatim_brief
+from research_studio.evidence.brief import for_writer, verbatim_brief
 from research_studio.evidence.passages import fallback_report, passage_note, usable_evidence
 from research_studio.grounding.quotes import normalize_for_match
 from research_studio.grounding.statements import (
@@ -191,7 +191,9 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
     emitter(runtime, "write_report")("writing the report")
     language = report_language(config.language, state["query"])
     caller = model_for(services, STANDARD_MODELS, "write_report")
-    evidence = usable_evidence(_writer_evidence(state))
+    evidence = for_writer(
+        usable_evidence(_writer_evidence(state)), state.get("research_questions", [])
+    )
     sources = state.get("sources", [])
     support = evidence_support(evidence)
     errors = []

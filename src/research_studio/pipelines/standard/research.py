@@ -233,6 +233,8 @@ async def search_worker(state: WorkerState, runtime: Runtime[Configuration]) -> 
         request=_request(state),
         questions=[sub_question["question"]],
         known_urls=set(state.get("fetched_urls", [])),
+        fanout=f"search_worker:{state.get('iteration', 0)}",
+        worker=state["worker_id"],
     )
     # One extraction call read all the worker's pages and answered its question: no summary call.
     gathered = await gather(services, task, emit=emit, parallel_searches=True)

@@ -186,6 +186,8 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
             request=state["context"],
             questions=[assignment["question"]],
             known_urls=known,
+            fanout=f"subagent:{state.get('iteration', 0)}",
+            worker=assignment["subagent_id"],
         )
         pages, gathered = await read_pages(services, task, emit=emit, parallel_searches=True)
         searches += gathered.searches

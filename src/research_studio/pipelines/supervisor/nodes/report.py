@@ -21,7 +21,11 @@ from research_studio.core.records import (
     RunSummary,
     SourceRecord,
 )
-from research_studio.evidence.passages import fallback_report, is_safe_passage
+from research_studio.evidence.passages import (
+    distinct_sources_first,
+    fallback_report,
+    is_safe_passage,
+)
 from research_studio.grounding.statements import (
     GroundedReport,
     ReportDraft,
@@ -92,11 +96,14 @@ def evidence_records(
     """The most relevant PASS passages of the cited-source candidates, as evidence (E1, E2, ...)."""
     by_url = {source["url"]: source for source in sources}
     allowed = list(by_url)
-    ranked = [
+    relevant = [
         snippet
         for snippet in rank_snippets(state.get("evidence_snippets", []), brief)
         if snippet["url"] in by_url and is_safe_passage(snippet["quote"], allowed)
     ]
+    # Each source's best passage before any source's second: the first candidates (what the
+    # selector and the writer see first) come from several sources.
+    ranked = distinct_sources_first(relevant, lambda snippet: snippet["url"])
     return [
         EvidenceRecord(
             eid=f"E{number}",
