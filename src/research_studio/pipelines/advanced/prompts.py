@@ -170,8 +170,7 @@ TRUST_EVIDENCE_ITEM = '[{eid}] (from {sid}) {text} — "{quote}"'
 
 TRUST_VERIFY_SYSTEM = """Verify each claim against its evidence. For each claim:
 1. find the exact words of one evidence item that support it (evidence_span, copied exactly) and that item's id (source_eid),
-2. say whether the claim is verified by that span, and how well it matches (match_confidence 0-1),
-3. say whether two or more independent sources support it (cross_validated)."""
+2. say whether the claim is verified by that span, and how well it matches (match_confidence 0-1)."""
 
 TRUST_VERIFY_USER = """CLAIMS:
 {claims}

@@ -97,7 +97,7 @@ async def verify_step(
                 claims=cited_claim_listing(claims, citations), evidence=evidence_listing(evidence)
             ),
         )
-        spans = checked_spans(second.checks if second is not None else [])
+        spans = checked_spans(second.checks if second is not None else [], citations, evidence)
     judged = judge_claims(claims, spans, citations, evidence)
     scored = scored_update(judged, state.get("source_credibility", {}))
     return {**scored, "llm_calls": calls, "errors": errors}

@@ -176,7 +176,7 @@ async def span_verify(state: AgentState, runtime: Runtime[Configuration]) -> dic
                 evidence=evidence_listing([item for item in evidence if item["eid"] in cited]),
             ),
         )
-        spans = checked_spans(answer.checks if answer else [])
+        spans = checked_spans(answer.checks if answer else [], citations, evidence)
     else:
         spans = {}
     judged = judge_claims(claims, spans, citations, evidence)

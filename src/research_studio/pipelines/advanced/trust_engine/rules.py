@@ -18,12 +18,14 @@ from research_studio.core.records import (
 from research_studio.evidence.passages import usable_evidence
 from research_studio.grounding.credibility import credibility, domain_trust, freshness
 from research_studio.grounding.verification import (
+    SPAN_MATCH_THRESHOLD,
     hallucination_score,
     judge_claim,
     judged_claim,
     overall_confidence,
     score_claim,
     section_confidence,
+    span_found,
     span_match,
 )
 from research_studio.pipelines.advanced.schemas import ClaimCheck, ClaimDraft, SourceAssessment
@@ -162,11 +164,42 @@ class ProposedSpan(Protocol):
     cid: str
     verified: bool
     evidence_span: str
+    source_eid: str
+    match_confidence: float
 
 
-def checked_spans(checks: Sequence[ProposedSpan]) -> dict[str, str]:
-    """The spans the model quoted for the claims it marked verified (others: none)."""
-    return {check.cid: check.evidence_span if check.verified else "" for check in checks}
+def located_span(
+    check: ProposedSpan, cited: Sequence[str], evidence: Mapping[str, EvidenceRecord]
+) -> str:
+    """The model's span when code agrees where it is, else none (the claim fails closed).
+
+    The span names its evidence (`source_eid`): that id must be one the claim cites, its quote
+    verified and holding the span. The model's own `match_confidence` is held to the same
+    threshold as code's match: a span it doubts is not one code relies on.
+    """
+    item = evidence.get(check.source_eid)
+    if (
+        not check.verified
+        or check.match_confidence < SPAN_MATCH_THRESHOLD
+        or check.source_eid not in cited
+        or item is None
+        or not item["quote_verified"]
+        or not span_found(span_match(check.evidence_span, item["quote"]))
+    ):
+        return ""
+    return check.evidence_span
+
+
+def checked_spans(
+    checks: Sequence[ProposedSpan],
+    citations: Mapping[str, Sequence[str]],
+    evidence: Sequence[EvidenceRecord],
+) -> dict[str, str]:
+    """Each checked claim's span as `located_span` keeps it (others: none)."""
+    by_eid = {item["eid"]: item for item in evidence}
+    return {
+        check.cid: located_span(check, citations.get(check.cid, []), by_eid) for check in checks
+    }
 
 
 def judge_claims(
@@ -215,9 +248,9 @@ def verify_claims(
 ) -> list[ClaimRecord]:
     """Drafts judged and scored by code: the model's support and span are proposals only."""
     claims = draft_claims(drafts)
-    judged = judge_claims(
-        claims, checked_spans(list(checks.values())), citations_of(claims), evidence
-    )
+    citations = citations_of(claims)
+    spans = checked_spans(list(checks.values()), citations, evidence)
+    judged = judge_claims(claims, spans, citations, evidence)
     scored: list[ClaimRecord] = scored_update(judged, scores)["claims"]
     return scored
 
