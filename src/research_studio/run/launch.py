@@ -47,7 +47,15 @@ from research_studio.sources.docindex import DocumentIndex, IndexReport
 from research_studio.sources.search import SearchChoice
 
 # Settings only some pipelines read: their specs say which, and every face refuses the others.
-SELECTIVE_SETTINGS = ("max_iterations", "review_plan", "max_researcher_iterations")
+SELECTIVE_SETTINGS = (
+    "max_iterations",
+    "review_plan",
+    "max_researcher_iterations",
+    "enable_backtracking",
+    "enable_credibility_scoring",
+    "enable_span_verification",
+    "enable_cross_validation",
+)
 Note = Callable[[str], None]
 
 
@@ -104,6 +112,12 @@ def _listed(names: tuple[str, ...]) -> str:
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
 
 
+def _flag_given(name: str, value: Any) -> str:
+    """The flag as the user wrote it: the "--no-" form of a switch turned off."""
+    on, _, off = DECLARED[name].flag.partition("/")
+    return off if value is False and off else on
+
+
 def check_pipeline(pipeline: str, mode: str, overrides: dict[str, Any]) -> None:
     """A mode or setting the pipeline cannot honour is refused, never silently ignored."""
     if mode == "single" and pipeline not in single_worker_names():
@@ -111,10 +125,14 @@ def check_pipeline(pipeline: str, mode: str, overrides: dict[str, Any]) -> None:
             "mode", f"the {pipeline} pipeline has no single-agent mode; use multi-agent"
         )
     for name, pipelines in honoured_by().items():
-        if overrides.get(name) not in (None, False) and pipeline not in pipelines:
+        value = overrides.get(name)
+        # A switch left at its default asks nothing of the pipeline (--no-review-plan anywhere).
+        if value is None or (isinstance(value, bool) and value == DECLARED[name].default):
+            continue
+        if pipeline not in pipelines:
             raise RequestError(
                 name,
-                f"{DECLARED[name].flag.split('/')[0]} does not apply to the {pipeline} pipeline "
+                f"{_flag_given(name, value)} does not apply to the {pipeline} pipeline "
                 f"(only to {_listed(pipelines)})",
             )
 

@@ -148,6 +148,12 @@ class ClaimDraft(BaseModel):
     supporting_eids: list[str] = Field(min_length=1)
 
 
+class DraftClaims(BaseModel):
+    """Trust engine call 1 with credibility scoring off: the claims alone."""
+
+    claims: list[ClaimDraft] = Field(default_factory=list)
+
+
 class CredibilityAndClaims(BaseModel):
     """Trust engine call 1."""
 

@@ -7,8 +7,10 @@ decide. Given the same answers, the full and the batched engines reach the same 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
+from research_studio.core.config import Configuration
 from research_studio.core.records import (
     ClaimRecord,
     EvidenceRecord,
@@ -19,6 +21,7 @@ from research_studio.evidence.passages import usable_evidence
 from research_studio.grounding.credibility import credibility, domain_trust, freshness
 from research_studio.grounding.verification import (
     SPAN_MATCH_THRESHOLD,
+    Judgement,
     hallucination_score,
     judge_claim,
     judged_claim,
@@ -76,11 +79,22 @@ def credibility_update(
     sources: list[SourceRecord],
     evidence: list[EvidenceRecord],
     assessments: list[SourceAssessment],
-    minimum: float,
+    config: Configuration,
 ) -> dict[str, Any]:
-    """The state update of scoring and filtering: kept sources and evidence, scores, drops."""
+    """The state update of scoring and filtering: kept sources and evidence, scores, drops.
+
+    With credibility scoring off no source is scored or dropped, and none counts as credible
+    in a claim's confidence (an unknown credibility adds nothing).
+    """
+    if not config.enable_credibility_scoring:
+        return {
+            "sources": sources,
+            "evidence": usable_evidence(evidence),
+            "source_credibility": {},
+            "sources_dropped": 0,
+        }
     scores = score_sources(sources, assessments)
-    kept, kept_evidence = keep_credible(sources, evidence, scores, minimum)
+    kept, kept_evidence = keep_credible(sources, evidence, scores, config.min_source_credibility)
     return {
         "sources": kept,
         "evidence": kept_evidence,
@@ -202,23 +216,39 @@ def checked_spans(
     }
 
 
+def single_source(judgement: Judgement, evidence: Sequence[EvidenceRecord]) -> Judgement:
+    """Cross-validation off: a verified claim rests on its span's source alone."""
+    if not judgement.verified:
+        return judgement
+    anchor = judgement.sids[0]
+    sid_of = {item["eid"]: item["sid"] for item in evidence}
+    return replace(
+        judgement,
+        sids=[anchor],
+        eids=[eid for eid in judgement.eids if sid_of.get(eid) == anchor],
+        cross_validated=False,
+    )
+
+
 def judge_claims(
     claims: list[ClaimRecord],
     spans: Mapping[str, str],
     citations: Mapping[str, list[str]],
     evidence: list[EvidenceRecord],
+    cross_validation: bool = True,
 ) -> list[ClaimRecord]:
-    """Every claim judged by code (`judge_claim`) on its span and offered evidence; not scored."""
-    return [
-        judged_claim(
-            c["cid"],
-            c["text"],
-            c["section"],
-            spans.get(c["cid"], ""),
-            judge_claim(c["text"], spans.get(c["cid"], ""), citations.get(c["cid"], []), evidence),
-        )
-        for c in claims
-    ]
+    """Every claim judged by code (`judge_claim`) on its span and offered evidence; not scored.
+
+    With cross-validation off no other source is counted for a claim.
+    """
+    judged = []
+    for c in claims:
+        span = spans.get(c["cid"], "")
+        judgement = judge_claim(c["text"], span, citations.get(c["cid"], []), evidence)
+        if not cross_validation:
+            judgement = single_source(judgement, evidence)
+        judged.append(judged_claim(c["cid"], c["text"], c["section"], span, judgement))
+    return judged
 
 
 def credibility_of(scores: Mapping[str, SourceCredibility]) -> dict[str, float]:
@@ -238,6 +268,17 @@ def scored_update(
         "overall_confidence": overall_confidence(scored),
         "hallucination_score": hallucination_score(scored),
     }
+
+
+def checks_off(config: Configuration) -> list[str]:
+    """The checks this run switched off, as the report names them."""
+    toggles = {
+        "backtracking": config.enable_backtracking,
+        "credibility scoring": config.enable_credibility_scoring,
+        "span verification": config.enable_span_verification,
+        "cross-validation": config.enable_cross_validation,
+    }
+    return [name for name, enabled in toggles.items() if not enabled]
 
 
 def verify_claims(
