@@ -24,6 +24,7 @@ from research_studio.pipelines.advanced.discovery_schemas import (
     EntityConfirmation,
     EraCotAnalysis,
 )
+from research_studio.pipelines.advanced.schemas import DraftClaims
 from research_studio.pipelines.advanced.trust_schemas import (
     AtomicClaims,
     ClaimCitations,
@@ -215,6 +216,8 @@ class FamilyRoles:
             SpanChecks: self.span_checks,
             CrossChecks: self.cross_checks,
             SourceRelevance: self.source_relevance,
+            # Credibility scoring off: call 1 without sources, answered as call 1 is.
+            DraftClaims: self.script.credibility_and_claims,
         }
 
 

@@ -76,17 +76,25 @@ def test_claims_are_verified_by_code_not_by_the_model() -> None:
     ]
     checks = {
         "C1": ClaimCheck(
-            cid="C1", verified=True, evidence_span="Coral cover fell by 30 percent", source_eid="E1"
+            cid="C1",
+            verified=True,
+            evidence_span="Coral cover fell by 30 percent",
+            source_eid="E1",
+            match_confidence=0.9,
         ),
         "C2": ClaimCheck(
             cid="C2",
             verified=True,
             evidence_span="coral cover doubled after heavy rains",
             source_eid="E1",
-            cross_validated=True,
+            match_confidence=0.9,
         ),
         "C3": ClaimCheck(
-            cid="C3", verified=True, evidence_span="anything at all here", source_eid="E9"
+            cid="C3",
+            verified=True,
+            evidence_span="anything at all here",
+            source_eid="E9",
+            match_confidence=0.9,
         ),
     }
     first, second, third = verify_claims(drafts, checks, EVIDENCE, SCORES)  # type: ignore[arg-type]
@@ -136,7 +144,11 @@ def test_only_verified_quotes_that_match_support_a_claim() -> None:
     ]
     checks = {
         cid: ClaimCheck(
-            cid=cid, verified=True, evidence_span="cover fell by 30 percent", source_eid="E1"
+            cid=cid,
+            verified=True,
+            evidence_span="cover fell by 30 percent",
+            source_eid="E1",
+            match_confidence=0.9,
         )
         for cid in ("C1", "C2", "C3")
     }

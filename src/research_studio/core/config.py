@@ -424,6 +424,33 @@ class Configuration(BaseModel):
     )
     claim_support_threshold: float = _unit(0.5, "Similarity below which a claim is low-support.")
 
+    # Advanced family: the checks of the V8 configuration (spec 001), each of which can be
+    # switched off on its own; the report's quality table names those that were off.
+    enable_backtracking: bool = Field(
+        True,
+        description="Advanced variants: dead ends (no results, paywall, ...) become new searches.",
+        json_schema_extra=flag("--backtracking/--no-backtracking", "Backtracking"),
+    )
+    enable_credibility_scoring: bool = Field(
+        True,
+        description="Advanced family: sources are scored and those below the minimum dropped; "
+        "off: no source counts as credible in a claim's confidence.",
+        json_schema_extra=flag(
+            "--credibility-scoring/--no-credibility-scoring", "Credibility scoring"
+        ),
+    )
+    enable_span_verification: bool = Field(
+        True,
+        description="Advanced family: a claim is verified by its span in a verified quote; "
+        "off: no claim is verified.",
+        json_schema_extra=flag("--span-verification/--no-span-verification", "Span verification"),
+    )
+    enable_cross_validation: bool = Field(
+        True,
+        description="Advanced family: a claim two sources support is marked cross-validated.",
+        json_schema_extra=flag("--cross-validation/--no-cross-validation", "Cross-validation"),
+    )
+
     def secret(self, name: str) -> str | None:
         """The plain value of a secret field, or None."""
         value = getattr(self, name)

@@ -33,6 +33,7 @@ PASSAGE_NOTES = {
     "budget": "The run's budget was reached before the report could be written, so this report shows the verified passages collected until then, quoted verbatim.",
     "uncited": "The writer's text could not be tied to the evidence, so it is not shown. These passages, quoted verbatim from the pages read, are what the run could verify.",
     "unverified": "This run could not verify any statement against its sources: no quote the model extracted was found on its page. The passages below are quoted verbatim from the pages it read, most relevant first; read them as leads, not findings.",
+    "unchecked": "Span verification was switched off for this run, so no statement was verified against its sources. The passages below are quoted verbatim from the pages read; read them as leads, not findings.",
     "nothing_read": "This run could not read any page for this question, so it has nothing to report.",
 }
 

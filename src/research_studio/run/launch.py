@@ -52,6 +52,10 @@ SELECTIVE_SETTINGS = (
     "review_plan",
     "max_researcher_iterations",
     "max_research_questions",
+    "enable_backtracking",
+    "enable_credibility_scoring",
+    "enable_span_verification",
+    "enable_cross_validation",
 )
 Note = Callable[[str], None]
 # The single-agent mode as the CLI names it; the other faces name it in their own words.
@@ -115,6 +119,12 @@ def _not_for(setting: str, pipeline: str, pipelines: tuple[str, ...]) -> str:
     return f"{setting} does not apply to the {pipeline} pipeline (only to {_listed(pipelines)})"
 
 
+def _flag_given(name: str, value: Any) -> str:
+    """The flag as the user wrote it: the "--no-" form of a switch turned off."""
+    on, _, off = DECLARED[name].flag.partition("/")
+    return off if value is False and off else on
+
+
 def check_pipeline(
     pipeline: str, mode: str, overrides: dict[str, Any], single_agent: str = SINGLE_AGENT
 ) -> None:
@@ -126,9 +136,12 @@ def check_pipeline(
     if mode == "single" and pipeline not in single_worker_names():
         raise RequestError("mode", _not_for(single_agent, pipeline, single_worker_names()))
     for name, pipelines in honoured_by().items():
-        if overrides.get(name) not in (None, False) and pipeline not in pipelines:
-            flag = DECLARED[name].flag.split("/")[0]
-            raise RequestError(name, _not_for(flag, pipeline, pipelines))
+        value = overrides.get(name)
+        # A switch left at its default asks nothing of the pipeline (--no-review-plan anywhere).
+        if value is None or (isinstance(value, bool) and value == DECLARED[name].default):
+            continue
+        if pipeline not in pipelines:
+            raise RequestError(name, _not_for(_flag_given(name, value), pipeline, pipelines))
 
 
 def check_run(

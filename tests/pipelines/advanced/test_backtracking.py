@@ -66,3 +66,40 @@ async def test_a_paywalled_path_gives_alternatives_that_the_next_round_runs(
     assert "coral bleaching causes site:wikipedia.org" in second_round
     assert any("-site:127.0.0.1" in query for query in second_round)
     assert state["report"] and state["research_iteration"] == 1
+
+
+@pytest.mark.e2e
+async def test_backtracking_off_retries_no_dead_end_and_the_report_says_so(
+    make_config: Callable[..., Configuration], web: FakeWeb
+) -> None:
+    web.set_fault(web.page("coral-bleaching-causes").path, Fault("status", status=402))
+    model = ResearchScript(coverage=[0.5, 0.9], ready=[False, True]).model()
+    config = make_config(
+        model=use_scripted_model(model), max_iterations=3, enable_backtracking=False
+    )
+    state = await full_state("advanced-full", {"query": "coral bleaching heat stress"}, config)
+    assert any(end["reason"] == "paywall" for end in state["dead_ends"])
+    steps = [s for s in state["research_trajectory"] if s["action"] == "backtrack"]
+    assert steps and all(
+        s["summary"].endswith("0 alternative search(es) (backtracking off)") for s in steps
+    )
+    searched = {query for f in state["subagent_findings"] for query in f["queries_run"]}
+    assert not any("site:" in query for query in searched)
+    # The gap detector's refinements still make a second round: only backtracking is off.
+    assert state["research_iteration"] == 1
+    assert "| Checks switched off | backtracking |" in state["report"]
+    assert state["metadata"]["checks_off"] == ["backtracking"]
+
+
+@pytest.mark.e2e
+async def test_span_verification_off_prints_nothing_as_verified(
+    make_config: Callable[..., Configuration],
+) -> None:
+    model = ResearchScript().model()
+    config = make_config(model=use_scripted_model(model), enable_span_verification=False)
+    state = await full_state("advanced", {"query": "coral bleaching heat stress"}, config)
+    assert state["claims"] and not any(claim["verified"] for claim in state["claims"])
+    assert state["metadata"]["verified_claims"] == 0
+    assert "✓" not in state["report"].split("## Research Quality")[0]
+    assert "| Checks switched off | span verification |" in state["report"]
+    assert "Span verification was switched off for this run" in state["report"]

@@ -268,3 +268,46 @@ async def test_the_ranker_keeps_sources_naming_the_target_whatever_the_model_exc
         "jane-roe-research.md",
     ]
     assert len(state["sources_excluded"]) == 1  # the painter: it names no identifier
+
+
+def era_cot_pass(query_type: str, subject: str) -> dict[str, Any]:
+    """One self-consistency pass: an ambiguous reading of the query as a person or an organization."""
+    return {
+        "intent": f"Find out about {subject}",
+        "query_class": "person_profile" if query_type == "person" else "organization_profile",
+        "primary_subject": subject,
+        "subject_type": query_type,
+        "ambiguity_level": "high",
+        "analysis_confidence": 0.5,
+        "query_type": query_type,
+        "entities": [{"name": subject, "kind": query_type}],
+        "anchor_terms": [subject],
+    }
+
+
+PERSON = ("person", "John Smith")
+ORGANIZATION = ("organization", "Smith Professorship Trust")
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("passes", "winner"),
+    [
+        ((ORGANIZATION, PERSON, PERSON), PERSON),
+        ((PERSON, ORGANIZATION, ORGANIZATION), ORGANIZATION),
+    ],
+)
+async def test_passes_that_disagree_are_settled_by_the_majority_not_the_first(
+    make_config: Callable[..., Configuration],
+    passes: tuple[tuple[str, str], ...],
+    winner: tuple[str, str],
+) -> None:
+    model = ResearchScript(coverage=[0.9], ready=[True]).model()
+    model.script("EraCotAnalysis", [era_cot_pass(*reading) for reading in passes])
+    config = make_config(model=use_scripted_model(model))
+    graph = build_trust_engine_graph(checkpointer=InMemorySaver(), interrupt_on_clarify=False)
+    async with open_services(config):
+        state, _steps, _paused = await run_graph(graph, config, {"query": "John Smith professor"})
+    assert len(model.calls_for("EraCotAnalysis")) == 3
+    assert state["discovery_result"]["query_type"] == winner[0]
+    assert state["primary_anchor"] == winner[1]

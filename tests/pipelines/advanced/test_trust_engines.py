@@ -153,3 +153,85 @@ def test_claims_follow_their_evidence() -> None:
     claim = {"cid": "C1", "supporting_eids": ["E1", "E2"]}
     kept = follow_evidence([claim, {"cid": "C2", "supporting_eids": ["E3"]}], {"E2"})  # type: ignore[list-item]
     assert [(c["cid"], c["supporting_eids"]) for c in kept] == [("C1", ["E2"])]
+
+
+FINDINGS = {
+    "S1": (SHARED, "Green roofs hold rainwater in their soil layer for hours."),
+    "S2": (SHARED, "Green roofs need a stronger structure to carry wet soil."),
+    "S3": ("Green roofs cost more to install than plain membranes on flat roofs.",),
+}
+
+
+def consolidated() -> dict[str, Any]:
+    """The trust engine's input: three sources, five verified quotes, two sources sharing one."""
+    sources, evidence = [], []
+    for sid, texts in FINDINGS.items():
+        url = f"https://www.example.org/{sid.lower()}"
+        sources.append(
+            {
+                "sid": sid,
+                "url": url,
+                "title": f"Green roofs {sid}",
+                "snippet": texts[0],
+                "provider": "local",
+                "published": None,
+            }
+        )
+        for text in texts:
+            eid = f"E{len(evidence) + 1}"
+            evidence.append(
+                {
+                    "eid": eid,
+                    "sid": sid,
+                    "url": url,
+                    "title": "",
+                    "text": text,
+                    "quote": text,
+                    "quote_verified": True,
+                    "question": "Findings",
+                }
+            )
+    return {
+        "query": "green roofs temperature trial",
+        "query_analysis": {"query_class": "comprehensive_overview"},
+        "plan": {"outline": ["Findings"]},
+        "sources": sources,
+        "evidence": evidence,
+    }
+
+
+class WaywardJudge(ResearchScript):
+    """A judge that calls every claim verified, but C1's span names evidence C1 does not cite,
+    it doubts C3's match, and C4's span is another source's words."""
+
+    def claim_verification(self, prompt: str) -> dict[str, Any]:
+        answer = super().claim_verification(prompt)
+        for check in answer["checks"]:
+            if check["cid"] == "C1":
+                check["source_eid"] = "E999"
+            elif check["cid"] == "C3":
+                check["match_confidence"] = 0.3
+            elif check["cid"] == "C4":
+                check["evidence_span"] = "cost more to install than plain membranes"
+        return answer
+
+
+@pytest.mark.parametrize("judge", [ResearchScript, WaywardJudge])
+async def test_full_and_batched_engines_reach_the_same_verdicts_whatever_the_judge_says(
+    make_config: Callable[..., Configuration], judge: type[ResearchScript]
+) -> None:
+    results = {}
+    for engine in ("full", "batched", "single"):
+        config = make_config(model=use_scripted_model(judge().model()))
+        async with open_services(config):
+            subgraph = build_trust_engine_subgraph(engine)  # type: ignore[arg-type]
+            results[engine] = await subgraph.ainvoke(consolidated(), context=config)
+    full = verdicts(results["full"]["claims"])
+    assert full == verdicts(results["batched"]["claims"]) == verdicts(results["single"]["claims"])
+    verified = {claim["cid"] for claim in results["full"]["claims"] if claim["verified"]}
+    if judge is ResearchScript:
+        assert verified == {"C1", "C2", "C3", "C4", "C5"}
+    else:
+        # Code overrides the judge identically in every engine: an evidence id the claim does
+        # not cite, a match the judge itself doubts, a span not in the named evidence.
+        assert verified == {"C2", "C5"}

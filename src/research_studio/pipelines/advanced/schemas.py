@@ -148,6 +148,12 @@ class ClaimDraft(BaseModel):
     supporting_eids: list[str] = Field(min_length=1)
 
 
+class DraftClaims(BaseModel):
+    """Trust engine call 1 with credibility scoring off: the claims alone."""
+
+    claims: list[ClaimDraft] = Field(default_factory=list)
+
+
 class CredibilityAndClaims(BaseModel):
     """Trust engine call 1."""
 
@@ -163,9 +169,9 @@ class ClaimCheck(BaseModel):
     evidence_span: str = Field(
         description="The exact words of the evidence that support the claim."
     )
-    source_eid: str
+    source_eid: str = Field(description="The id of the evidence item the span is copied from.")
+    # Omitted: 0, below the span threshold, so the claim fails closed.
     match_confidence: float = Field(0.0, ge=0.0, le=1.0)
-    cross_validated: bool = False
 
 
 class ClaimVerification(BaseModel):

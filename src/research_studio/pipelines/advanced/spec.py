@@ -12,6 +12,9 @@ _VARIANTS = "research_studio.pipelines.advanced.variants"
 _FAMILY_SETTINGS = (
     "chunk_size",
     "chunks_per_page",
+    "enable_credibility_scoring",
+    "enable_cross_validation",
+    "enable_span_verification",
     "language",
     "max_iterations",
     "max_sources",
@@ -61,6 +64,7 @@ ADVANCED_FULL = _variant(
     "full 7-node trust engine",
     "trust_engine",
     (advanced_stop_reason,),
+    "enable_backtracking",
     "rerank_top_n",
 )
 ADVANCED_OPTIMIZED = _variant(
@@ -68,6 +72,7 @@ ADVANCED_OPTIMIZED = _variant(
     "batched trust engine, early stops",
     "optimized",
     (early_stop_reason, advanced_stop_reason),
+    "enable_backtracking",
     "min_source_novelty",
     "rerank_top_n",
 )

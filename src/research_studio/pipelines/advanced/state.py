@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, NotRequired
+from typing import Annotated, Literal, NotRequired
 
 from langgraph.graph import MessagesState
 from typing_extensions import TypedDict
@@ -134,6 +134,15 @@ class TrajectoryStep(TypedDict):
     summary: str
 
 
+class OrchestratorState(TypedDict):
+    """Where the research loop is (spec 000/001): set by the orchestrator, then the synthesis."""
+
+    phase: Literal["primary_research", "refinement", "synthesis"]
+    questions_assigned: int
+    questions_completed: int
+    overall_confidence: float
+
+
 class AgentState(MessagesState, Accounting, total=False):
     """The advanced pipeline's state; accumulators merge the parallel subagents' writes."""
 
@@ -171,6 +180,7 @@ class AgentState(MessagesState, Accounting, total=False):
     searches_done: Annotated[list[str], operator.add]
     done_workers: Annotated[int, operator.add]
     total_workers: int
+    orchestrator_state: OrchestratorState
     dead_ends: list[DeadEnd]
     handled_dead_ends: list[str]  # keys of the dead ends backtrack_handler has turned into searches
     research_trajectory: Annotated[list[TrajectoryStep], operator.add]

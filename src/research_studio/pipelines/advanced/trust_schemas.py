@@ -45,7 +45,8 @@ class SpanCheck(BaseModel):
     cid: str
     verified: bool
     evidence_span: str = Field(description="Copied exactly from the evidence.")
-    source_eid: str = ""
+    source_eid: str = Field(description="The id of the evidence item the span is copied from.")
+    # Omitted: 0, below the span threshold, so the claim fails closed.
     match_confidence: float = Field(0.0, ge=0.0, le=1.0)
 
 

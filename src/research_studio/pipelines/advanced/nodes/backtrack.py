@@ -126,7 +126,8 @@ def backtrack_handler(state: AgentState, runtime: Runtime[Configuration]) -> dic
     done = list(state.get("searches_done", []))
     refinements = list(state.get("refinement_queries", []))
     added: list[PlanQuery] = []
-    for end in ends:
+    # Backtracking off: the dead ends are marked handled and retried by nothing.
+    for end in ends if config.enable_backtracking else []:
         fresh = dedupe_queries(
             alternatives(end, anchor, _context_terms(state, end)),
             done + [item["query"] for item in refinements + added],
@@ -145,6 +146,8 @@ def backtrack_handler(state: AgentState, runtime: Runtime[Configuration]) -> dic
     for end in ends:
         by_reason[end["reason"]] = by_reason.get(end["reason"], 0) + 1
     summary = f"{len(ends)} dead end(s) {by_reason} → {len(added)} alternative search(es)"
+    if not config.enable_backtracking:
+        summary += " (backtracking off)"
     emitter(runtime, "backtrack_handler")(summary, iteration=iteration + 1)
     return {
         "handled_dead_ends": [

@@ -21,6 +21,7 @@ from research_studio.pipelines.advanced.schemas import GapAnalysis
 from research_studio.pipelines.advanced.state import (
     AgentState,
     KnowledgeGap,
+    OrchestratorState,
     PlanQuery,
     TrajectoryStep,
 )
@@ -40,9 +41,21 @@ def collect_findings(state: AgentState, runtime: Runtime[Configuration]) -> dict
         round(sum(item["confidence"] for item in findings) / len(findings), 3) if findings else 0.0
     )
     dead_ends = [end for item in state.get("subagent_findings", []) for end in item["dead_ends"]]
-    summary = f"{len(findings)} subagent(s), average confidence {average:.2f}, {len(dead_ends)} dead end(s) so far"
+    # The single-agent path skips the orchestrator: its one worker is the round's assignment.
+    previous = state.get("orchestrator_state")
+    assigned = previous["questions_assigned"] if previous else len(findings)
+    summary = (
+        f"{len(findings)} of {assigned} question(s) researched, average confidence "
+        f"{average:.2f}, {len(dead_ends)} dead end(s) so far"
+    )
     emitter(runtime, "collect_findings")(summary, iteration=iteration + 1)
     return {
+        "orchestrator_state": OrchestratorState(
+            phase="synthesis",
+            questions_assigned=assigned,
+            questions_completed=len(findings),
+            overall_confidence=average,
+        ),
         "overall_confidence": average,
         "dead_ends": dead_ends,
         "research_trajectory": [

@@ -8,12 +8,14 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from research_studio.core.config import Configuration
-from research_studio.core.queries import is_near_duplicate
+from research_studio.core.queries import similarity
 from research_studio.core.urls import normalize_url
 from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.nodes.planner import name_anchor
+from research_studio.pipelines.advanced.query_dedup import Similarity, is_repeat, query_measure
 from research_studio.pipelines.advanced.state import (
     AgentState,
+    OrchestratorState,
     PlanQuery,
     ResearchPlan,
     SubagentAssignment,
@@ -57,6 +59,7 @@ def make_assignments(
     done: list[str],
     config: Configuration,
     iteration: int,
+    measure: Similarity = similarity,
 ) -> list[SubagentAssignment]:
     """Drop near-duplicate queries (against each other and what ran), keep at most max_subagents."""
     seen = list(done)
@@ -64,7 +67,7 @@ def make_assignments(
     for question, section, queries, targets in groups:
         fresh = []
         for query in queries:
-            if not is_near_duplicate(query, seen, config.query_similarity_threshold):
+            if not is_repeat(query, seen, config.query_similarity_threshold, measure):
                 fresh.append(query)
                 seen.append(query)
         if fresh:
@@ -83,7 +86,7 @@ def make_assignments(
     return assignments
 
 
-def orchestrator(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+async def orchestrator(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Who researches what this round."""
     iteration = state.get("research_iteration", 0)
     refinements = state.get("refinement_queries") or []
@@ -97,13 +100,26 @@ def orchestrator(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         # Single-agent mode: one worker takes every question's searches, best first.
         queries = [query for _question, _section, found, _targets in groups for query in found]
         groups = [(brief(state), groups[0][1], queries, [])]
-    assignments = make_assignments(
-        groups, state.get("searches_done", []), runtime.context, iteration
-    )
+    done = state.get("searches_done", [])
+    measure, kind = await query_measure([*done, *(q for group in groups for q in group[2])], anchor)
+    assignments = make_assignments(groups, done, runtime.context, iteration, measure)
+    planned = sum(len(group[2]) for group in groups)
+    assigned = sum(len(item["queries"]) for item in assignments)
     emitter(runtime, "orchestrator")(
-        f"iteration {iteration + 1}: {len(assignments)} subagent(s)", iteration=iteration + 1
+        f"iteration {iteration + 1}: {len(assignments)} subagent(s), {assigned} of {planned} "
+        f"planned search(es) ({kind} deduplication)",
+        iteration=iteration + 1,
     )
-    return {"subagent_assignments": assignments, "total_workers": len(assignments)}
+    return {
+        "subagent_assignments": assignments,
+        "total_workers": len(assignments),
+        "orchestrator_state": OrchestratorState(
+            phase="refinement" if iteration > 0 else "primary_research",
+            questions_assigned=len(assignments),
+            questions_completed=0,
+            overall_confidence=state.get("overall_confidence", 0.0),
+        ),
+    }
 
 
 def fanout_subagents(state: AgentState) -> list[Send] | str:

@@ -36,7 +36,6 @@ from research_studio.services.clients import Services
 from research_studio.services.extraction import extract_sentences, query_terms, select_chunks
 
 CONFIDENT = 0.7
-LOW_TRUST = 0.4
 # The words that aim a search at a planned source type (the plan's target_sources).
 TARGET_TERMS = {
     "news": "news",
@@ -47,6 +46,12 @@ TARGET_TERMS = {
     "reference": "overview",
     "advocacy": "advocacy",
 }
+
+
+def low_credibility(url: str, config: Configuration) -> bool:
+    """A page whose domain trust (code's, before any model sees it) is below the credibility
+    the run asks of its sources; with credibility scoring off no page is."""
+    return config.enable_credibility_scoring and domain_trust(url) < config.min_source_credibility
 
 
 def targeted_queries(queries: list[str], targets: list[str], config: Configuration) -> list[str]:
@@ -197,7 +202,7 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
         dead_ends += _dead_ends(assignment["subagent_id"], gathered)
         trusted = []
         for page in pages:
-            if domain_trust(page.result.url) < LOW_TRUST:
+            if low_credibility(page.result.url, config):
                 dead_ends.append(
                     _page_dead_end(assignment, page, "low_credibility", "low-trust domain")
                 )

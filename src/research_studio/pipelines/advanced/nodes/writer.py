@@ -30,6 +30,7 @@ from research_studio.pipelines.advanced.prompts import (
 )
 from research_studio.pipelines.advanced.render import add_claim_lists, appendix, claim_support
 from research_studio.pipelines.advanced.state import AgentState
+from research_studio.pipelines.advanced.trust_engine.rules import checks_off
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
@@ -133,7 +134,9 @@ async def _grounded(
             if any(error["kind"] == "budget" for error in errors)
             else "uncited"
             if verified
-            else "unverified",
+            else "unverified"
+            if config.enable_span_verification
+            else "unchecked",
             tally=report.tally if report else None,
         )
     return report, calls, errors
@@ -173,6 +176,8 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         "Sources used": str(len(cited)),
         "Iterations": str(iterations),
     }
+    if off := checks_off(config):
+        quality["Checks switched off"] = ", ".join(off)
     report.appendix = [*report.appendix, *appendix(coverage, quality, language)]
     limitations = limitations_of(runtime, state, errors, report.tally, language)
     if limitations:
@@ -201,6 +206,8 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
             "stopped_by": state.get("stopped_by")
             or ("gap_detector" if state.get("stop_reason") else ""),
             "query_complexity": state.get("query_complexity", ""),
+            "checks_off": off,
+            "orchestrator_state": state.get("orchestrator_state"),
         },
     )
     return report_update(

@@ -19,6 +19,7 @@ from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.prompts import (
     TRUST_CLAIMS_SYSTEM,
     TRUST_CLAIMS_USER,
+    TRUST_DRAFT_SYSTEM,
     TRUST_VERIFY_SYSTEM,
     TRUST_VERIFY_USER,
     evidence_listing,
@@ -27,6 +28,7 @@ from research_studio.pipelines.advanced.prompts import (
 from research_studio.pipelines.advanced.schemas import (
     ClaimVerification,
     CredibilityAndClaims,
+    DraftClaims,
     SourceAssessment,
 )
 from research_studio.pipelines.advanced.state import AgentState
@@ -39,15 +41,37 @@ from research_studio.pipelines.advanced.trust_engine.rules import (
     scored_update,
     verbatim_claim_records,
 )
-from research_studio.pipelines.advanced.trust_prompts import cited_claim_listing
+from research_studio.pipelines.advanced.trust_prompts import CLAIMS_USER, cited_claim_listing
 from research_studio.pipelines.kit.models import ask
 from research_studio.pipelines.kit.node_kit import emitter, services_of
+
+
+def _draft_request(
+    state: AgentState, scoring: bool
+) -> tuple[type[DraftClaims | CredibilityAndClaims], str, str]:
+    """Call 1's schema and prompts: with credibility scoring off, the claims alone."""
+    sections = inline(state["plan"]["outline"])
+    evidence = evidence_listing(state.get("evidence", []))
+    if not scoring:
+        return (
+            DraftClaims,
+            TRUST_DRAFT_SYSTEM,
+            CLAIMS_USER.format(sections=sections, evidence=evidence),
+        )
+    return (
+        CredibilityAndClaims,
+        TRUST_CLAIMS_SYSTEM,
+        TRUST_CLAIMS_USER.format(
+            sections=sections, sources=source_listing(state.get("sources", [])), evidence=evidence
+        ),
+    )
 
 
 async def draft_step(
     state: AgentState, runtime: Runtime[Configuration], node: str
 ) -> dict[str, Any]:
     """Call 1: source judgements and claim drafts; code scores credibility and filters."""
+    config = runtime.context
     sources, evidence = state.get("sources", []), state.get("evidence", [])
     verbatim = services_of(runtime).extraction.verbatim
     assessments: list[SourceAssessment] = []
@@ -55,23 +79,13 @@ async def draft_step(
     calls: list[ModelCallRecord] = []
     errors: list[ErrorRecord] = []
     if evidence and not verbatim:
-        first, calls, errors = await ask(
-            runtime,
-            ADVANCED_MODELS,
-            node,
-            CredibilityAndClaims,
-            TRUST_CLAIMS_SYSTEM,
-            TRUST_CLAIMS_USER.format(
-                sections=inline(state["plan"]["outline"]),
-                sources=source_listing(sources),
-                evidence=evidence_listing(evidence),
-            ),
-        )
+        schema, system, user = _draft_request(state, config.enable_credibility_scoring)
+        first, calls, errors = await ask(runtime, ADVANCED_MODELS, node, schema, system, user)
+        if isinstance(first, CredibilityAndClaims):
+            assessments = first.source_assessments
         if first is not None:
-            assessments, claims = first.source_assessments, draft_claims(first.claims)
-    update = credibility_update(
-        sources, evidence, assessments, runtime.context.min_source_credibility
-    )
+            claims = draft_claims(first.claims)
+    update = credibility_update(sources, evidence, assessments, config)
     if verbatim:
         claims = verbatim_claim_records(update["evidence"])
     return {**update, "claims": claims, "llm_calls": calls, "errors": errors}
@@ -80,13 +94,19 @@ async def draft_step(
 async def verify_step(
     state: AgentState, runtime: Runtime[Configuration], node: str
 ) -> dict[str, Any]:
-    """Call 2: spans proposed for every claim; code judges and scores each one."""
+    """Call 2: spans proposed for every claim; code judges and scores each one.
+
+    With span verification off there is no call and no span: every claim stays unverified.
+    """
+    config = runtime.context
     claims, evidence = state.get("claims", []), state.get("evidence", [])
     calls: list[ModelCallRecord] = []
     errors: list[ErrorRecord] = []
     citations = citations_of(claims)
     spans = {claim["cid"]: claim["evidence_span"] for claim in claims}
-    if claims and not services_of(runtime).extraction.verbatim:
+    if not config.enable_span_verification:
+        spans = {}
+    elif claims and not services_of(runtime).extraction.verbatim:
         second, calls, errors = await ask(
             runtime,
             ADVANCED_MODELS,
@@ -97,8 +117,8 @@ async def verify_step(
                 claims=cited_claim_listing(claims, citations), evidence=evidence_listing(evidence)
             ),
         )
-        spans = checked_spans(second.checks if second is not None else [])
-    judged = judge_claims(claims, spans, citations, evidence)
+        spans = checked_spans(second.checks if second is not None else [], citations, evidence)
+    judged = judge_claims(claims, spans, citations, evidence, config.enable_cross_validation)
     scored = scored_update(judged, state.get("source_credibility", {}))
     return {**scored, "llm_calls": calls, "errors": errors}
 

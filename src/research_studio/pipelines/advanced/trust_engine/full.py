@@ -77,7 +77,8 @@ async def credibility_scorer(state: AgentState, runtime: Runtime[Configuration])
     answer: SourceAssessments | None = None
     calls: list[ModelCallRecord] = []
     errors: list[ErrorRecord] = []
-    if evidence and not _verbatim(runtime):
+    config = runtime.context
+    if evidence and not _verbatim(runtime) and config.enable_credibility_scoring:
         answer, calls, errors = await ask(
             runtime,
             ADVANCED_MODELS,
@@ -87,12 +88,13 @@ async def credibility_scorer(state: AgentState, runtime: Runtime[Configuration])
             CREDIBILITY_USER.format(sources=source_listing(sources)),
         )
     assessments = answer.assessments if answer else []
-    update = credibility_update(
-        sources, evidence, assessments, runtime.context.min_source_credibility
-    )
+    update = credibility_update(sources, evidence, assessments, config)
     kept = len(update["sources"])
     emitter(runtime, "credibility_scorer")(
-        f"{kept} of {len(sources)} source(s) credible enough", sources=kept
+        f"{kept} of {len(sources)} source(s) credible enough"
+        if config.enable_credibility_scoring
+        else "credibility scoring off: no source scored or dropped",
+        sources=kept,
     )
     return {**update, "llm_calls": calls, "errors": errors}
 
@@ -161,7 +163,9 @@ async def span_verify(state: AgentState, runtime: Runtime[Configuration]) -> dic
     citations = state.get("citations", {})
     calls: list[ModelCallRecord] = []
     errors: list[ErrorRecord] = []
-    if _verbatim(runtime):
+    if not runtime.context.enable_span_verification:
+        spans = {}  # no span, no verified claim: fail closed
+    elif _verbatim(runtime):
         spans = {c["cid"]: c["evidence_span"] for c in claims}
     elif claims:
         cited = {eid for eids in citations.values() for eid in eids}
@@ -176,10 +180,12 @@ async def span_verify(state: AgentState, runtime: Runtime[Configuration]) -> dic
                 evidence=evidence_listing([item for item in evidence if item["eid"] in cited]),
             ),
         )
-        spans = checked_spans(answer.checks if answer else [])
+        spans = checked_spans(answer.checks if answer else [], citations, evidence)
     else:
         spans = {}
-    judged = judge_claims(claims, spans, citations, evidence)
+    judged = judge_claims(
+        claims, spans, citations, evidence, runtime.context.enable_cross_validation
+    )
     verified = sum(1 for claim in judged if claim["verified"])
     emitter(runtime, "span_verify")(f"{verified}/{len(judged)} claim span(s) found in the evidence")
     return _judged(judged, calls, errors)
@@ -189,7 +195,7 @@ async def cross_validate(state: AgentState, runtime: Runtime[Configuration]) -> 
     """The model names other sources' evidence for each claim; code counts distinct verifying sources."""
     claims, evidence = state.get("claims", []), state.get("evidence", [])
     citations = state.get("citations", {})
-    if _verbatim(runtime) or not claims:
+    if _verbatim(runtime) or not claims or not runtime.context.enable_cross_validation:
         return {}
     answer, calls, errors = await ask(
         runtime,

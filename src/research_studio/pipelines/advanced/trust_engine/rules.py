@@ -7,8 +7,10 @@ decide. Given the same answers, the full and the batched engines reach the same 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
+from research_studio.core.config import Configuration
 from research_studio.core.records import (
     ClaimRecord,
     EvidenceRecord,
@@ -18,12 +20,15 @@ from research_studio.core.records import (
 from research_studio.evidence.passages import usable_evidence
 from research_studio.grounding.credibility import credibility, domain_trust, freshness
 from research_studio.grounding.verification import (
+    SPAN_MATCH_THRESHOLD,
+    Judgement,
     hallucination_score,
     judge_claim,
     judged_claim,
     overall_confidence,
     score_claim,
     section_confidence,
+    span_found,
     span_match,
 )
 from research_studio.pipelines.advanced.schemas import ClaimCheck, ClaimDraft, SourceAssessment
@@ -74,11 +79,22 @@ def credibility_update(
     sources: list[SourceRecord],
     evidence: list[EvidenceRecord],
     assessments: list[SourceAssessment],
-    minimum: float,
+    config: Configuration,
 ) -> dict[str, Any]:
-    """The state update of scoring and filtering: kept sources and evidence, scores, drops."""
+    """The state update of scoring and filtering: kept sources and evidence, scores, drops.
+
+    With credibility scoring off no source is scored or dropped, and none counts as credible
+    in a claim's confidence (an unknown credibility adds nothing).
+    """
+    if not config.enable_credibility_scoring:
+        return {
+            "sources": sources,
+            "evidence": usable_evidence(evidence),
+            "source_credibility": {},
+            "sources_dropped": 0,
+        }
     scores = score_sources(sources, assessments)
-    kept, kept_evidence = keep_credible(sources, evidence, scores, minimum)
+    kept, kept_evidence = keep_credible(sources, evidence, scores, config.min_source_credibility)
     return {
         "sources": kept,
         "evidence": kept_evidence,
@@ -162,11 +178,56 @@ class ProposedSpan(Protocol):
     cid: str
     verified: bool
     evidence_span: str
+    source_eid: str
+    match_confidence: float
 
 
-def checked_spans(checks: Sequence[ProposedSpan]) -> dict[str, str]:
-    """The spans the model quoted for the claims it marked verified (others: none)."""
-    return {check.cid: check.evidence_span if check.verified else "" for check in checks}
+def located_span(
+    check: ProposedSpan, cited: Sequence[str], evidence: Mapping[str, EvidenceRecord]
+) -> str:
+    """The model's span when code agrees where it is, else none (the claim fails closed).
+
+    The span names its evidence (`source_eid`): that id must be one the claim cites, its quote
+    verified and holding the span. The model's own `match_confidence` is held to the same
+    threshold as code's match: a span it doubts is not one code relies on.
+    """
+    item = evidence.get(check.source_eid)
+    if (
+        not check.verified
+        or check.match_confidence < SPAN_MATCH_THRESHOLD
+        or check.source_eid not in cited
+        or item is None
+        or not item["quote_verified"]
+        or not span_found(span_match(check.evidence_span, item["quote"]))
+    ):
+        return ""
+    return check.evidence_span
+
+
+def checked_spans(
+    checks: Sequence[ProposedSpan],
+    citations: Mapping[str, Sequence[str]],
+    evidence: Sequence[EvidenceRecord],
+) -> dict[str, str]:
+    """Each checked claim's span as `located_span` keeps it (others: none)."""
+    by_eid = {item["eid"]: item for item in evidence}
+    return {
+        check.cid: located_span(check, citations.get(check.cid, []), by_eid) for check in checks
+    }
+
+
+def single_source(judgement: Judgement, evidence: Sequence[EvidenceRecord]) -> Judgement:
+    """Cross-validation off: a verified claim rests on its span's source alone."""
+    if not judgement.verified:
+        return judgement
+    anchor = judgement.sids[0]
+    sid_of = {item["eid"]: item["sid"] for item in evidence}
+    return replace(
+        judgement,
+        sids=[anchor],
+        eids=[eid for eid in judgement.eids if sid_of.get(eid) == anchor],
+        cross_validated=False,
+    )
 
 
 def judge_claims(
@@ -174,18 +235,20 @@ def judge_claims(
     spans: Mapping[str, str],
     citations: Mapping[str, list[str]],
     evidence: list[EvidenceRecord],
+    cross_validation: bool = True,
 ) -> list[ClaimRecord]:
-    """Every claim judged by code (`judge_claim`) on its span and offered evidence; not scored."""
-    return [
-        judged_claim(
-            c["cid"],
-            c["text"],
-            c["section"],
-            spans.get(c["cid"], ""),
-            judge_claim(c["text"], spans.get(c["cid"], ""), citations.get(c["cid"], []), evidence),
-        )
-        for c in claims
-    ]
+    """Every claim judged by code (`judge_claim`) on its span and offered evidence; not scored.
+
+    With cross-validation off no other source is counted for a claim.
+    """
+    judged = []
+    for c in claims:
+        span = spans.get(c["cid"], "")
+        judgement = judge_claim(c["text"], span, citations.get(c["cid"], []), evidence)
+        if not cross_validation:
+            judgement = single_source(judgement, evidence)
+        judged.append(judged_claim(c["cid"], c["text"], c["section"], span, judgement))
+    return judged
 
 
 def credibility_of(scores: Mapping[str, SourceCredibility]) -> dict[str, float]:
@@ -207,6 +270,17 @@ def scored_update(
     }
 
 
+def checks_off(config: Configuration) -> list[str]:
+    """The checks this run switched off, as the report names them."""
+    toggles = {
+        "backtracking": config.enable_backtracking,
+        "credibility scoring": config.enable_credibility_scoring,
+        "span verification": config.enable_span_verification,
+        "cross-validation": config.enable_cross_validation,
+    }
+    return [name for name, enabled in toggles.items() if not enabled]
+
+
 def verify_claims(
     drafts: list[ClaimDraft],
     checks: dict[str, ClaimCheck],
@@ -215,9 +289,9 @@ def verify_claims(
 ) -> list[ClaimRecord]:
     """Drafts judged and scored by code: the model's support and span are proposals only."""
     claims = draft_claims(drafts)
-    judged = judge_claims(
-        claims, checked_spans(list(checks.values())), citations_of(claims), evidence
-    )
+    citations = citations_of(claims)
+    spans = checked_spans(list(checks.values()), citations, evidence)
+    judged = judge_claims(claims, spans, citations, evidence)
     scored: list[ClaimRecord] = scored_update(judged, scores)["claims"]
     return scored
 
