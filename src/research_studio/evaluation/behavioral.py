@@ -7,12 +7,13 @@ and checks what the runs show. Three of them are also plain checks of one finish
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from research_studio.evaluation.cases import PipelineChoice
+from research_studio.evaluation.evaluators import not_applicable, round_setting
+from research_studio.evaluation.execution import RunFn, RunRequest
 from research_studio.evaluation.snapshots import RunOutput
 from research_studio.evaluation.structural import (
     check_citations_map_to_sources,
@@ -22,28 +23,11 @@ from research_studio.evaluation.structural import (
     report_body,
 )
 from research_studio.evaluation.verdicts import Check, not_measured, verdict
-from research_studio.pipelines.registry import single_worker_names
+from research_studio.pipelines.registry import spec
 
 LOOP_SETTINGS = {"min_coverage": 1.0, "min_confidence": 1.0}  # only the cap or the model stops
 _BULLET = re.compile(r"^\s*[-*]\s+\S")
 _CITED = re.compile(r"\[(S\d+)\]")
-# The supervisor's confidence is the PASS share of its snippets, not a ratio of claims.
-CLAIMS_CONFIDENCE = frozenset(single_worker_names())
-# Each pipeline's setting for its loop's rounds.
-ITERATION_SETTING = {"supervisor": "max_researcher_iterations"}
-
-
-class RunFn(Protocol):
-    """Runs one query through one pipeline with settings; a failed run comes back as failed."""
-
-    async def __call__(
-        self,
-        query: str,
-        *,
-        pipeline: PipelineChoice,
-        settings: Mapping[str, Any],
-        answer: str | None = "",
-    ) -> RunOutput: ...
 
 
 class MemoRun:
@@ -53,22 +37,19 @@ class MemoRun:
         self._run = run
         self._done: dict[str, RunOutput] = {}
 
-    async def __call__(
-        self,
-        query: str,
-        *,
-        pipeline: PipelineChoice,
-        settings: Mapping[str, Any],
-        answer: str | None = "",
-    ) -> RunOutput:
-        key = json.dumps(
-            [query, pipeline.label, dict(settings), answer], sort_keys=True, default=str
-        )
+    async def __call__(self, request: RunRequest) -> RunOutput:
+        key = request.key()
         if key not in self._done:
-            self._done[key] = await self._run(
-                query, pipeline=pipeline, settings=settings, answer=answer
-            )
+            self._done[key] = await self._run(request)
         return self._done[key]
+
+
+def _loop_settings(
+    pipeline: PipelineChoice, settings: Mapping[str, Any], rounds: int
+) -> dict[str, Any]:
+    """Settings for a run of up to `rounds` rounds that only the cap (or the model) stops."""
+    setting = round_setting(spec(pipeline.name)) or "max_iterations"
+    return {**settings, **LOOP_SETTINGS, setting: rounds}
 
 
 def _failed(name: str, output: RunOutput) -> Check | None:
@@ -164,11 +145,18 @@ def check_verified_claims_ratio(document: Mapping[str, Any]) -> Check:
     )
 
 
-def check_iteration_convergence(history: Sequence[float]) -> Check:
-    """Coverage never falls from one iteration to the next."""
+def check_iteration_convergence(history: Sequence[float], rounds: Any = None) -> Check:
+    """Coverage never falls from one iteration to the next. `rounds`: the iterations the run
+    says it made; a history with fewer entries cannot show every step, so it is not judged."""
     name = "iteration_convergence"
     if not history:
         return not_measured(name, "behavioral", "the run records no coverage per iteration")
+    if isinstance(rounds, int) and not isinstance(rounds, bool) and rounds > len(history):
+        return not_measured(
+            name,
+            "behavioral",
+            f"coverage recorded for {len(history)} of the run's {rounds} iterations",
+        )
     if len(history) < 2:
         return not_measured(name, "behavioral", "one iteration: nothing to compare")
     drops = [
@@ -199,11 +187,11 @@ async def config_effectiveness(
 ) -> Check:
     """report_structure 'detailed' and 'bullet_points' give differently shaped reports."""
     name = "config_effectiveness"
-    detailed = await run(
-        query, pipeline=pipeline, settings={**settings, "report_structure": "detailed"}
-    )
+    if refused := not_applicable(name, pipeline.name):
+        return refused
+    detailed = await run(RunRequest(query, pipeline, {**settings, "report_structure": "detailed"}))
     bullets = await run(
-        query, pipeline=pipeline, settings={**settings, "report_structure": "bullet_points"}
+        RunRequest(query, pipeline, {**settings, "report_structure": "bullet_points"})
     )
     failed = _failed(name, detailed) or _failed(name, bullets)
     if failed:
@@ -228,17 +216,17 @@ async def gap_loop_improvement(
 ) -> Check:
     """More loop iterations give at least as much evidence as one."""
     name = "gap_loop_improvement"
-    setting = ITERATION_SETTING.get(pipeline.name, "max_iterations")
-    one = await run(query, pipeline=pipeline, settings={**settings, **LOOP_SETTINGS, setting: 1})
-    more = await run(
-        query, pipeline=pipeline, settings={**settings, **LOOP_SETTINGS, setting: iterations}
-    )
+    if refused := not_applicable(name, pipeline.name):
+        return refused
+    one = await run(RunRequest(query, pipeline, _loop_settings(pipeline, settings, 1)))
+    more = await run(RunRequest(query, pipeline, _loop_settings(pipeline, settings, iterations)))
     failed = _failed(name, one) or _failed(name, more)
     if failed:
         return failed
     counts = _count(one.result, "evidence"), _count(more.result, "evidence")
     used = _metadata(one.result).get("iterations"), _metadata(more.result).get("iterations")
     if isinstance(used[0], int) and used[0] > 1:
+        setting = round_setting(spec(pipeline.name))
         return verdict(
             name,
             "behavioral",
@@ -259,11 +247,11 @@ async def mode_comparison(
 ) -> Check:
     """Single- and multi-agent runs both produce valid reports."""
     name = "mode_comparison"
-    if pipeline.name not in single_worker_names():
-        return not_measured(name, "behavioral", f"the {pipeline.name} pipeline has no modes")
+    if refused := not_applicable(name, pipeline.name):
+        return refused
     problems = []
     for mode in ("single", "multi"):
-        output = await run(query, pipeline=PipelineChoice(pipeline.name, mode), settings=settings)
+        output = await run(RunRequest(query, PipelineChoice(pipeline.name, mode), settings))
         if not output.completed:
             problems.append(f"{mode}: did not complete ({output.info.error or output.info.status})")
             continue
@@ -288,11 +276,13 @@ async def ambiguity_detection(
 ) -> Check:
     """Known-ambiguous queries make the run ask back (the run stops at the question)."""
     name = "ambiguity_detection"
+    if refused := not_applicable(name, pipeline.name):
+        return refused
     if not queries:
         return not_measured(name, "behavioral", "no known-ambiguous query to try")
     missed = []
     for query in queries:
-        output = await run(query, pipeline=pipeline, settings=settings, answer=None)
+        output = await run(RunRequest(query, pipeline, settings, answer=None))
         if not output.info.flagged_ambiguous:
             missed.append(query)
     flagged = len(queries) - len(missed)
@@ -308,29 +298,24 @@ async def ambiguity_detection(
 
 
 async def _checked_run(
-    name: str,
-    check: Callable[[RunOutput], Check],
-    run: RunFn,
-    query: str,
-    pipeline: PipelineChoice,
-    settings: Mapping[str, Any],
+    name: str, check: Callable[[RunOutput], Check], run: RunFn, request: RunRequest
 ) -> Check:
-    """One run, checked by `check` when it completed."""
-    output = await run(query, pipeline=pipeline, settings=settings)
+    """One run, checked by `check` when it completed (and when the evaluator applies)."""
+    if refused := not_applicable(name, request.pipeline.name):
+        return refused
+    output = await run(request)
     return _failed(name, output) or check(output)
 
 
 async def state_consistency(
     run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
 ) -> Check:
-    """A run's metadata counts match its sources and evidence."""
+    """A run's records agree with each other and with its metadata counts."""
     return await _checked_run(
         "state_consistency",
         lambda output: check_state_consistency(output.result),
         run,
-        query,
-        pipeline,
-        settings,
+        RunRequest(query, pipeline, settings),
     )
 
 
@@ -342,14 +327,13 @@ async def iteration_convergence(
     iterations: int = 3,
 ) -> Check:
     """Over a run of several iterations, coverage never falls."""
-    looped = {**settings, **LOOP_SETTINGS, "max_iterations": iterations}
     return await _checked_run(
         "iteration_convergence",
-        lambda output: check_iteration_convergence(output.info.coverage_history),
+        lambda output: check_iteration_convergence(
+            output.info.coverage_history, _metadata(output.result).get("iterations")
+        ),
         run,
-        query,
-        pipeline,
-        looped,
+        RunRequest(query, pipeline, _loop_settings(pipeline, settings, iterations)),
     )
 
 
@@ -357,19 +341,11 @@ async def verified_claims_ratio(
     run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
 ) -> Check:
     """A run's confidence (or claim figures) is what its verified claims say."""
-    if pipeline.name not in CLAIMS_CONFIDENCE:
-        return not_measured(
-            "verified_claims_ratio",
-            "behavioral",
-            f"the {pipeline.name} pipeline's confidence is not a claim ratio",
-        )
     return await _checked_run(
         "verified_claims_ratio",
         lambda output: check_verified_claims_ratio(output.result),
         run,
-        query,
-        pipeline,
-        settings,
+        RunRequest(query, pipeline, settings),
     )
 
 
@@ -381,7 +357,8 @@ async def behavioral_checks(
     settings: Mapping[str, Any],
     ambiguous_queries: Sequence[str],
 ) -> list[Check]:
-    """All seven, sharing runs where they ask for the same one."""
+    """All seven, sharing runs where they ask for the same one ("not applicable" where one
+    does not apply to the pipeline)."""
     shared = MemoRun(run)
     base = {**settings, "report_structure": "detailed"}
     return [

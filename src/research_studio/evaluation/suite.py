@@ -24,6 +24,7 @@ from research_studio.evaluation.citations import (
     citation_accuracy,
     citation_checks,
 )
+from research_studio.evaluation.evaluators import not_applicable
 from research_studio.evaluation.execution import EventFn, Executor
 from research_studio.evaluation.judges import judge_checks
 from research_studio.evaluation.judging import Judge
@@ -125,10 +126,18 @@ async def score_output(
     document = output.result
     result.checks = structural_checks(document, min_words=case.expect.min_words)
     result.checks += case_checks(case, document, flagged_ambiguous=output.info.flagged_ambiguous)
+    per_run: tuple[tuple[str, Callable[[], Check]], ...] = (
+        ("state_consistency", lambda: check_state_consistency(document)),
+        ("verified_claims_ratio", lambda: check_verified_claims_ratio(document)),
+        (
+            "iteration_convergence",
+            lambda: check_iteration_convergence(
+                output.info.coverage_history, (document.get("metadata") or {}).get("iterations")
+            ),
+        ),
+    )
     result.checks += [
-        check_state_consistency(document),
-        check_verified_claims_ratio(document),
-        check_iteration_convergence(output.info.coverage_history),
+        not_applicable(name, output.info.pipeline) or check() for name, check in per_run
     ]
     store = VerdictStore(output.folder, reuse=not rejudge)
     if judge is not None:
