@@ -105,8 +105,8 @@ async def _warm(runs: PipelineRuns) -> None:
     await behavioral_checks(
         runs.run, query=QUERY, pipeline=pipeline, settings=SETTINGS, ambiguous_queries=[AMBIGUOUS]
     )
-    await ambiguity_detection(runs.run, [QUERY], pipeline, SETTINGS)
-    await iteration_convergence(runs.falling, QUERY, pipeline, SETTINGS)
+    await ambiguity_detection(runs.run, [QUERY], RunRequest(QUERY, pipeline, SETTINGS))
+    await iteration_convergence(runs.falling, RunRequest(QUERY, pipeline, SETTINGS))
     detailed = {**SETTINGS, "report_structure": "detailed"}
     runs.outputs["base"] = await runs.run(RunRequest(QUERY, pipeline, detailed))
     runs.outputs["local"] = await runs.run(RunRequest(LOCAL_QUERY, pipeline, {**detailed, **LOCAL}))

@@ -190,15 +190,9 @@ def dropping(run: RunFn, change: Callable[[RunRequest], RunRequest]) -> RunFn:
     return changed
 
 
-def _settings(request: RunRequest, **changes: Any) -> RunRequest:
-    return RunRequest(
-        request.query, request.pipeline, {**request.settings, **changes}, request.answer
-    )
-
-
 def _rounds_ignored(request: RunRequest) -> RunRequest:
-    capped = {k: v for k, v in request.settings.items() if k.startswith("max_")}
-    return _settings(request, **dict.fromkeys(capped, 3))
+    capped = [key for key in request.settings if key.startswith("max_")]
+    return request.with_settings(**dict.fromkeys(capped, 3))
 
 
 def _single_cites_unknown(run: RunFn) -> RunFn:
@@ -219,34 +213,32 @@ def _flip_first_claim(result: dict[str, Any]) -> None:
     result["claims"][0]["verified"] = not result["claims"][0]["verified"]
 
 
+def asked(runs: PipelineRuns, settings: dict[str, Any] = DETAILED) -> RunRequest:
+    return RunRequest(QUERY, runs.pipeline, settings)
+
+
 BEHAVIORAL: dict[str, tuple[Scenario, Scenario]] = {
     "config_effectiveness": (
-        lambda runs, _: behavioral.config_effectiveness(runs.run, QUERY, runs.pipeline, SETTINGS),
+        lambda runs, _: behavioral.config_effectiveness(runs.run, asked(runs, SETTINGS)),
         lambda runs, _: behavioral.config_effectiveness(
-            dropping(runs.run, lambda r: _settings(r, report_structure="detailed")),
-            QUERY,
-            runs.pipeline,
-            SETTINGS,
+            dropping(runs.run, lambda r: r.with_settings(report_structure="detailed")),
+            asked(runs, SETTINGS),
         ),
     ),
     "gap_loop_improvement": (
-        lambda runs, _: behavioral.gap_loop_improvement(runs.run, QUERY, runs.pipeline, DETAILED),
+        lambda runs, _: behavioral.gap_loop_improvement(runs.run, asked(runs)),
         lambda runs, _: behavioral.gap_loop_improvement(
-            dropping(runs.run, _rounds_ignored), QUERY, runs.pipeline, DETAILED
+            dropping(runs.run, _rounds_ignored), asked(runs)
         ),
     ),
     "mode_comparison": (
-        lambda runs, _: behavioral.mode_comparison(runs.run, QUERY, runs.pipeline, DETAILED),
-        lambda runs, _: behavioral.mode_comparison(
-            _single_cites_unknown(runs.run), QUERY, runs.pipeline, DETAILED
-        ),
+        lambda runs, _: behavioral.mode_comparison(runs.run, asked(runs)),
+        lambda runs, _: behavioral.mode_comparison(_single_cites_unknown(runs.run), asked(runs)),
     ),
     "ambiguity_detection": (
-        lambda runs, _: behavioral.ambiguity_detection(
-            runs.run, [AMBIGUOUS], runs.pipeline, DETAILED
-        ),
+        lambda runs, _: behavioral.ambiguity_detection(runs.run, [AMBIGUOUS], asked(runs)),
         # A clear question taken for an ambiguous one: the run rightly does not ask back.
-        lambda runs, _: behavioral.ambiguity_detection(runs.run, [QUERY], runs.pipeline, SETTINGS),
+        lambda runs, _: behavioral.ambiguity_detection(runs.run, [QUERY], asked(runs, SETTINGS)),
     ),
     "state_consistency": (
         lambda runs, _: _aw(behavioral.check_state_consistency(runs.base.result)),
@@ -255,10 +247,8 @@ BEHAVIORAL: dict[str, tuple[Scenario, Scenario]] = {
         ),
     ),
     "iteration_convergence": (
-        lambda runs, _: behavioral.iteration_convergence(runs.run, QUERY, runs.pipeline, DETAILED),
-        lambda runs, _: behavioral.iteration_convergence(
-            runs.falling, QUERY, runs.pipeline, SETTINGS
-        ),
+        lambda runs, _: behavioral.iteration_convergence(runs.run, asked(runs)),
+        lambda runs, _: behavioral.iteration_convergence(runs.falling, asked(runs, SETTINGS)),
     ),
     "verified_claims_ratio": (
         lambda runs, _: _aw(behavioral.check_verified_claims_ratio(runs.base.result)),
@@ -413,7 +403,8 @@ RUN_EVALUATORS = {
 
 @pytest.mark.parametrize(("name", "pipeline"), REFUSED)
 async def test_is_not_applicable(name: str, pipeline: str) -> None:
-    check = await RUN_EVALUATORS[name](_nothing, QUERY, PipelineChoice(pipeline), SETTINGS)
+    request = RunRequest(QUERY, PipelineChoice(pipeline), SETTINGS)
+    check = await RUN_EVALUATORS[name](_nothing, request)
     assert check.passed is None and check.score is None
     assert check.reason.startswith(f"not applicable to the {pipeline} pipeline: ")
     assert evaluator(name).elsewhere in check.reason

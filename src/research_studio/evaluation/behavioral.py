@@ -6,6 +6,7 @@ and checks what the runs show. Three of them are also plain checks of one finish
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -44,12 +45,10 @@ class MemoRun:
         return self._done[key]
 
 
-def _loop_settings(
-    pipeline: PipelineChoice, settings: Mapping[str, Any], rounds: int
-) -> dict[str, Any]:
-    """Settings for a run of up to `rounds` rounds that only the cap (or the model) stops."""
-    setting = round_setting(spec(pipeline.name)) or "max_iterations"
-    return {**settings, **LOOP_SETTINGS, setting: rounds}
+def _looped(asked: RunRequest, rounds: int) -> RunRequest:
+    """The request as a run of up to `rounds` rounds that only the cap (or the model) stops."""
+    setting = round_setting(spec(asked.pipeline.name)) or "max_iterations"
+    return asked.with_settings(**LOOP_SETTINGS, **{setting: rounds})
 
 
 def _failed(name: str, output: RunOutput) -> Check | None:
@@ -182,17 +181,13 @@ def bullet_share(report: str) -> float:
     return sum(1 for line in lines if _BULLET.match(line)) / len(lines) if lines else 0.0
 
 
-async def config_effectiveness(
-    run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
-) -> Check:
+async def config_effectiveness(run: RunFn, asked: RunRequest) -> Check:
     """report_structure 'detailed' and 'bullet_points' give differently shaped reports."""
     name = "config_effectiveness"
-    if refused := not_applicable(name, pipeline.name):
+    if refused := not_applicable(name, asked.pipeline.name):
         return refused
-    detailed = await run(RunRequest(query, pipeline, {**settings, "report_structure": "detailed"}))
-    bullets = await run(
-        RunRequest(query, pipeline, {**settings, "report_structure": "bullet_points"})
-    )
+    detailed = await run(asked.with_settings(report_structure="detailed"))
+    bullets = await run(asked.with_settings(report_structure="bullet_points"))
     failed = _failed(name, detailed) or _failed(name, bullets)
     if failed:
         return failed
@@ -207,26 +202,20 @@ async def config_effectiveness(
     )
 
 
-async def gap_loop_improvement(
-    run: RunFn,
-    query: str,
-    pipeline: PipelineChoice,
-    settings: Mapping[str, Any],
-    iterations: int = 3,
-) -> Check:
+async def gap_loop_improvement(run: RunFn, asked: RunRequest, iterations: int = 3) -> Check:
     """More loop iterations give at least as much evidence as one."""
     name = "gap_loop_improvement"
-    if refused := not_applicable(name, pipeline.name):
+    if refused := not_applicable(name, asked.pipeline.name):
         return refused
-    one = await run(RunRequest(query, pipeline, _loop_settings(pipeline, settings, 1)))
-    more = await run(RunRequest(query, pipeline, _loop_settings(pipeline, settings, iterations)))
+    one = await run(_looped(asked, 1))
+    more = await run(_looped(asked, iterations))
     failed = _failed(name, one) or _failed(name, more)
     if failed:
         return failed
     counts = _count(one.result, "evidence"), _count(more.result, "evidence")
     used = _metadata(one.result).get("iterations"), _metadata(more.result).get("iterations")
     if isinstance(used[0], int) and used[0] > 1:
-        setting = round_setting(spec(pipeline.name))
+        setting = round_setting(spec(asked.pipeline.name))
         return verdict(
             name,
             "behavioral",
@@ -242,16 +231,15 @@ async def gap_loop_improvement(
     )
 
 
-async def mode_comparison(
-    run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
-) -> Check:
+async def mode_comparison(run: RunFn, asked: RunRequest) -> Check:
     """Single- and multi-agent runs both produce valid reports."""
     name = "mode_comparison"
-    if refused := not_applicable(name, pipeline.name):
+    if refused := not_applicable(name, asked.pipeline.name):
         return refused
     problems = []
     for mode in ("single", "multi"):
-        output = await run(RunRequest(query, PipelineChoice(pipeline.name, mode), settings))
+        pipeline = PipelineChoice(asked.pipeline.name, mode)
+        output = await run(dataclasses.replace(asked, pipeline=pipeline))
         if not output.completed:
             problems.append(f"{mode}: did not complete ({output.info.error or output.info.status})")
             continue
@@ -271,18 +259,17 @@ async def mode_comparison(
     return verdict(name, "behavioral", True, "single and multi both wrote valid, cited reports")
 
 
-async def ambiguity_detection(
-    run: RunFn, queries: Sequence[str], pipeline: PipelineChoice, settings: Mapping[str, Any]
-) -> Check:
-    """Known-ambiguous queries make the run ask back (the run stops at the question)."""
+async def ambiguity_detection(run: RunFn, queries: Sequence[str], asked: RunRequest) -> Check:
+    """Known-ambiguous queries (asked instead of the request's) make the run ask back: the run
+    stops at the question."""
     name = "ambiguity_detection"
-    if refused := not_applicable(name, pipeline.name):
+    if refused := not_applicable(name, asked.pipeline.name):
         return refused
     if not queries:
         return not_measured(name, "behavioral", "no known-ambiguous query to try")
     missed = []
     for query in queries:
-        output = await run(RunRequest(query, pipeline, settings, answer=None))
+        output = await run(dataclasses.replace(asked, query=query, answer=None))
         if not output.info.flagged_ambiguous:
             missed.append(query)
     flagged = len(queries) - len(missed)
@@ -297,56 +284,42 @@ async def ambiguity_detection(
     return check
 
 
-async def _checked_run(
-    name: str, check: Callable[[RunOutput], Check], run: RunFn, request: RunRequest
-) -> Check:
-    """One run, checked by `check` when it completed (and when the evaluator applies)."""
+# The evaluators that read one finished run: also applied to every case's own run.
+ONE_RUN: dict[str, Callable[[RunOutput], Check]] = {
+    "state_consistency": lambda output: check_state_consistency(output.result),
+    "iteration_convergence": lambda output: check_iteration_convergence(
+        output.info.coverage_history, _metadata(output.result).get("iterations")
+    ),
+    "verified_claims_ratio": lambda output: check_verified_claims_ratio(output.result),
+}
+
+
+def check_run(name: str, output: RunOutput) -> Check:
+    """A one-run evaluator on a finished run ("not applicable" to a pipeline it does not fit)."""
+    return not_applicable(name, output.info.pipeline) or ONE_RUN[name](output)
+
+
+async def _one_run(name: str, run: RunFn, request: RunRequest) -> Check:
+    """The request run (when the evaluator applies), then checked when it completed."""
     if refused := not_applicable(name, request.pipeline.name):
         return refused
     output = await run(request)
-    return _failed(name, output) or check(output)
+    return _failed(name, output) or ONE_RUN[name](output)
 
 
-async def state_consistency(
-    run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
-) -> Check:
+async def state_consistency(run: RunFn, asked: RunRequest) -> Check:
     """A run's records agree with each other and with its metadata counts."""
-    return await _checked_run(
-        "state_consistency",
-        lambda output: check_state_consistency(output.result),
-        run,
-        RunRequest(query, pipeline, settings),
-    )
+    return await _one_run("state_consistency", run, asked)
 
 
-async def iteration_convergence(
-    run: RunFn,
-    query: str,
-    pipeline: PipelineChoice,
-    settings: Mapping[str, Any],
-    iterations: int = 3,
-) -> Check:
+async def iteration_convergence(run: RunFn, asked: RunRequest, iterations: int = 3) -> Check:
     """Over a run of several iterations, coverage never falls."""
-    return await _checked_run(
-        "iteration_convergence",
-        lambda output: check_iteration_convergence(
-            output.info.coverage_history, _metadata(output.result).get("iterations")
-        ),
-        run,
-        RunRequest(query, pipeline, _loop_settings(pipeline, settings, iterations)),
-    )
+    return await _one_run("iteration_convergence", run, _looped(asked, iterations))
 
 
-async def verified_claims_ratio(
-    run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
-) -> Check:
+async def verified_claims_ratio(run: RunFn, asked: RunRequest) -> Check:
     """A run's confidence (or claim figures) is what its verified claims say."""
-    return await _checked_run(
-        "verified_claims_ratio",
-        lambda output: check_verified_claims_ratio(output.result),
-        run,
-        RunRequest(query, pipeline, settings),
-    )
+    return await _one_run("verified_claims_ratio", run, asked)
 
 
 async def behavioral_checks(
@@ -360,13 +333,14 @@ async def behavioral_checks(
     """All seven, sharing runs where they ask for the same one ("not applicable" where one
     does not apply to the pipeline)."""
     shared = MemoRun(run)
-    base = {**settings, "report_structure": "detailed"}
+    asked = RunRequest(query, pipeline, settings)
+    base = asked.with_settings(report_structure="detailed")
     return [
-        await config_effectiveness(shared, query, pipeline, settings),
-        await gap_loop_improvement(shared, query, pipeline, base),
-        await mode_comparison(shared, query, pipeline, base),
-        await ambiguity_detection(shared, ambiguous_queries, pipeline, base),
-        await state_consistency(shared, query, pipeline, base),
-        await iteration_convergence(shared, query, pipeline, base),
-        await verified_claims_ratio(shared, query, pipeline, base),
+        await config_effectiveness(shared, asked),
+        await gap_loop_improvement(shared, base),
+        await mode_comparison(shared, base),
+        await ambiguity_detection(shared, ambiguous_queries, base),
+        await state_consistency(shared, base),
+        await iteration_convergence(shared, base),
+        await verified_claims_ratio(shared, base),
     ]

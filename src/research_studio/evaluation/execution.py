@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -37,6 +38,10 @@ class RunRequest:
     pipeline: PipelineChoice
     settings: Mapping[str, Any] = field(default_factory=dict)
     answer: str | None = ""
+
+    def with_settings(self, **changes: Any) -> RunRequest:
+        """The same request with some settings changed."""
+        return dataclasses.replace(self, settings={**self.settings, **changes})
 
     def key(self) -> str:
         """The same text for the same request (what MemoRun shares runs by)."""

@@ -12,19 +12,13 @@ from pydantic import BaseModel, Field, ValidationError
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
-from research_studio.evaluation.behavioral import (
-    behavioral_checks,
-    check_iteration_convergence,
-    check_state_consistency,
-    check_verified_claims_ratio,
-)
+from research_studio.evaluation.behavioral import ONE_RUN, behavioral_checks, check_run
 from research_studio.evaluation.cases import EvalCase, PipelineChoice, case_checks
 from research_studio.evaluation.citations import (
     CitationAccuracy,
     citation_accuracy,
     citation_checks,
 )
-from research_studio.evaluation.evaluators import not_applicable
 from research_studio.evaluation.execution import EventFn, Executor
 from research_studio.evaluation.judges import judge_checks
 from research_studio.evaluation.judging import Judge
@@ -126,19 +120,7 @@ async def score_output(
     document = output.result
     result.checks = structural_checks(document, min_words=case.expect.min_words)
     result.checks += case_checks(case, document, flagged_ambiguous=output.info.flagged_ambiguous)
-    per_run: tuple[tuple[str, Callable[[], Check]], ...] = (
-        ("state_consistency", lambda: check_state_consistency(document)),
-        ("verified_claims_ratio", lambda: check_verified_claims_ratio(document)),
-        (
-            "iteration_convergence",
-            lambda: check_iteration_convergence(
-                output.info.coverage_history, (document.get("metadata") or {}).get("iterations")
-            ),
-        ),
-    )
-    result.checks += [
-        not_applicable(name, output.info.pipeline) or check() for name, check in per_run
-    ]
+    result.checks += [check_run(name, output) for name in ONE_RUN]
     store = VerdictStore(output.folder, reuse=not rejudge)
     if judge is not None:
         result.checks += await judge_checks(judge, output, store, aspects=case.aspects)
