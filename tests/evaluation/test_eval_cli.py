@@ -207,7 +207,9 @@ def test_a_failed_case_is_recorded_and_the_evaluation_goes_on(web: FakeWeb, tmp_
     report = json.loads(result.stdout)
     failed, scored = report["results"]
     assert failed["status"] == "failed" and "no-such-folder not found" in failed["error"]
-    assert scored["status"] == "completed" and scored["score"] is not None
+    assert scored["status"] == "completed" and scored["components"]["structural"] == 1.0
+    parts = [value for value in scored["components"].values() if value is not None]
+    assert scored["score"] == round(sum(parts) / len(parts), 3)
     assert report["judges"] == [] and report["judging_costs"]["model_calls"] == 0
 
 

@@ -61,7 +61,9 @@ async def test_live_then_from_snapshots_reproduces_scores_without_any_model_call
         broken.error or ""
     )
     coral = rows["coral", "standard"]
-    assert coral.status == "completed" and coral.score is not None
+    assert coral.status == "completed"
+    parts = [value for value in coral.components.values() if value is not None]
+    assert len(parts) == 4 and coral.score == round(sum(parts) / 4, 3)
     assert len(coral.group("structural")) == 10 and all(c.passed for c in coral.group("structural"))
     assert [c.name for c in coral.group("judge")] == [
         "relevance",
@@ -133,5 +135,9 @@ async def test_without_a_judge_the_deterministic_evaluators_still_score(
     report = await run_eval(_plan(tmp_path, cases=CASES[:1], judge=None), base)
     result = report.results[0]
     assert result.group("judge") == [] and [c.name for c in result.group("citations")] == ["audit"]
-    assert result.components["judges"] is None and result.score is not None
+    # The score is the mean of the parts that were measured: no judge, no citation accuracy.
+    assert result.components["judges"] is None and result.components["citation_accuracy"] is None
+    assert result.components["structural"] == 1.0
+    checks = result.components["checks"]
+    assert checks is not None and result.score == round((1.0 + checks) / 2, 3)
     assert report.judges == [] and report.judging_costs.model_calls == 0

@@ -6,13 +6,15 @@ and checks what the runs show. Three of them are also plain checks of one finish
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from research_studio.evaluation.cases import PipelineChoice
+from research_studio.evaluation.evaluators import not_applicable, round_setting
+from research_studio.evaluation.execution import RunFn, RunRequest
 from research_studio.evaluation.snapshots import RunOutput
 from research_studio.evaluation.structural import (
     check_citations_map_to_sources,
@@ -22,28 +24,11 @@ from research_studio.evaluation.structural import (
     report_body,
 )
 from research_studio.evaluation.verdicts import Check, not_measured, verdict
-from research_studio.pipelines.registry import single_worker_names
+from research_studio.pipelines.registry import spec
 
 LOOP_SETTINGS = {"min_coverage": 1.0, "min_confidence": 1.0}  # only the cap or the model stops
 _BULLET = re.compile(r"^\s*[-*]\s+\S")
 _CITED = re.compile(r"\[(S\d+)\]")
-# The supervisor's confidence is the PASS share of its snippets, not a ratio of claims.
-CLAIMS_CONFIDENCE = frozenset(single_worker_names())
-# Each pipeline's setting for its loop's rounds.
-ITERATION_SETTING = {"supervisor": "max_researcher_iterations"}
-
-
-class RunFn(Protocol):
-    """Runs one query through one pipeline with settings; a failed run comes back as failed."""
-
-    async def __call__(
-        self,
-        query: str,
-        *,
-        pipeline: PipelineChoice,
-        settings: Mapping[str, Any],
-        answer: str | None = "",
-    ) -> RunOutput: ...
 
 
 class MemoRun:
@@ -53,22 +38,17 @@ class MemoRun:
         self._run = run
         self._done: dict[str, RunOutput] = {}
 
-    async def __call__(
-        self,
-        query: str,
-        *,
-        pipeline: PipelineChoice,
-        settings: Mapping[str, Any],
-        answer: str | None = "",
-    ) -> RunOutput:
-        key = json.dumps(
-            [query, pipeline.label, dict(settings), answer], sort_keys=True, default=str
-        )
+    async def __call__(self, request: RunRequest) -> RunOutput:
+        key = request.key()
         if key not in self._done:
-            self._done[key] = await self._run(
-                query, pipeline=pipeline, settings=settings, answer=answer
-            )
+            self._done[key] = await self._run(request)
         return self._done[key]
+
+
+def _looped(asked: RunRequest, rounds: int) -> RunRequest:
+    """The request as a run of up to `rounds` rounds that only the cap (or the model) stops."""
+    setting = round_setting(spec(asked.pipeline.name)) or "max_iterations"
+    return asked.with_settings(**LOOP_SETTINGS, **{setting: rounds})
 
 
 def _failed(name: str, output: RunOutput) -> Check | None:
@@ -164,11 +144,18 @@ def check_verified_claims_ratio(document: Mapping[str, Any]) -> Check:
     )
 
 
-def check_iteration_convergence(history: Sequence[float]) -> Check:
-    """Coverage never falls from one iteration to the next."""
+def check_iteration_convergence(history: Sequence[float], rounds: Any = None) -> Check:
+    """Coverage never falls from one iteration to the next. `rounds`: the iterations the run
+    says it made; a history with fewer entries cannot show every step, so it is not judged."""
     name = "iteration_convergence"
     if not history:
         return not_measured(name, "behavioral", "the run records no coverage per iteration")
+    if isinstance(rounds, int) and not isinstance(rounds, bool) and rounds > len(history):
+        return not_measured(
+            name,
+            "behavioral",
+            f"coverage recorded for {len(history)} of the run's {rounds} iterations",
+        )
     if len(history) < 2:
         return not_measured(name, "behavioral", "one iteration: nothing to compare")
     drops = [
@@ -194,17 +181,13 @@ def bullet_share(report: str) -> float:
     return sum(1 for line in lines if _BULLET.match(line)) / len(lines) if lines else 0.0
 
 
-async def config_effectiveness(
-    run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
-) -> Check:
+async def config_effectiveness(run: RunFn, asked: RunRequest) -> Check:
     """report_structure 'detailed' and 'bullet_points' give differently shaped reports."""
     name = "config_effectiveness"
-    detailed = await run(
-        query, pipeline=pipeline, settings={**settings, "report_structure": "detailed"}
-    )
-    bullets = await run(
-        query, pipeline=pipeline, settings={**settings, "report_structure": "bullet_points"}
-    )
+    if refused := not_applicable(name, asked.pipeline.name):
+        return refused
+    detailed = await run(asked.with_settings(report_structure="detailed"))
+    bullets = await run(asked.with_settings(report_structure="bullet_points"))
     failed = _failed(name, detailed) or _failed(name, bullets)
     if failed:
         return failed
@@ -219,26 +202,20 @@ async def config_effectiveness(
     )
 
 
-async def gap_loop_improvement(
-    run: RunFn,
-    query: str,
-    pipeline: PipelineChoice,
-    settings: Mapping[str, Any],
-    iterations: int = 3,
-) -> Check:
+async def gap_loop_improvement(run: RunFn, asked: RunRequest, iterations: int = 3) -> Check:
     """More loop iterations give at least as much evidence as one."""
     name = "gap_loop_improvement"
-    setting = ITERATION_SETTING.get(pipeline.name, "max_iterations")
-    one = await run(query, pipeline=pipeline, settings={**settings, **LOOP_SETTINGS, setting: 1})
-    more = await run(
-        query, pipeline=pipeline, settings={**settings, **LOOP_SETTINGS, setting: iterations}
-    )
+    if refused := not_applicable(name, asked.pipeline.name):
+        return refused
+    one = await run(_looped(asked, 1))
+    more = await run(_looped(asked, iterations))
     failed = _failed(name, one) or _failed(name, more)
     if failed:
         return failed
     counts = _count(one.result, "evidence"), _count(more.result, "evidence")
     used = _metadata(one.result).get("iterations"), _metadata(more.result).get("iterations")
     if isinstance(used[0], int) and used[0] > 1:
+        setting = round_setting(spec(asked.pipeline.name))
         return verdict(
             name,
             "behavioral",
@@ -254,16 +231,15 @@ async def gap_loop_improvement(
     )
 
 
-async def mode_comparison(
-    run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
-) -> Check:
+async def mode_comparison(run: RunFn, asked: RunRequest) -> Check:
     """Single- and multi-agent runs both produce valid reports."""
     name = "mode_comparison"
-    if pipeline.name not in single_worker_names():
-        return not_measured(name, "behavioral", f"the {pipeline.name} pipeline has no modes")
+    if refused := not_applicable(name, asked.pipeline.name):
+        return refused
     problems = []
     for mode in ("single", "multi"):
-        output = await run(query, pipeline=PipelineChoice(pipeline.name, mode), settings=settings)
+        pipeline = PipelineChoice(asked.pipeline.name, mode)
+        output = await run(dataclasses.replace(asked, pipeline=pipeline))
         if not output.completed:
             problems.append(f"{mode}: did not complete ({output.info.error or output.info.status})")
             continue
@@ -283,16 +259,17 @@ async def mode_comparison(
     return verdict(name, "behavioral", True, "single and multi both wrote valid, cited reports")
 
 
-async def ambiguity_detection(
-    run: RunFn, queries: Sequence[str], pipeline: PipelineChoice, settings: Mapping[str, Any]
-) -> Check:
-    """Known-ambiguous queries make the run ask back (the run stops at the question)."""
+async def ambiguity_detection(run: RunFn, queries: Sequence[str], asked: RunRequest) -> Check:
+    """Known-ambiguous queries (asked instead of the request's) make the run ask back: the run
+    stops at the question."""
     name = "ambiguity_detection"
+    if refused := not_applicable(name, asked.pipeline.name):
+        return refused
     if not queries:
         return not_measured(name, "behavioral", "no known-ambiguous query to try")
     missed = []
     for query in queries:
-        output = await run(query, pipeline=pipeline, settings=settings, answer=None)
+        output = await run(dataclasses.replace(asked, query=query, answer=None))
         if not output.info.flagged_ambiguous:
             missed.append(query)
     flagged = len(queries) - len(missed)
@@ -307,70 +284,42 @@ async def ambiguity_detection(
     return check
 
 
-async def _checked_run(
-    name: str,
-    check: Callable[[RunOutput], Check],
-    run: RunFn,
-    query: str,
-    pipeline: PipelineChoice,
-    settings: Mapping[str, Any],
-) -> Check:
-    """One run, checked by `check` when it completed."""
-    output = await run(query, pipeline=pipeline, settings=settings)
-    return _failed(name, output) or check(output)
+# The evaluators that read one finished run: also applied to every case's own run.
+ONE_RUN: dict[str, Callable[[RunOutput], Check]] = {
+    "state_consistency": lambda output: check_state_consistency(output.result),
+    "iteration_convergence": lambda output: check_iteration_convergence(
+        output.info.coverage_history, _metadata(output.result).get("iterations")
+    ),
+    "verified_claims_ratio": lambda output: check_verified_claims_ratio(output.result),
+}
 
 
-async def state_consistency(
-    run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
-) -> Check:
-    """A run's metadata counts match its sources and evidence."""
-    return await _checked_run(
-        "state_consistency",
-        lambda output: check_state_consistency(output.result),
-        run,
-        query,
-        pipeline,
-        settings,
-    )
+def check_run(name: str, output: RunOutput) -> Check:
+    """A one-run evaluator on a finished run ("not applicable" to a pipeline it does not fit)."""
+    return not_applicable(name, output.info.pipeline) or ONE_RUN[name](output)
 
 
-async def iteration_convergence(
-    run: RunFn,
-    query: str,
-    pipeline: PipelineChoice,
-    settings: Mapping[str, Any],
-    iterations: int = 3,
-) -> Check:
+async def _one_run(name: str, run: RunFn, request: RunRequest) -> Check:
+    """The request run (when the evaluator applies), then checked when it completed."""
+    if refused := not_applicable(name, request.pipeline.name):
+        return refused
+    output = await run(request)
+    return _failed(name, output) or ONE_RUN[name](output)
+
+
+async def state_consistency(run: RunFn, asked: RunRequest) -> Check:
+    """A run's records agree with each other and with its metadata counts."""
+    return await _one_run("state_consistency", run, asked)
+
+
+async def iteration_convergence(run: RunFn, asked: RunRequest, iterations: int = 3) -> Check:
     """Over a run of several iterations, coverage never falls."""
-    looped = {**settings, **LOOP_SETTINGS, "max_iterations": iterations}
-    return await _checked_run(
-        "iteration_convergence",
-        lambda output: check_iteration_convergence(output.info.coverage_history),
-        run,
-        query,
-        pipeline,
-        looped,
-    )
+    return await _one_run("iteration_convergence", run, _looped(asked, iterations))
 
 
-async def verified_claims_ratio(
-    run: RunFn, query: str, pipeline: PipelineChoice, settings: Mapping[str, Any]
-) -> Check:
+async def verified_claims_ratio(run: RunFn, asked: RunRequest) -> Check:
     """A run's confidence (or claim figures) is what its verified claims say."""
-    if pipeline.name not in CLAIMS_CONFIDENCE:
-        return not_measured(
-            "verified_claims_ratio",
-            "behavioral",
-            f"the {pipeline.name} pipeline's confidence is not a claim ratio",
-        )
-    return await _checked_run(
-        "verified_claims_ratio",
-        lambda output: check_verified_claims_ratio(output.result),
-        run,
-        query,
-        pipeline,
-        settings,
-    )
+    return await _one_run("verified_claims_ratio", run, asked)
 
 
 async def behavioral_checks(
@@ -381,15 +330,17 @@ async def behavioral_checks(
     settings: Mapping[str, Any],
     ambiguous_queries: Sequence[str],
 ) -> list[Check]:
-    """All seven, sharing runs where they ask for the same one."""
+    """All seven, sharing runs where they ask for the same one ("not applicable" where one
+    does not apply to the pipeline)."""
     shared = MemoRun(run)
-    base = {**settings, "report_structure": "detailed"}
+    asked = RunRequest(query, pipeline, settings)
+    base = asked.with_settings(report_structure="detailed")
     return [
-        await config_effectiveness(shared, query, pipeline, settings),
-        await gap_loop_improvement(shared, query, pipeline, base),
-        await mode_comparison(shared, query, pipeline, base),
-        await ambiguity_detection(shared, ambiguous_queries, pipeline, base),
-        await state_consistency(shared, query, pipeline, base),
-        await iteration_convergence(shared, query, pipeline, base),
-        await verified_claims_ratio(shared, query, pipeline, base),
+        await config_effectiveness(shared, asked),
+        await gap_loop_improvement(shared, base),
+        await mode_comparison(shared, base),
+        await ambiguity_detection(shared, ambiguous_queries, base),
+        await state_consistency(shared, base),
+        await iteration_convergence(shared, base),
+        await verified_claims_ratio(shared, base),
     ]

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.evaluation import prompts
@@ -67,13 +67,18 @@ class CitationAccuracy(BaseModel):
 
     pairs: int = 0
     judged: int = 0
-    unjudged: int = 0
     supported: int = 0
     citation_accuracy: float | None = None
     effective_citations: int | None = None
     results: list[CitationPair] = Field(default_factory=list)
     audit: AuditFigures = Field(default_factory=AuditFigures)
     error: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def unjudged(self) -> int:
+        """Pairs no judge gave a verdict on (they count against the accuracy)."""
+        return self.pairs - self.judged
 
 
 def citation_pairs(result: Mapping[str, Any]) -> list[CitationPair]:
@@ -187,7 +192,6 @@ async def citation_accuracy(
     judged = [pair for pair in pairs if pair.supported is not None]
     supported = sum(1 for pair in judged if pair.supported)
     figures.judged, figures.supported = len(judged), supported
-    figures.unjudged = len(pairs) - len(judged)
     figures.effective_citations = supported
     # Over every pair: an unjudged pair is not a correct one.
     figures.citation_accuracy = round(supported / len(pairs), 3) if judged else None

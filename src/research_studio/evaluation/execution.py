@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,33 @@ from research_studio.services.resolution import resolve
 EventFn = Callable[[dict[str, Any]], None]
 
 
+@dataclass(frozen=True)
+class RunRequest:
+    """One run an evaluator asks for. `answer` replies to a clarification question; None leaves
+    it unanswered, so the run stops at the question."""
+
+    query: str
+    pipeline: PipelineChoice
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    answer: str | None = ""
+
+    def with_settings(self, **changes: Any) -> RunRequest:
+        """The same request with some settings changed."""
+        return dataclasses.replace(self, settings={**self.settings, **changes})
+
+    def key(self) -> str:
+        """The same text for the same request (what MemoRun shares runs by)."""
+        return json.dumps(
+            [self.query, self.pipeline.label, dict(self.settings), self.answer],
+            sort_keys=True,
+            default=str,
+        )
+
+
+# Runs one request; a failed run comes back as a failed RunOutput, not an exception.
+RunFn = Callable[[RunRequest], Awaitable[RunOutput]]
+
+
 def _numbers(value: Any) -> list[float] | None:
     if isinstance(value, list) and all(
         isinstance(item, int | float) and not isinstance(item, bool) for item in value
@@ -36,10 +65,12 @@ def _numbers(value: Any) -> list[float] | None:
 
 
 def plan_of(state: Mapping[str, Any]) -> list[str]:
-    """The questions the run planned to answer, whichever pipeline made the plan."""
-    questions = state.get("research_questions")
-    if isinstance(questions, list) and questions:
-        return [str(question) for question in questions]
+    """The questions the run planned to answer, whichever pipeline made the plan (the
+    supervisor's plan is the topics it delegated)."""
+    for key in ("research_questions", "research_topics"):
+        questions = state.get(key)
+        if isinstance(questions, list) and questions:
+            return [str(question) for question in questions]
     plan = state.get("plan")
     if isinstance(plan, Mapping):
         tree = [*(plan.get("primary") or []), *(plan.get("secondary") or [])]
@@ -90,19 +121,16 @@ class Executor:
         """The case through the pipeline, kept in `folder` (an earlier snapshot is replaced)."""
         return await self._run(case, pipeline, folder, answer=case.answer)
 
-    async def __call__(
-        self,
-        query: str,
-        *,
-        pipeline: PipelineChoice,
-        settings: Mapping[str, Any],
-        answer: str | None = "",
-    ) -> RunOutput:
-        """A behavioral request (the RunFn protocol): a run in root/behavioral/<pipeline>/."""
+    async def __call__(self, request: RunRequest) -> RunOutput:
+        """A behavioral request (a RunFn): a run in root/behavioral/<pipeline>/."""
         self._count += 1
-        case = EvalCase(id=f"behavioral-{self._count:02d}", query=query, settings=dict(settings))
-        folder = self.root / "behavioral" / pipeline.folder / case.id
-        return await self._run(case, pipeline, folder, answer=answer)
+        case = EvalCase(
+            id=f"behavioral-{self._count:02d}",
+            query=request.query,
+            settings=dict(request.settings),
+        )
+        folder = self.root / "behavioral" / request.pipeline.folder / case.id
+        return await self._run(case, request.pipeline, folder, answer=request.answer)
 
     def _event(self, events: list[dict[str, Any]]) -> EventFn:
         def record(event: dict[str, Any]) -> None:

@@ -12,12 +12,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
-from research_studio.evaluation.behavioral import (
-    behavioral_checks,
-    check_iteration_convergence,
-    check_state_consistency,
-    check_verified_claims_ratio,
-)
+from research_studio.evaluation.behavioral import ONE_RUN, behavioral_checks, check_run
 from research_studio.evaluation.cases import EvalCase, PipelineChoice, case_checks
 from research_studio.evaluation.citations import (
     CitationAccuracy,
@@ -125,11 +120,7 @@ async def score_output(
     document = output.result
     result.checks = structural_checks(document, min_words=case.expect.min_words)
     result.checks += case_checks(case, document, flagged_ambiguous=output.info.flagged_ambiguous)
-    result.checks += [
-        check_state_consistency(document),
-        check_verified_claims_ratio(document),
-        check_iteration_convergence(output.info.coverage_history),
-    ]
+    result.checks += [check_run(name, output) for name in ONE_RUN]
     store = VerdictStore(output.folder, reuse=not rejudge)
     if judge is not None:
         result.checks += await judge_checks(judge, output, store, aspects=case.aspects)

@@ -116,6 +116,8 @@ class AgentState(MessagesState, Gathered, total=False):
     research_iterations: int
     notes: Annotated[list[str], operator.add]
     stop_reason: StopReason
+    research_topics: list[str]  # the topics the supervisor delegated, in order
+    coverage_history: list[float]  # after each supervisor round (see SupervisorState)
     # verification and report
     evidence_snippets: list[EvidenceSnippet]
     verified_section: str
@@ -138,6 +140,9 @@ class SupervisorState(Gathered, total=False):
     research_iterations: int
     notes: Annotated[list[str], operator.add]
     stop_reason: StopReason
+    research_topics: Annotated[list[str], operator.add]  # the topics researchers ran on
+    # After each round: the share of the topics delegated so far that some stored source is about.
+    coverage_history: Annotated[list[float], operator.add]
 
 
 class ResearcherState(Gathered, total=False):

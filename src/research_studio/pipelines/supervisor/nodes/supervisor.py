@@ -15,6 +15,7 @@ from langgraph.types import Durability
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
+from research_studio.core.queries import content_words
 from research_studio.core.records import ErrorRecord
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record
@@ -167,6 +168,9 @@ async def supervisor_tools(
             replies.append(tool_result(call, THINK_RESULT.format(reflection=reflection)))
         elif call["name"] == COMPLETE.name:
             replies.append(tool_result(call, "Research complete."))
+    topics = [str(call["args"]["research_topic"]) for call in run_now]
+    delegated = [*state.get("research_topics", []), *topics]
+    sources = [*state.get("source_store", []), *update["source_store"]]
     stop = supervisor_stop_reason(
         rounds_done=state.get("research_iterations", 0),
         max_iterations=lim.turns,
@@ -175,7 +179,27 @@ async def supervisor_tools(
     )
     if stop:
         emit(f"research stops: {stop}", sources=len(known))
-    return {**update, "supervisor_messages": replies, "stop_reason": stop}
+    return {
+        **update,
+        "supervisor_messages": replies,
+        "stop_reason": stop,
+        "research_topics": topics,
+        "coverage_history": [topic_coverage(delegated, sources)],
+    }
+
+
+def topic_coverage(topics: list[str], sources: list[StoredSource]) -> float:
+    """The share of the delegated topics some stored source is about: one that holds at least
+    half of the topic's content words. Code decides; the supervisor only named the topics."""
+    if not topics:
+        return 0.0
+    texts = [set(content_words(f"{s['title']} {s['content']}")) for s in sources]
+
+    def covered(topic: str) -> bool:
+        words = set(content_words(topic))
+        return any(len(words & text) * 2 >= len(words) for text in texts)
+
+    return round(sum(1 for topic in topics if covered(topic)) / len(topics), 3)
 
 
 def route_after_supervisor_tools(state: SupervisorState) -> Literal["supervisor", "__end__"]:
@@ -227,6 +251,8 @@ async def research_supervisor(state: AgentState, runtime: Runtime[Configuration]
         "quote_candidates": result.get("quote_candidates", []),
         "searches_done": result.get("searches_done", []),
         "stop_reason": result.get("stop_reason", ""),
+        "research_topics": result.get("research_topics", []),
+        "coverage_history": result.get("coverage_history", []),
         "llm_calls": result.get("llm_calls", []),
         "errors": result.get("errors", []),
         "fetch_count": result.get("fetch_count", 0),
