@@ -277,8 +277,7 @@ class Configuration(BaseModel):
     max_subagents: int = _count(5, "Parallel workers/subagents per iteration.", maximum=16)
     max_research_questions: int = _count(
         6,
-        "Standard pipeline: research questions a plan may hold. The plan has one per distinct "
-        "aspect of the question, up to this; multi-agent research starts one worker per question.",
+        "Standard pipeline: most research questions a plan holds (one per aspect, a worker each).",
         maximum=12,
         extra=flag("--max-questions", "Research questions at most"),
     )
@@ -428,26 +427,24 @@ class Configuration(BaseModel):
     # switched off on its own; the report's quality table names those that were off.
     enable_backtracking: bool = Field(
         True,
-        description="Advanced variants: dead ends (no results, paywall, ...) become new searches.",
+        description="Advanced variants: dead ends become new searches.",
         json_schema_extra=flag("--backtracking/--no-backtracking", "Backtracking"),
     )
     enable_credibility_scoring: bool = Field(
         True,
-        description="Advanced family: sources are scored and those below the minimum dropped; "
-        "off: no source counts as credible in a claim's confidence.",
+        description="Advanced family: score sources, drop the least credible; off: none is credible.",
         json_schema_extra=flag(
             "--credibility-scoring/--no-credibility-scoring", "Credibility scoring"
         ),
     )
     enable_span_verification: bool = Field(
         True,
-        description="Advanced family: a claim is verified by its span in a verified quote; "
-        "off: no claim is verified.",
+        description="Advanced family: claims verified by their quoted span; off: none is verified.",
         json_schema_extra=flag("--span-verification/--no-span-verification", "Span verification"),
     )
     enable_cross_validation: bool = Field(
         True,
-        description="Advanced family: a claim two sources support is marked cross-validated.",
+        description="Advanced family: claims two sources support are cross-validated.",
         json_schema_extra=flag("--cross-validation/--no-cross-validation", "Cross-validation"),
     )
 

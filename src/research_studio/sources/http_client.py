@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import ipaddress
+import os
 import socket
 import ssl
 from collections.abc import Iterable, Iterator, Mapping
@@ -172,13 +173,18 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
-@functools.cache
 def shared_ssl_context() -> ssl.SSLContext:
     """The process's TLS context, shared by every client of every run in it.
 
     Loading the CA bundle costs about 0.1 CPU-s on the event loop: once per client, it was the
-    largest per-run cost of a server running runs at once. A context is safe to share.
+    largest per-run cost of a server running runs at once. A context is safe to share; a new one
+    is made when the CA bundle httpx reads (SSL_CERT_FILE, SSL_CERT_DIR) changes.
     """
+    return _ssl_context_for(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.cache
+def _ssl_context_for(_cert_file: str | None, _cert_dir: str | None) -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 

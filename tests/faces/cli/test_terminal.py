@@ -153,7 +153,8 @@ def test_a_user_error_holding_markup_is_one_line(tmp_path: Path) -> None:
 def test_help_is_readable_at_80_columns() -> None:
     result = runner.invoke(app, ["run", "--help"], env={"COLUMNS": "80"}, terminal_width=80)
     lines = result.stdout.splitlines()
-    assert result.exit_code == 0 and len(lines) < 75
+    # It was 124 lines with a 17-character description column; each setting now takes 1-3 lines.
+    assert result.exit_code == 0 and len(lines) < 90
     assert all(len(line) <= 80 for line in lines)
     # Every option and its metavar on one line, never wrapped mid-word.
     assert any(line.strip().startswith("--pipeline <standard|advanced|") for line in lines)
