@@ -27,12 +27,13 @@ _DOCUMENT = (
 _PRESENTS = (
     r"(?:summari[sz]es?|describes?|explains?|covers?|outlines?|presents?|provides?|introduces?|"
     r"gives?|offers?|sets\s+out|looks\s+at|discusses?|reviews?|examines?|explores?|highlights?|"
-    r"answers?|collects?|contains?|includes?|lists?|focuses|aims|is\s+(?:intended|designed|meant)|"
+    r"answers?|collects?|compares?|contains?|includes?|lists?|focuses|aims|draws\s+on|"
+    r"is\s+(?:intended|designed|meant)|"
     r"was\s+(?:last\s+|first\s+|originally\s+)?(?:written|prepared|produced|updated|published|reviewed)|will|is\s+part\s+of|"
     r"is\s+for|is\s+based\s+on|brings\s+together)"
 )
 _SELF_SUBJECT = re.compile(
-    rf"^(?:this|the\s+present|the\s+following|our|the\s+current)\s+(?:\w+\s+){{0,2}}?{_DOCUMENT}s?"
+    rf"^(?:this|the\s+present|the\s+following|our)\s+(?:\w+\s+){{0,2}}?{_DOCUMENT}s?"
     rf"\s+(?:\w+\s+){{0,2}}?{_PRESENTS}\b",
     re.IGNORECASE,
 )
