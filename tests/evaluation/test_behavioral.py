@@ -5,13 +5,20 @@ Every evaluator on every pipeline, with real runs, is in test_every_evaluator.py
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from research_studio.evaluation.behavioral import (
     bullet_share,
     check_iteration_convergence,
     check_state_consistency,
     check_verified_claims_ratio,
 )
-from tests.evaluation.outputs import bad, good_document
+from research_studio.evaluation.cases import EvalCase
+from research_studio.evaluation.snapshots import load_output, save_info
+from research_studio.evaluation.suite import score_output
+from tests.evaluation.outputs import bad, good_document, write_run
 
 
 def test_state_consistency_compares_metadata_counts_with_the_records() -> None:
@@ -48,3 +55,21 @@ def test_coverage_must_not_fall_between_iterations() -> None:
 def test_bullet_share_reads_prose_lines_only() -> None:
     assert bullet_share("# T\n\n## S\n\n- a [S1].\n- b [S2].\nProse [S1].\n| x |") == 2 / 3
     assert bullet_share("") == 0.0
+
+
+@pytest.mark.parametrize(("pipeline", "ratio"), [("standard", True), ("supervisor", None)])
+async def test_a_snapshot_is_scored_by_the_evaluators_its_pipeline_accepts(
+    tmp_path: Path, pipeline: str, ratio: bool | None
+) -> None:
+    written = write_run(tmp_path)
+    save_info(written.folder, written.info.model_copy(update={"pipeline": pipeline}))
+    case = EvalCase(id="heat", query=written.info.query)
+    result = await score_output(case, load_output(written.folder), None)
+    checks = {check.name: check for check in result.checks}
+    assert checks["verified_claims_ratio"].passed is ratio
+    if ratio is None:
+        assert checks["verified_claims_ratio"].reason.startswith(
+            "not applicable to the supervisor pipeline: its confidence is the share"
+        )
+    assert checks["state_consistency"].passed is True
+    assert checks["iteration_convergence"].passed is True  # 0.50 → 0.80 over the run's 2

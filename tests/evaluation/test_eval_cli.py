@@ -183,6 +183,12 @@ def test_behavioral_evaluators_run_from_the_command_line(web: FakeWeb, tmp_path:
     ]
     # No case of this file is known to be ambiguous: that evaluator has nothing to try.
     assert behavioral[3]["passed"] is None and behavioral[4]["passed"] is True
+    measured = [check for check in behavioral if check["passed"] is not None]
+    passed = sum(1 for check in measured if check["passed"])
+    assert (
+        f"standard: behavioral evaluators {passed}/{len(measured)} passed "
+        f"({7 - len(measured)} not applicable or not measured)" in result.output
+    )
     assert "## Behavioral evaluators" in (tmp_path / "r.md").read_text()
 
 

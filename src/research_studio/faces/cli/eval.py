@@ -99,8 +99,14 @@ def _print(report: EvalReport, details: Path) -> None:
             f"{label}: mean score {score} over {figures['cases']} case(s), {figures['failed']} failed"
         )
     for label, checks in report.behavioral.items():
-        passed = sum(1 for check in checks if check.passed)
-        typer.echo(f"{label}: behavioral evaluators {passed}/{len(checks)} passed")
+        # Not applicable or not measured: left out of the ratio, neither a pass nor a failure.
+        measured = [check for check in checks if check.passed is not None]
+        passed = sum(1 for check in measured if check.passed)
+        unmeasured = len(checks) - len(measured)
+        typer.echo(
+            f"{label}: behavioral evaluators {passed}/{len(measured)} passed"
+            + (f" ({unmeasured} not applicable or not measured)" if unmeasured else "")
+        )
     for line in costs_lines(report):
         typer.echo(line)
     typer.echo(f"Details: {details}")
