@@ -57,7 +57,12 @@ def _own_terms(questions: list[str]) -> list[set[str]]:
 
 
 def _candidates(
-    evidence: Sequence[EvidenceRecord], questions: list[str], request: str, allowed: Sequence[str]
+    evidence: Sequence[EvidenceRecord],
+    questions: list[str],
+    request: str,
+    allowed: Sequence[str],
+    *,
+    safe_only: bool = True,
 ) -> list[_Candidate]:
     term_sets = [query_terms(question, request) for question in questions]
     own = _own_terms(questions)
@@ -68,7 +73,7 @@ def _candidates(
         quote = item["quote"].strip()
         if not item["quote_verified"] or quote.lower() in seen:
             continue
-        if not is_safe_passage(quote, allowed):
+        if safe_only and not is_safe_passage(quote, allowed):
             continue
         seen.add(quote.lower())
         words = set(tokens(quote))
@@ -166,16 +171,28 @@ def verbatim_brief(
     return report
 
 
-def for_writer(evidence: Sequence[EvidenceRecord], questions: list[str]) -> list[EvidenceRecord]:
-    """The writer's evidence: grouped by research question in plan order (others last), each
-    group's sources taking turns, so the first items of a question come from several sources."""
-    order = {" ".join(question.lower().split()): index for index, question in enumerate(questions)}
+def for_writer(
+    evidence: Sequence[EvidenceRecord], questions: list[str], request: str
+) -> list[EvidenceRecord]:
+    """The writer's evidence: each verified item under the research question it answers best
+    (its own terms first, then the extraction's label), questions in plan order, each
+    question's sources taking turns: the first items of a question come from several sources."""
+    questions = [question for question in questions if question.strip()]
+    if not questions:
+        return list(evidence)
+    best = {
+        id(candidate.item): candidate.best
+        for candidate in _candidates(evidence, questions, request, allowed=(), safe_only=False)
+    }
+    labels = {" ".join(question.lower().split()): n for n, question in enumerate(questions)}
     groups: dict[int, list[EvidenceRecord]] = {}
     for item in evidence:
-        label = " ".join(item["question"].lower().split())
-        groups.setdefault(order.get(label, len(questions)), []).append(item)
+        label = labels.get(" ".join(item["question"].lower().split()), len(questions))
+        index = best.get(id(item), label)  # a repeated quote keeps its label
+        question = questions[index] if index < len(questions) else item["question"]
+        groups.setdefault(index, []).append(EvidenceRecord(**{**item, "question": question}))
     return [
         item
-        for _group, items in sorted(groups.items())
+        for _index, items in sorted(groups.items())
         for item in distinct_sources_first(items, lambda item: item["sid"])
     ]

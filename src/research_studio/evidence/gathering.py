@@ -50,10 +50,11 @@ class GatherRequest:
     request: str
     questions: list[str]
     known_urls: set[str]  # read in earlier steps of this run (from state: survives a resume)
-    # Workers of one fan-out (`fanout`, the same for all of them) share the pages they both find;
-    # `worker` is this task's stable id in it. A task alone leaves both empty.
+    # Workers of one fan-out (`fanout`, the same for all of them) claim pages in plan order
+    # (`worker`, the task's plan index), not in the order their searches answer. A task alone
+    # leaves `fanout` empty.
     fanout: str = ""
-    worker: str = ""
+    worker: int = 0
 
 
 @dataclass
@@ -74,14 +75,12 @@ async def _load(
     if result.content:
         await services.archive.keep(result.url, result.content)
         return PageText(result, query, result.title, result.content, result.published)
+    gathered.fetches += 1
     try:
-        # Workers that found the same page share one fetch; it counts for the one that made it.
-        page, fetched = await services.fetch_once(result.url)
+        page = await services.fetcher.fetch(result.url)
     except ProviderError as exc:
-        gathered.fetches += 1  # each worker that wanted the page records the failure
         gathered.error(task.node, exc, result.url)
         return None
-    gathered.fetches += fetched
     published = page.published or result.published
     # The page may date itself where the search result did not: the time range applies again.
     title = dated_title(page.title or result.title, published, services.time_range)
@@ -179,6 +178,13 @@ async def _search(
     return results
 
 
+def _page_limit(services: Services) -> int:
+    config = services.config
+    return (
+        config.search_results if services.search_choice.name == "local" else config.pages_per_search
+    )
+
+
 def _new_results(
     services: Services, task: GatherRequest, results: list[SearchResult]
 ) -> list[SearchResult]:
@@ -186,19 +192,67 @@ def _new_results(
 
     Local documents cost nothing to read, so every result of a local search is read.
     """
-    config = services.config
-    limit = (
-        config.search_results if services.search_choice.name == "local" else config.pages_per_search
-    )
+    limit = _page_limit(services)
     chosen: list[SearchResult] = []
     for result in results:
         url = normalize_url(result.url)
-        if not services.claim_url(url, task.fanout, task.worker):
+        if not services.claim_url(url):
             continue
         chosen.append(result)
         if len(chosen) == limit:
             break
     return chosen
+
+
+def share_out(
+    services: Services, posted: dict[int, list[list[SearchResult]]]
+) -> dict[int, list[list[SearchResult]]]:
+    """The pages each worker of a fan-out reads, as a draft: in turn (workers in plan order, each
+    one's queries in order) every search takes its best result nobody has claimed, until each
+    has its per-search limit or nothing is left. Workers that found the same pages share them."""
+    limit = _page_limit(services)
+    if services.search_choice.name == "local":
+        return _every_new_result(services, posted, limit)
+    shares: dict[int, list[list[SearchResult]]] = {
+        worker: [[] for _ in found] for worker, found in posted.items()
+    }
+    left = {
+        (worker, number): list(results)
+        for worker, found in posted.items()
+        for number, results in enumerate(found)
+    }
+    while left:
+        for (worker, number), results in sorted(left.items()):
+            mine = shares[worker][number]
+            while results and not services.claim_url(normalize_url(results[0].url)):
+                results.pop(0)
+            if results:
+                mine.append(results.pop(0))
+            if not results or len(mine) == limit:
+                del left[(worker, number)]
+    return shares
+
+
+def _every_new_result(
+    services: Services, posted: dict[int, list[list[SearchResult]]], limit: int
+) -> dict[int, list[list[SearchResult]]]:
+    """Local documents cost nothing to read: each worker reads every result of its searches
+    that no earlier step read (peers that found the same document each read it)."""
+    urls = sorted({normalize_url(r.url) for found in posted.values() for rs in found for r in rs})
+    fresh = {url for url in urls if services.claim_url(url)}
+    shares: dict[int, list[list[SearchResult]]] = {}
+    for worker, found in posted.items():
+        taken: set[str] = set()
+        shares[worker] = []
+        for results in found:
+            mine: list[SearchResult] = []
+            for result in results:
+                url = normalize_url(result.url)
+                if url in fresh and url not in taken and len(mine) < limit:
+                    taken.add(url)
+                    mine.append(result)
+            shares[worker].append(mine)
+    return shares
 
 
 async def read_pages(
@@ -231,10 +285,22 @@ async def read_pages(
         return await _search(services, task, query, gathered)
 
     if parallel_searches:
-        # Searches run side by side; pages are chosen in query order once all have answered, so
-        # a page two queries found belongs to the first of them whichever answered first.
-        found = await asyncio.gather(*(search(query) for query in task.queries))
-        chosen = [_new_results(services, task, results) for results in found]
+        # Searches run side by side; pages are claimed once all have answered, in query order,
+        # and shared out among the fan-out's workers by one rule: same inputs, same pages.
+        shares = services.page_shares
+        shared = bool(task.fanout) and shares.join(task.fanout, task.worker)  # before any await
+        try:
+            found = await asyncio.gather(*(search(query) for query in task.queries))
+        except BaseException:
+            if shared:
+                shares.leave(task.fanout, task.worker)
+            raise
+        if shared:
+            chosen = await shares.share(
+                task.fanout, task.worker, found, lambda posted: share_out(services, posted)
+            )
+        else:
+            chosen = [_new_results(services, task, results) for results in found]
         await asyncio.gather(
             *(
                 read_all(number, query, mine)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import weakref
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -16,21 +15,15 @@ from langchain_core.language_models import BaseChatModel
 from research_studio.core.config import Configuration, load_configuration
 from research_studio.core.errors import ConfigError
 from research_studio.core.timerange import TimeRange, time_range
-from research_studio.core.urls import normalize_url
 from research_studio.llm.budget import Budget
 from research_studio.llm.models import ModelTier, create_chat_model, model_spec_for
 from research_studio.llm.structured import CallPolicy, MethodMemory, ModelCaller
+from research_studio.services.claims import PageShares
 from research_studio.services.extraction import ExtractionStrategy, choose_extraction
 from research_studio.sources.archive import PageArchive
 from research_studio.sources.cache import Cache
 from research_studio.sources.docindex import DocumentIndex
-from research_studio.sources.fetch import (
-    CachedFetcher,
-    Fetcher,
-    Page,
-    PageFetcher,
-    RoutingFetcher,
-)
+from research_studio.sources.fetch import CachedFetcher, Fetcher, PageFetcher, RoutingFetcher
 from research_studio.sources.http_client import (
     PrivateNetworkPolicy,
     build_http_client,
@@ -42,6 +35,7 @@ from research_studio.sources.search import (
     CachedSearch,
     SearchChoice,
     SearchProvider,
+    SearchResult,
     build_search_provider,
     choose_search_provider,
     search_endpoint,
@@ -66,9 +60,8 @@ class Services:
         self._llm_limiter = asyncio.Semaphore(config.max_concurrent_llm_calls)
         self._search_limiter = asyncio.Semaphore(config.max_concurrent_searches)
         self._methods = MethodMemory()
-        # URL -> (the fan-out that claimed it, "" outside one; the workers of it that read it)
-        self._claimed_urls: dict[str, tuple[str, set[str]]] = {}
-        self._reads: dict[str, asyncio.Future[Page]] = {}
+        self._claimed_urls: set[str] = set()
+        self.page_shares: PageShares[list[list[SearchResult]]] = PageShares()
         self._resolved: Configuration | None = None
         self._extraction: ExtractionStrategy | None = None
         self._mcp: McpSources | None = None
@@ -218,39 +211,14 @@ class Services:
 
     def remember_urls(self, urls: Iterable[str]) -> None:
         """URLs read earlier in this run (after a resume the ledger starts from state)."""
-        for url in urls:
-            self._claimed_urls.setdefault(url, ("", set()))
+        self._claimed_urls.update(urls)
 
-    def claim_url(self, url: str, fanout: str = "", worker: str = "") -> bool:
-        """True when a task may read a (normalized) URL: the first claim in this run, or one
-        by another worker of the same fan-out. Workers running side by side share a page they
-        both found instead of racing for it, so the pages a worker reads never depend on whose
-        search came back first (same inputs, same report); earlier steps' pages are not re-read.
-        """
-        claimed = self._claimed_urls.get(url)
-        if claimed is None:
-            self._claimed_urls[url] = (fanout, {worker})
-            return True
-        step, workers = claimed
-        if fanout and step == fanout and worker not in workers:
-            workers.add(worker)
-            return True
-        return False
-
-    async def fetch_once(self, url: str) -> tuple[Page, bool]:
-        """The page at `url`, fetched once in this run however many workers want it; True for
-        the caller whose request fetched it. A failure reaches every caller."""
-        key = normalize_url(url)
-        shared = self._reads.get(key)
-        if shared is not None:
-            return await asyncio.shield(shared), False
-        # In a context of its own: the caller's would tie the run (its configuration) to these
-        # services for as long as the page is remembered.
-        future = asyncio.get_running_loop().create_task(
-            self.fetcher.fetch(url), context=contextvars.Context()
-        )
-        self._reads[key] = future
-        return await asyncio.shield(future), True
+    def claim_url(self, url: str) -> bool:
+        """True the first time a (normalized) URL is claimed in this run, so it is read once."""
+        if url in self._claimed_urls:
+            return False
+        self._claimed_urls.add(url)
+        return True
 
     def _model_config(self) -> Configuration:
         """The configuration with a model chosen, for runs that did not name one (Studio)."""

@@ -211,6 +211,7 @@ class SubagentState(TypedDict, total=False):
     """What one subagent receives through Send."""
 
     assignment: SubagentAssignment
+    worker_index: int  # its place in the plan: the order in which subagents claim pages
     iteration: int
     context: str
     anchor: str

@@ -192,7 +192,9 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
     language = report_language(config.language, state["query"])
     caller = model_for(services, STANDARD_MODELS, "write_report")
     evidence = for_writer(
-        usable_evidence(_writer_evidence(state)), state.get("research_questions", [])
+        usable_evidence(_writer_evidence(state)),
+        state.get("research_questions", []),
+        state["query"],
     )
     sources = state.get("sources", [])
     support = evidence_support(evidence)

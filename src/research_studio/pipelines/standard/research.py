@@ -210,6 +210,7 @@ def fanout_workers(state: ResearchState) -> list[Send] | str:
             "search_worker",
             WorkerState(
                 worker_id=f"W{iteration + 1}.{index}",
+                worker_index=index,
                 iteration=iteration,
                 sub_question=sub_question,
                 query=state["query"],
@@ -234,7 +235,7 @@ async def search_worker(state: WorkerState, runtime: Runtime[Configuration]) -> 
         questions=[sub_question["question"]],
         known_urls=set(state.get("fetched_urls", [])),
         fanout=f"search_worker:{state.get('iteration', 0)}",
-        worker=state["worker_id"],
+        worker=state.get("worker_index", 0),
     )
     # One extraction call read all the worker's pages and answered its question: no summary call.
     gathered = await gather(services, task, emit=emit, parallel_searches=True)

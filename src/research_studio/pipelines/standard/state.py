@@ -103,6 +103,7 @@ class WorkerState(TypedDict, total=False):
     """The slice of state one search worker receives through Send."""
 
     worker_id: str
+    worker_index: int  # its place in the plan: the order in which workers claim pages
     iteration: int
     sub_question: SubQuestion
     query: str

@@ -133,6 +133,7 @@ def fanout_subagents(state: AgentState) -> list[Send] | str:
             "subagent",
             SubagentState(
                 assignment=assignment,
+                worker_index=index,
                 iteration=state.get("research_iteration", 0),
                 context=brief(state),
                 anchor=state.get("primary_anchor", ""),
@@ -140,7 +141,7 @@ def fanout_subagents(state: AgentState) -> list[Send] | str:
                 searches_done=state.get("searches_done", []),
             ),
         )
-        for assignment in assignments
+        for index, assignment in enumerate(assignments)
     ]
 
 

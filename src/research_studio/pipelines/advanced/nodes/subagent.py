@@ -192,7 +192,7 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
             questions=[assignment["question"]],
             known_urls=known,
             fanout=f"subagent:{state.get('iteration', 0)}",
-            worker=assignment["subagent_id"],
+            worker=state.get("worker_index", 0),
         )
         pages, gathered = await read_pages(services, task, emit=emit, parallel_searches=True)
         searches += gathered.searches
