@@ -25,7 +25,7 @@ from research_studio.sources.docindex import DocumentIndex
 from research_studio.sources.fetch import CachedFetcher, Fetcher, PageFetcher, RoutingFetcher
 from research_studio.sources.http_client import PrivateNetworkPolicy, build_http_client
 from research_studio.sources.mcp_sources import McpSources
-from research_studio.sources.parsing import ParserPool
+from research_studio.sources.parser_pool import ParserPool
 from research_studio.sources.search import (
     CachedSearch,
     SearchChoice,
