@@ -21,7 +21,8 @@ from research_studio.pipelines.kit.plan_review import REVIEW_NODE, review_or
 
 Builder = StateGraph[Any, Any, Any, Any]
 CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
-Router = Callable[[Mapping[str, Any]], str]
+# A pure router over a graph's own state (a TypedDict, read as a mapping).
+Router = Callable[[Any], str]
 
 
 def research_graph(state: type[Any], nodes: Iterable[tuple[str, Any]]) -> Builder:
