@@ -64,6 +64,24 @@ def test_every_spec_names_real_builders_graphs_and_settings(spec: PipelineSpec) 
     assert set(spec.bench_modes) <= set(spec.modes)
 
 
+def test_a_pipeline_folder_declares_only_what_is_its_own() -> None:
+    spec = PipelineSpec.of_package(
+        "research_studio.pipelines.standard.spec",
+        "summary",
+        graph_id="pipeline",
+        stop_rules=(),
+        modes=("single",),
+    )
+    assert (spec.name, spec.summary, spec.modes) == ("standard", "summary", ("single",))
+    assert spec.builder == "research_studio.pipelines.standard.graph:build_graph"
+    assert dict(spec.graphs) == {"pipeline": "research_studio.pipelines.standard.graph:graph"}
+    assert spec.graph_builder() is registry.spec("standard").graph_builder()
+    by_name = PipelineSpec.of_package(
+        "research_studio.pipelines.supervisor.spec", "summary", stop_rules=()
+    )
+    assert by_name.graph_id == "supervisor"
+
+
 def test_an_unknown_pipeline_is_a_one_line_error_naming_the_others() -> None:
     with pytest.raises(ConfigError) as caught:
         registry.compile_pipeline("nope", None, False)

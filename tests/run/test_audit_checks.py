@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from research_studio.run.audit import figures, quote_on_page
+from research_studio.run.audit_checks import figures, quote_on_page
 from research_studio.run.manifest import split_line
 
 PAGE = (

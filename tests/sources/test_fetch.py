@@ -21,7 +21,7 @@ from research_studio.core.errors import FetchError
 from research_studio.services.clients import open_services
 from research_studio.sources.fetch import Page, PageFetcher
 from research_studio.sources.http_client import GuardedTransport, is_public_address
-from research_studio.sources.parsing import ParserPool
+from research_studio.sources.parser_pool import ParserPool
 from tests.doubles.fake_web import FakeWeb, Fault
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from research_studio.sources.parsing import ParseError, ParserPool, decode_text, parse_document
+from research_studio.sources.parser_pool import ParseError, ParserPool
+from research_studio.sources.parsing import decode_text, parse_document
 from tests.doubles.pdf_builder import make_pdf
 
 
@@ -148,7 +149,7 @@ def imported(module: str) -> bool:
 _CONSOLE_SCRIPT = """
 import asyncio, json, sys
 import research_studio.faces.cli
-from research_studio.sources.parsing import ParserPool
+from research_studio.sources.parser_pool import ParserPool
 from tests.sources.test_parsing import imported
 
 async def main():

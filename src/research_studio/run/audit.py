@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -23,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.pipelines.kit.report import ANSWER_COVERAGE, question_coverage
+from research_studio.run.audit_checks import figures, folded, quote_on_page
 from research_studio.run.manifest import (
     MANIFEST_FILE,
     digest,
@@ -38,23 +38,7 @@ Verdict = Literal["holds", "fails"]
 CROSS_VALIDATION_SOURCES = 2
 _LISTED_SOURCE = re.compile(r"^- \[(S\d+)\]", re.MULTILINE)
 _MARKER = re.compile(r"\[(S\d+)\]")
-_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…|\[…\]|\[\.\.\.\])\s*")
-_FIGURE = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"\w+")
-# Typographic variants folded before comparing a quote with its page.
-_FOLD = str.maketrans(
-    {
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u2013": "-",
-        "\u2014": "-",
-        "\u2212": "-",
-        "\u00a0": " ",
-        "\u202f": " ",
-    }
-)
 
 
 class StatementCheck(BaseModel):
@@ -112,38 +96,6 @@ class AuditReport(BaseModel):
             f"{claims_held}/{len(self.claims)} cross-validated claims hold, "
             f"{len(self.problems)} other problem(s); {answer}"
         )
-
-
-def folded(text: str) -> str:
-    """Text as the audit compares it: Unicode- and typography-folded, spaces collapsed, casefolded."""
-    text = unicodedata.normalize("NFKC", text).translate(_FOLD)
-    return " ".join(text.split()).casefold()
-
-
-def quote_on_page(quote: str, page: str) -> bool:
-    """The quote is one contiguous span of the page (an ellipsis splits it into ordered parts)."""
-    parts = [folded(part) for part in _ELLIPSIS.split(quote)]
-    parts = [part for part in parts if part]
-    if not parts:
-        return False
-    text, at = folded(page), 0
-    for part in parts:
-        found = text.find(part, at)
-        if found < 0:
-            return False
-        at = found + len(part)
-    return True
-
-
-def figures(text: str) -> set[str]:
-    """The figures written in the text, thousands separators dropped."""
-    found = set()
-    for match in _FIGURE.findall(unicodedata.normalize("NFKC", text)):
-        number = match.rstrip(".,")
-        if re.fullmatch(r"\d{1,3}(?:,\d{3})+", number):
-            number = number.replace(",", "")
-        found.add(number)
-    return found
 
 
 class _Run:

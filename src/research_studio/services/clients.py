@@ -30,7 +30,7 @@ from research_studio.sources.http_client import (
     shared_ssl_context,
 )
 from research_studio.sources.mcp_sources import McpSources
-from research_studio.sources.parsing import ParserPool
+from research_studio.sources.parser_pool import ParserPool
 from research_studio.sources.search import (
     CachedSearch,
     SearchChoice,

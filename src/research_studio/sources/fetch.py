@@ -16,7 +16,8 @@ from research_studio.sources.http_client import (
     PrivateNetworkPolicy,
     track_private_hosts,
 )
-from research_studio.sources.parsing import ContentKind, ParseError, ParserPool, parse_document
+from research_studio.sources.parser_pool import ParseError, ParserPool
+from research_studio.sources.parsing import ContentKind, parse_document
 from research_studio.sources.parsing import (
     extract_html as extract_html,  # re-exported for the index
 )

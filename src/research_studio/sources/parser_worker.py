@@ -62,7 +62,7 @@ def serve(conn: Connection, max_memory_mb: int) -> None:
     """A worker's loop: receive (function, args), answer ("ok", value) or a failure, until EOF."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     logging.disable(logging.WARNING)  # library warnings about broken pages: failures are data
-    from research_studio.sources.parsing import warm_up  # (parsing imports this module)
+    from research_studio.sources.parsing import warm_up  # (imported in the worker only)
 
     warm_up()  # done already when forked from a warm fork server
     limit_resources(max_memory_mb)

@@ -102,7 +102,7 @@ def review_requested(state: Mapping[str, Any]) -> bool:
 
 
 def review_or(
-    next_step: str | Callable[[Mapping[str, Any]], str],
+    next_step: str | Callable[[Any], str],
 ) -> Callable[[Mapping[str, Any]], str]:
     """A router after planning: to `review_plan` (a pause) when the plan goes to review, else to
     `next_step` (a node, or a router choosing one)."""

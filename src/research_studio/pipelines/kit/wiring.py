@@ -21,7 +21,7 @@ from research_studio.pipelines.kit.plan_review import REVIEW_NODE, review_or
 
 Builder = StateGraph[Any, Any, Any, Any]
 CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
-# A router reads its graph's own state (a TypedDict, which is no Mapping[str, Any] to mypy).
+# A pure router over a graph's own state (a TypedDict, read as a mapping).
 Router = Callable[[Any], str]
 
 

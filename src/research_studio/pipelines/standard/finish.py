@@ -8,7 +8,6 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
 from research_studio.core.languages import report_language, writing_rule
 from research_studio.core.prompt_blocks import additional_instructions, numbered, request_block
 from research_studio.core.records import (
@@ -34,7 +33,6 @@ from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     emitter,
-    error_record,
     limitations_of,
     report_update,
     services_of,
@@ -198,12 +196,15 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
     )
     sources = state.get("sources", [])
     support = evidence_support(evidence)
-    errors = []
+    errors: list[ErrorRecord] = []
     grounded: GroundedReport | None = None
     reason = "extractive" if services.extraction.verbatim else "uncited"
     if support and reason != "extractive":
-        try:
-            draft = await caller.structured(ReportDraft, _writer_messages(state, config, evidence))
+        messages = _writer_messages(state, config, evidence)
+        draft = await attempt(caller.structured(ReportDraft, messages), "write_report", errors)
+        if draft is None:
+            reason = "budget" if errors[-1]["kind"] == "budget" else "writer_failed"
+        else:
             grounded = ground_draft(
                 draft,
                 support,
@@ -211,9 +212,6 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
                 headings=state.get("research_questions", []),
                 allowed_urls=[source["url"] for source in sources],
             )
-        except ResearchStudioError as exc:
-            errors.append(error_record("write_report", exc))
-            reason = "budget" if getattr(exc, "kind", "") == "budget" else "writer_failed"
     if reason == "extractive" and evidence:
         grounded = _brief(state, evidence, config)
     if grounded is None or not grounded.has_citations():

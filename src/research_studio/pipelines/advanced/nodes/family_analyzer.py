@@ -17,7 +17,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ModelError, ProviderError
+from research_studio.core.records import ErrorRecord
 from research_studio.pipelines.advanced.discovery_prompts import (
     ERA_COT_SYSTEM,
     NO_PATTERN,
@@ -29,12 +29,11 @@ from research_studio.pipelines.advanced.nodes.analyzer import _analysis
 from research_studio.pipelines.advanced.prompts import ANALYZER_USER
 from research_studio.pipelines.advanced.schemas import QUERY_CLASSES
 from research_studio.pipelines.advanced.state import DiscoveryResult, QueryAnalysis
-from research_studio.pipelines.kit.models import model_for
+from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     clip,
     emitter,
-    error_record,
     query_of,
     run_start,
 )
@@ -152,18 +151,23 @@ async def analyzer(state: Any, runtime: Runtime[Configuration]) -> dict[str, Any
         ),
         HumanMessage(content=ANALYZER_USER.format(query=query)),
     ]
-    errors = []
-    try:
-        passes = [await caller.structured(EraCotAnalysis, messages)]
-        if _ambiguous(reading, passes[0]):
-            emit("ambiguous: self-consistency over three passes")
-            for _ in range(SELF_CONSISTENCY_PASSES - 1):
-                passes.append(await caller.structured(EraCotAnalysis, messages))
+    errors: list[ErrorRecord] = []
+    # The run's first model calls: a permanent fault (a bad key) ends the run, others are data.
+    reply = await attempt(
+        caller.structured(EraCotAnalysis, messages), "analyzer", errors, first=True
+    )
+    passes = [reply] if reply is not None else []
+    if passes and _ambiguous(reading, passes[0]):
+        emit("ambiguous: self-consistency over three passes")
+        for _ in range(SELF_CONSISTENCY_PASSES - 1):
+            call = caller.structured(EraCotAnalysis, messages)
+            again = await attempt(call, "analyzer", errors, first=True)
+            if again is None:
+                break
+            passes.append(again)
+    if not errors:
         output = _majority(passes)
-    except ProviderError as exc:
-        if isinstance(exc, ModelError) and exc.permanent:
-            raise
-        errors.append(error_record("analyzer", exc))
+    else:
         output = EraCotAnalysis(
             intent=query,
             query_class="comprehensive_overview",

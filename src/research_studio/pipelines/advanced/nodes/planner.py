@@ -9,9 +9,9 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
 from research_studio.core.prompt_blocks import NONE, inline
 from research_studio.core.queries import content_words
+from research_studio.core.records import ErrorRecord
 from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.prompts import CLASS_GUIDANCE, PLANNER_SYSTEM, PLANNER_USER
@@ -22,12 +22,11 @@ from research_studio.pipelines.advanced.state import (
     ResearchPlan,
     TreeQuestion,
 )
-from research_studio.pipelines.kit.models import model_for
+from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     clip,
     emitter,
-    error_record,
 )
 
 MIN_WORDS, MAX_WORDS = 3, 7
@@ -174,44 +173,41 @@ async def planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[st
     analysis = state["query_analysis"]
     anchor = state.get("primary_anchor") or state["query"]
     caller = model_for(runtime, ADVANCED_MODELS, "planner")
-    errors = []
-    try:
-        output = await caller.structured(
-            PlanOutput,
-            [
-                SystemMessage(
-                    content=PLANNER_SYSTEM.format(
-                        year=run_year(state),
-                        anchor=anchor,
-                        guidance=CLASS_GUIDANCE.get(analysis["query_class"], ""),
-                        today=state["today"],
-                    )
-                ),
-                HumanMessage(
-                    content=PLANNER_USER.format(
-                        brief=brief(state),
-                        intent=analysis["intent"],
-                        query_class=analysis["query_class"],
-                        anchor=anchor,
-                        subject_type=analysis["subject_type"] or NONE,
-                        topic_focus=analysis["topic_focus"] or NONE,
-                        temporal_scope=analysis["temporal_scope"],
-                        domain=analysis["domain"],
-                        questions=inline(analysis["suggested_questions"]),
-                        outline=inline(analysis["suggested_outline"]),
-                    )
-                ),
-            ],
-        )
+    messages = [
+        SystemMessage(
+            content=PLANNER_SYSTEM.format(
+                year=run_year(state),
+                anchor=anchor,
+                guidance=CLASS_GUIDANCE.get(analysis["query_class"], ""),
+                today=state["today"],
+            )
+        ),
+        HumanMessage(
+            content=PLANNER_USER.format(
+                brief=brief(state),
+                intent=analysis["intent"],
+                query_class=analysis["query_class"],
+                anchor=anchor,
+                subject_type=analysis["subject_type"] or NONE,
+                topic_focus=analysis["topic_focus"] or NONE,
+                temporal_scope=analysis["temporal_scope"],
+                domain=analysis["domain"],
+                questions=inline(analysis["suggested_questions"]),
+                outline=inline(analysis["suggested_outline"]),
+            )
+        ),
+    ]
+    errors: list[ErrorRecord] = []
+    output = await attempt(caller.structured(PlanOutput, messages), "planner", errors)
+    if output is None:
+        plan = fallback_plan(state)
+    else:
         plan = build_plan(
             output,
             anchor,
             recent=analysis["temporal_scope"] == "recent",
             year=run_year(state),
         )
-    except ResearchStudioError as exc:
-        errors.append(error_record("planner", exc))
-        plan = fallback_plan(state)
     return {
         **plan_start(plan),
         "llm_calls": call_records(caller),

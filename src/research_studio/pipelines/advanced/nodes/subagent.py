@@ -8,9 +8,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
 from research_studio.core.queries import dedupe_queries
-from research_studio.core.records import DeadEnd, FindingRecord, PageRecord
+from research_studio.core.records import DeadEnd, ErrorRecord, FindingRecord, PageRecord
 from research_studio.core.urls import normalize_url
 from research_studio.evidence.gathering import Gathered, GatherRequest, PageText, read_pages
 from research_studio.grounding.credibility import domain_trust
@@ -30,8 +29,8 @@ from research_studio.pipelines.advanced.state import (
     SubagentFindings,
     SubagentState,
 )
-from research_studio.pipelines.kit.models import model_for
-from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record, services_of
+from research_studio.pipelines.kit.models import attempt, model_for
+from research_studio.pipelines.kit.node_kit import call_records, emitter, services_of
 from research_studio.services.clients import Services
 from research_studio.services.extraction import extract_sentences, query_terms, select_chunks
 
@@ -105,6 +104,10 @@ def _dead_ends(subagent_id: str, gathered: Gathered) -> list[DeadEnd]:
     return ends
 
 
+# (page, fact, quote) items, confidence, summary, refined queries
+Extraction = tuple[list[tuple[PageText, str, str]], float, str, list[str]]
+
+
 def _page_block(number: int, page: PageText, terms: Any, config: Configuration) -> str:
     size = max(400, config.chunk_size // max(1, config.chunks_per_page))
     excerpt = "\n[...]\n".join(select_chunks(page.text, terms, size, config.chunks_per_page))
@@ -112,12 +115,17 @@ def _page_block(number: int, page: PageText, terms: Any, config: Configuration) 
 
 
 async def _batch_extract(
-    caller: ModelCaller, config: Configuration, state: SubagentState, pages: list[PageText]
-) -> tuple[list[tuple[PageText, str, str]], float, str, list[str]]:
-    """One model call for every page: (page, fact, quote) items, confidence, summary, refinements."""
+    caller: ModelCaller,
+    config: Configuration,
+    state: SubagentState,
+    pages: list[PageText],
+    errors: list[ErrorRecord],
+) -> Extraction | None:
+    """One model call for every page: (page, fact, quote) items, confidence, summary, refinements;
+    None when the call failed (the failure recorded in `errors`)."""
     assignment = state["assignment"]
     terms = query_terms(state["context"], assignment["question"])
-    result = await caller.structured(
+    call = caller.structured(
         SubagentExtraction,
         [
             SystemMessage(
@@ -137,6 +145,9 @@ async def _batch_extract(
             ),
         ],
     )
+    result = await attempt(call, "subagent", errors, target=assignment["question"])
+    if result is None:
+        return None
     per_page: dict[int, int] = {}
     items = []
     for item in result.evidence:
@@ -150,9 +161,7 @@ async def _batch_extract(
     return items, result.confidence, result.summary, result.refined_queries
 
 
-def _extractive(
-    config: Configuration, state: SubagentState, pages: list[PageText]
-) -> tuple[list[tuple[PageText, str, str]], float, str, list[str]]:
+def _extractive(config: Configuration, state: SubagentState, pages: list[PageText]) -> Extraction:
     """The same outputs without a model: verbatim sentences, confidence from how many were found."""
     items = []
     for page in pages:
@@ -181,7 +190,8 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
     sources: list[PageRecord] = []
     evidence: list[FindingRecord] = []
     dead_ends: list[DeadEnd] = []
-    errors, searches = [], []
+    errors: list[ErrorRecord] = []
+    searches: list[str] = []
     confidence, summary, fetches, rounds = 0.0, "", 0, 0
     for round_number in range(1, config.subagent_max_iterations + 1):
         rounds = round_number
@@ -211,15 +221,14 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
         if not trusted:
             refined: list[str] = []
         else:
-            try:
-                if services.extraction.verbatim:
-                    items, confidence, summary, refined = _extractive(config, state, trusted)
-                else:
-                    items, confidence, summary, refined = await _batch_extract(
-                        caller, config, state, trusted
-                    )
-            except ResearchStudioError as exc:
-                errors.append(error_record("subagent", exc, assignment["question"]))
+            extracted: Extraction | None
+            if services.extraction.verbatim:
+                extracted = _extractive(config, state, trusted)
+            else:
+                extracted = await _batch_extract(caller, config, state, trusted, errors)
+            if extracted is not None:
+                items, confidence, summary, refined = extracted
+            else:  # the failure is recorded: go on without this round's evidence
                 items, refined = [], []
             used = set()
             for page, text, quote in items:

@@ -17,6 +17,7 @@ from research_studio.core.errors import ResearchStudioError
 from research_studio.core.prompt_blocks import request_block
 from research_studio.core.records import ErrorRecord, ModelCallRecord, RunSummary
 from research_studio.llm.structured import ModelCaller
+from research_studio.pipelines.kit.models import attempt
 from research_studio.pipelines.kit.node_kit import (
     call_records,
     emitter,
@@ -148,18 +149,15 @@ async def synthesised_feedback(
         return (unique[0] if unique else ""), [], []
     caller = services.caller("validate_brief", "fast")
     listing = "\n".join(f"- {item}" for item in unique)
-    try:
-        merged = await caller.structured(
-            FeedbackSynthesis,
-            [
-                SystemMessage(content=SYNTHESIS_SYSTEM),
-                HumanMessage(content=SYNTHESIS_USER.format(feedback=listing)),
-            ],
-        )
-    except ResearchStudioError as exc:
-        # Without the merge every point is still one instruction, in the council's order.
-        return "; ".join(unique), call_records(caller), [error_record("validate_brief", exc)]
-    return merged.instruction.strip() or "; ".join(unique), call_records(caller), []
+    messages = [
+        SystemMessage(content=SYNTHESIS_SYSTEM),
+        HumanMessage(content=SYNTHESIS_USER.format(feedback=listing)),
+    ]
+    errors: list[ErrorRecord] = []
+    merged = await attempt(caller.structured(FeedbackSynthesis, messages), "validate_brief", errors)
+    # Without the merge every point is still one instruction, in the council's order.
+    instruction = merged.instruction.strip() if merged is not None else ""
+    return instruction or "; ".join(unique), call_records(caller), errors
 
 
 async def validate_brief(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:

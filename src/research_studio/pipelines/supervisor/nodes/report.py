@@ -10,7 +10,6 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
 from research_studio.core.languages import report_language, writing_rule
 from research_studio.core.prompt_blocks import request_block
 from research_studio.core.records import (
@@ -37,7 +36,6 @@ from research_studio.grounding.statements import (
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
-    error_record,
     limitations_of,
     node_tools,
     report_update,
@@ -135,28 +133,26 @@ async def select_verified(
             CANDIDATE_LINE.format(id=item["eid"], sid=item["sid"], quote=item["quote"])
             for item in candidates
         )
-        try:
-            selection = await caller.structured(
-                FindingsSelection,
-                [
-                    SystemMessage(
-                        content=SELECTOR_SYSTEM.format(low=MIN_VERIFIED, high=MAX_VERIFIED)
-                    ),
-                    HumanMessage(content=SELECTOR_USER.format(brief=brief, candidates=listing)),
-                ],
-            )
-            by_id = {item["eid"]: item for item in candidates}
-            by_quote = {item["quote"]: item for item in candidates}
-            for pick in selection.selected:
-                # Byte-identical or not at all: a changed passage is no longer a verified one.
-                item = by_id.get(pick.id.strip())
-                found = item if item and item["quote"] == pick.quote else by_quote.get(pick.quote)
-                if found is None:
-                    rejected += 1
-                elif found not in chosen:
-                    chosen.append(found)
-        except ResearchStudioError as exc:
-            errors.append(error_record("final_report_generation", exc, "Verified Findings"))
+        messages = [
+            SystemMessage(content=SELECTOR_SYSTEM.format(low=MIN_VERIFIED, high=MAX_VERIFIED)),
+            HumanMessage(content=SELECTOR_USER.format(brief=brief, candidates=listing)),
+        ]
+        selection = await attempt(
+            caller.structured(FindingsSelection, messages),
+            "final_report_generation",
+            errors,
+            target="Verified Findings",
+        )
+        by_id = {item["eid"]: item for item in candidates}
+        by_quote = {item["quote"]: item for item in candidates}
+        for pick in selection.selected if selection is not None else []:
+            # Byte-identical or not at all: a changed passage is no longer a verified one.
+            item = by_id.get(pick.id.strip())
+            found = item if item and item["quote"] == pick.quote else by_quote.get(pick.quote)
+            if found is None:
+                rejected += 1
+            elif found not in chosen:
+                chosen.append(found)
         calls = call_records(caller)
     for item in candidates:  # fewer than the minimum: the most relevant PASS passages
         if len(chosen) >= MIN_VERIFIED:
