@@ -1,4 +1,5 @@
-"""The local document index: folders of Markdown, text, HTML and PDF in SQLite FTS5 (BM25)."""
+"""The local document index: folders of Markdown, text, HTML and PDF; documents in SQLite, chunks
+in tantivy (BM25, see chunkstore.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import hashlib
 import os
 import re
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -16,6 +18,7 @@ from urllib.parse import unquote, urlsplit
 
 from research_studio.core.chunking import chunk_text
 from research_studio.core.queries import STOP_WORDS
+from research_studio.sources.chunkstore import ChunkStore, ChunkWrites
 from research_studio.sources.docfiles import (
     DEFAULT_MAX_DOCUMENT_BYTES,
     UnreadableDocument,
@@ -27,7 +30,7 @@ from research_studio.sources.docfiles import (
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     path TEXT NOT NULL UNIQUE,
     uri TEXT NOT NULL UNIQUE,
     title TEXT NOT NULL,
@@ -36,23 +39,15 @@ CREATE TABLE IF NOT EXISTS documents (
     mtime REAL NOT NULL,
     size INTEGER NOT NULL,
     text TEXT NOT NULL,
+    chunks INTEGER NOT NULL,
     indexed_at REAL NOT NULL
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
-    text, title, doc_id UNINDEXED, ordinal UNINDEXED, tokenize = 'porter unicode61'
-);
+)
 """
+# 2: chunks in tantivy beside the SQLite file (1: chunks in an FTS5 table of that file).
+_FORMAT = 2
 _WORD = re.compile(r"\w+", re.UNICODE)
-# Query planning (see search_plan): a word in this many chunks or more is common.
-COMMON_CHUNKS = 2000
-MAX_RARE_WORDS = 4
-# A question of common words only: at most this many of them, ranked within this many matches.
-MAX_COMMON_WORDS = 4
-COMMON_WINDOW = 1000
 MAX_QUERY_WORDS = 12
-# Title matches count half as much as body matches (given per query: see _connection).
-_RANK = "bm25(1.0, 0.5)"
-# Text written per transaction: big enough for few FTS5 segments, short enough to take turns.
+# Text written per transaction: big enough for few index segments, short enough to take turns.
 _BATCH_CHARACTERS = 4_000_000
 
 
@@ -115,27 +110,6 @@ def query_words(query: str) -> list[str]:
     return ([word for word in words if word not in STOP_WORDS] or words)[:MAX_QUERY_WORDS]
 
 
-def match_expression(words: list[str], operator: str = "OR") -> str:
-    """An FTS5 query of the words, each quoted (so no word is read as query syntax)."""
-    return f" {operator} ".join('"' + word.replace('"', "") + '"' for word in words)
-
-
-def search_plan(counts: dict[str, int]) -> tuple[str, bool]:
-    """What to match for words with these (capped) chunk counts, and whether to bound the ranking.
-
-    BM25 must score every chunk that matches, so matching common words costs time in proportion
-    to the index. The rare words (found in fewer than COMMON_CHUNKS chunks) carry the ranking
-    anyway: the rarest few are OR-ed, which bounds the work whatever the index size. A question
-    of common words only matches chunks holding all of them (the first few), ranked within a
-    bounded window.
-    """
-    rare = sorted((count, word) for word, count in counts.items() if 0 < count < COMMON_CHUNKS)
-    if rare:
-        return match_expression([word for _count, word in rare[:MAX_RARE_WORDS]]), False
-    common = [word for word, count in counts.items() if count][:MAX_COMMON_WORDS]
-    return match_expression(common, "AND"), True
-
-
 def path_of_uri(uri: str) -> str:
     """The filesystem path a file:// URI names (fragment ignored)."""
     return unquote(urlsplit(uri).path)
@@ -174,6 +148,7 @@ class DocumentIndex:
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._chunks = ChunkStore(path.with_suffix(".tantivy"))
 
     @classmethod
     def in_dir(
@@ -194,14 +169,12 @@ class DocumentIndex:
             # Queries read many posting lists: keep them in memory (64 MiB cache, mapped file).
             db.execute("PRAGMA cache_size=-65536")
             db.execute("PRAGMA mmap_size=268435456")
-            # The ranking is given with each query, never stored in the table's configuration:
-            # a configuration write by one process made other processes' queries fail with
-            # "SQL logic error" (issue 25.6).
-            db.execute("BEGIN IMMEDIATE")
+            db.execute("BEGIN IMMEDIATE")  # one process at a time sets up both stores
             try:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
+                fresh = self._upgrade(db)
+                db.execute(_SCHEMA)
+                db.execute(f"PRAGMA user_version={_FORMAT}")
+                self._chunks.create(fresh)
             except BaseException:
                 db.execute("ROLLBACK")
                 db.close()
@@ -210,20 +183,49 @@ class DocumentIndex:
             self._db = db
         return self._db
 
+    def _upgrade(self, db: sqlite3.Connection) -> bool:
+        """Whether the chunks must start afresh: an index of an earlier format is rebuilt.
+
+        Its documents are forgotten, so the next update reads every file again; a chunk folder
+        that went missing is handled the same way. Called inside the set-up transaction.
+        """
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        chunks_missing = not (self._chunks.folder / "meta.json").is_file()
+        if version == _FORMAT and not chunks_missing:
+            return False
+        if "documents" in tables and db.execute("SELECT 1 FROM documents LIMIT 1").fetchone():
+            print(
+                f"research-studio: the document index {self.path} is from an earlier version;"
+                " it is rebuilt from your folders on the next update",
+                file=sys.stderr,
+            )
+        for table in ("chunks", "documents"):
+            if table in tables:
+                db.execute(f"DROP TABLE {table}")
+        return True
+
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             yield self._connection()
 
     @contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; another process's writer makes it wait (busy timeout), not fail."""
+    def _writing(self) -> Iterator[tuple[sqlite3.Connection, ChunkWrites]]:
+        """One write transaction; another process's writer makes it wait (busy timeout), not fail.
+
+        The chunks are committed just before the documents: a crash in between leaves chunks
+        whose document id is unknown, which search ignores (ids are never reused).
+        """
         with self._lock:
             db = self._connection()
             db.execute("BEGIN IMMEDIATE")
+            writes = ChunkWrites(self._chunks)
             try:
-                yield db
+                yield db, writes
+                writes.commit()
             except BaseException:
+                writes.rollback()
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
@@ -237,15 +239,18 @@ class DocumentIndex:
     def _store(
         self,
         db: sqlite3.Connection,
+        writes: ChunkWrites,
         path: Path,
         document: tuple[str, str, str],
         digest: str,
         info: os.stat_result,
     ) -> None:
         kind, title, text = document
-        self._remove(db, str(path))
+        self._remove(db, writes, str(path))
+        chunks = chunk_text(text, self.chunk_size)
         doc_id = db.execute(
-            "INSERT INTO documents (path, uri, title, kind, sha256, mtime, size, text, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO documents (path, uri, title, kind, sha256, mtime, size, text, chunks, indexed_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 str(path),
                 path.as_uri(),
@@ -255,16 +260,12 @@ class DocumentIndex:
                 info.st_mtime,
                 info.st_size,
                 text,
+                len(chunks),
                 time.time(),
             ),
         ).lastrowid
-        db.executemany(
-            "INSERT INTO chunks (text, title, doc_id, ordinal) VALUES (?, ?, ?, ?)",
-            [
-                (chunk, title, doc_id, ordinal)
-                for ordinal, chunk in enumerate(chunk_text(text, self.chunk_size))
-            ],
-        )
+        assert doc_id is not None
+        writes.add(doc_id, str(path), title, chunks)
 
     def _known(self, root: Path) -> dict[str, tuple[str, float, int]]:
         """(sha256, mtime, size) of the indexed documents under `root` (or of `root` itself)."""
@@ -292,17 +293,17 @@ class DocumentIndex:
         except UnreadableDocument as exc:
             report.skipped.append((str(path), str(exc)))
             if known is not None:  # a file that became unreadable must not keep its old text
-                with self._writing() as db:
-                    self._remove(db, str(path))
+                with self._writing() as (db, writes):
+                    self._remove(db, writes, str(path))
             return None
         return _Pending(path, digest, info, document, known is not None)
 
     def _flush(self, batch: list[_Pending], root: Path, report: IndexReport) -> None:
-        """Write a batch in one transaction (FTS5 builds far fewer segments than one per file)."""
+        """Write a batch in one transaction (far fewer index segments than one per file)."""
         if not batch:
             return
         vanished: list[Path] = []
-        with self._writing() as db:
+        with self._writing() as (db, writes):
             for item in batch:
                 key = str(item.path)
                 # Read again inside the transaction: another process may have stored it meanwhile.
@@ -318,7 +319,7 @@ class DocumentIndex:
                 elif item.document is None:  # its row was removed meanwhile: read it afresh
                     vanished.append(item.path)
                 else:
-                    self._store(db, item.path, item.document, item.digest, item.info)
+                    self._store(db, writes, item.path, item.document, item.digest, item.info)
                     (report.updated if item.known else report.added).append(key)
         for path in vanished:
             pending = self._prepare(path, root, None, report)
@@ -326,10 +327,10 @@ class DocumentIndex:
                 self._flush([pending], root, report)
 
     @staticmethod
-    def _remove(db: sqlite3.Connection, path: str) -> None:
+    def _remove(db: sqlite3.Connection, writes: ChunkWrites, path: str) -> None:
         row = db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
         if row is not None:
-            db.execute("DELETE FROM chunks WHERE doc_id = ?", (row[0],))
+            writes.remove(int(row[0]))
             db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
     def update(self, roots: Iterable[Path]) -> IndexReport:
@@ -361,9 +362,9 @@ class DocumentIndex:
             if report.documents == before:
                 report.empty.append(str(root))
             if known and root.is_dir():  # indexed documents whose files are gone
-                with self._writing() as db:
+                with self._writing() as (db, writes):
                     for gone in known:
-                        self._remove(db, gone)
+                        self._remove(db, writes, gone)
                 report.removed.extend(known)
         return report
 
@@ -372,25 +373,10 @@ class DocumentIndex:
         words = query_words(query)
         if not words:
             return []
-        scope, scope_parameters = "", []
-        prefixes = [str(root.expanduser().resolve()) for root in roots]
-        if prefixes:
-            paths = " OR ".join("path = ? OR substr(path, 1, ?) = ?" for _ in prefixes)
-            scope = f" AND doc_id IN (SELECT id FROM documents WHERE {paths})"
-            for prefix in prefixes:
-                scope_parameters += [prefix, len(prefix) + 1, prefix + "/"]
+        scope = [str(root.expanduser().resolve()) for root in roots]
         with self._reading() as db:
-            counts = {word: self._count(db, word) for word in words}
-            found = [word for word, count in counts.items() if count]
-            if not found:
-                return []
-            expression, bounded = search_plan(counts)
-            rows = self._ranked(db, expression, bounded, scope, scope_parameters, limit)
-            if not rows and bounded and len(found) > 1:  # no chunk holds every common word
-                rows = self._ranked(
-                    db, match_expression(found), True, scope, scope_parameters, limit
-                )
-            ids = sorted({row[1] for row in rows})
+            found = self._chunks.search(words, limit, scope)
+            ids = sorted({chunk.doc_id for chunk in found})
             marks = ",".join("?" * len(ids))
             documents = {
                 doc_id: (uri, title)
@@ -400,49 +386,15 @@ class DocumentIndex:
             }
         return [
             ChunkHit(
-                uri=documents[doc_id][0],
-                title=documents[doc_id][1],
-                ordinal=int(ordinal),
-                text=text,
-                score=round(-rank, 4),
+                uri=documents[chunk.doc_id][0],
+                title=documents[chunk.doc_id][1],
+                ordinal=chunk.ordinal,
+                text=chunk.text,
+                score=round(chunk.score, 4),
             )
-            for _rowid, doc_id, ordinal, text, rank in rows
+            for chunk in found
+            if chunk.doc_id in documents  # chunks of a write cut short by a crash
         ]
-
-    @staticmethod
-    def _count(db: sqlite3.Connection, word: str) -> int:
-        """Chunks holding `word`, counted up to COMMON_CHUNKS (so a common word costs little)."""
-        return int(
-            db.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM chunks WHERE chunks MATCH ? LIMIT ?)",
-                (match_expression([word]), COMMON_CHUNKS),
-            ).fetchone()[0]
-        )
-
-    @staticmethod
-    def _ranked(
-        db: sqlite3.Connection,
-        expression: str,
-        bounded: bool,
-        scope: str,
-        scope_parameters: list[object],
-        limit: int,
-    ) -> list[tuple[int, int, int, str, float]]:
-        """The best `limit` chunks matching `expression`; documents are joined only for the hits."""
-        window, window_parameters = "", []
-        if bounded:  # rank among the first COMMON_WINDOW matches (by row) only
-            edge = db.execute(
-                "SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid LIMIT 1 OFFSET ?",
-                (expression, COMMON_WINDOW),
-            ).fetchone()
-            if edge is not None:
-                window, window_parameters = " AND rowid <= ?", [edge[0]]
-        sql = (
-            "SELECT rowid, doc_id, ordinal, text, rank FROM chunks WHERE chunks MATCH ?"
-            f" AND rank MATCH ?{window}{scope} ORDER BY rank LIMIT ?"
-        )
-        parameters = [expression, _RANK, *window_parameters, *scope_parameters, limit]
-        return list(db.execute(sql, parameters).fetchall())
 
     def document(self, uri: str) -> StoredDocument | None:
         """The indexed document a file:// URI names (any #fragment ignored)."""
@@ -456,6 +408,7 @@ class DocumentIndex:
     def count(self) -> tuple[int, int]:
         """(documents, chunks) in the index."""
         with self._reading() as db:
-            documents = db.execute("SELECT count(*) FROM documents").fetchone()[0]
-            chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            documents, chunks = db.execute(
+                "SELECT count(*), coalesce(sum(chunks), 0) FROM documents"
+            ).fetchone()
         return int(documents), int(chunks)
