@@ -86,6 +86,19 @@ def fold(text: str) -> tuple[str, list[int]]:
     return "".join(chars), where
 
 
+# The ASCII characters `fold` may drop: emphasis marks and a backslash escaping Markdown.
+_ASCII_DROPPED = str.maketrans("", "", "*`\\")
+
+
+def _may_hold(block: str, part: str) -> bool:
+    """False only when the folded `part` cannot be in the folded block. For an ASCII block,
+    folding is lowercasing, dropping those characters and collapsing whitespace, which C code
+    does at once; `fold` goes character by character, the largest cost of checking quotes."""
+    if not block.isascii() or "\\" in part:
+        return True
+    return part in " ".join(block.translate(_ASCII_DROPPED).lower().split())
+
+
 def page_blocks(text: str) -> list[tuple[int, str]]:
     """The page's blocks (paragraphs, list items, headings, table rows) with their offsets."""
     blocks: list[tuple[int, str]] = []
@@ -127,6 +140,8 @@ def locate_quote(quote: str, text: str) -> list[tuple[int, int]] | None:
     if not parts or sum(len(tokens(part)) for part in parts) < MIN_QUOTE_TOKENS:
         return None
     for offset, block in page_blocks(text):
+        if not _may_hold(block, parts[0]):
+            continue
         folded, where = fold(block)
         spans: list[tuple[int, int]] = []
         cursor = 0
