@@ -181,7 +181,9 @@ def test_exports_download_from_a_finished_run(
     import shutil
 
     shutil.copytree(finished_run_folder, tmp_path / "runs" / "done")
-    with httpx.Client(base_url=server.url) as client:
+    # The first PDF of a process imports the PDF library: seconds on a busy machine, past httpx's
+    # 5 s default.
+    with httpx.Client(base_url=server.url, timeout=60) as client:
         pdf = client.get("/api/runs/done/export/pdf")
         assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
         assert "attachment" in pdf.headers["content-disposition"]
