@@ -14,7 +14,8 @@ entities it names; how they relate ("studies at", "compared with", ...); which t
 search must keep; what type of query it is. Report:
 - entities: every entity named, with its kind (person, organization, concept, place, product);
 - anchor_terms: the terms every search must keep, the main name first, then its qualifiers;
-- query_type (person, organization, concept, technical, comparison, other) and analysis_confidence.
+- query_type (person, organization, concept, technical, comparison, other) and analysis_confidence;
+- complexity: "simple" for one fact, "comprehensive" for "deep research about X", else "moderate" or "complex".
 {PATTERN_LABEL} {{pattern}}"""
 
 ERA_COT_SYSTEM = ANALYZER_SYSTEM + ERA_COT_STEPS

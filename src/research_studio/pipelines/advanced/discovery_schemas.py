@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from research_studio.pipelines.advanced.schemas import QueryAnalysisOutput
+from research_studio.pipelines.advanced.schemas import Complexity, QueryAnalysisOutput
 
 QueryType = Literal["person", "organization", "concept", "technical", "comparison", "other"]
 QUERY_TYPES: tuple[str, ...] = QueryType.__args__  # type: ignore[attr-defined]
@@ -23,6 +23,9 @@ class EraCotAnalysis(QueryAnalysisOutput):
     """The analyzer's step-by-step reading (ERA-CoT) on top of the query analysis."""
 
     query_type: QueryType = "other"
+    complexity: Complexity = Field(
+        "moderate", description="simple (one fact), moderate, complex, or comprehensive."
+    )
     entities: list[EntityMention] = Field(
         default_factory=list, description="Named person, organization and place anchor searches."
     )

@@ -33,7 +33,7 @@ class QueryAnalysis(TypedDict):
     topic_focus: str
     temporal_scope: str
     domain: str
-    complexity: str
+    complexity: str  # the family's analyzer only (the optimized fast path); "" on V9
     ambiguity_level: str
     needs_clarification: bool
     clarification_question: str

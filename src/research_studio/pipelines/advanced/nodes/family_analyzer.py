@@ -176,6 +176,7 @@ async def analyzer(state: Any, runtime: Runtime[Configuration]) -> dict[str, Any
             analysis_confidence=0.0,
         )
     analysis = _analysis(output)
+    analysis["complexity"] = output.complexity  # read by the optimized variant's router
     answered = not errors
     query_type = _query_type(output.query_type if answered else "", reading, analysis)
     anchors = clip(_anchors(output if answered else None, reading), 5)
