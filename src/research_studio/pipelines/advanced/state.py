@@ -193,7 +193,8 @@ class AgentState(MessagesState, Accounting, total=False):
     section_confidence: dict[str, float]
     overall_confidence: float
     previous_confidence: float
-    coverage_history: list[float]  # the gap detector's overall confidence, one per round
+    # Per round: the gap detector's confidence; a round stopped early: its subagents' mean.
+    coverage_history: list[float]
     stop_reason: StopReason
     # trust and output
     source_credibility: dict[str, SourceCredibility]
