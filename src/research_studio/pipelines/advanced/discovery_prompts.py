@@ -14,11 +14,12 @@ entities it names; how they relate ("studies at", "compared with", ...); which t
 search must keep; what type of query it is. Report:
 - entities: every entity named, with its kind (person, organization, concept, place, product);
 - anchor_terms: the terms every search must keep, the main name first, then its qualifiers;
-- query_type (person, organization, concept, technical, comparison, other) and analysis_confidence;
-- complexity: "simple" for one fact, "comprehensive" for "deep research about X", else "moderate" or "complex".
+- query_type (person, organization, concept, technical, comparison, other) and analysis_confidence.
 {PATTERN_LABEL} {{pattern}}"""
 
 ERA_COT_SYSTEM = ANALYZER_SYSTEM + ERA_COT_STEPS
+COMPLEXITY_STEP = """
+Also report complexity: "simple" for one fact, "comprehensive" for "deep research about X", else "moderate" or "complex"."""
 
 DISCOVERY_SYSTEM = """You identify which entity a research query is about.
 Group the search results by the distinct entity they describe (different people or organizations can share a name). For each entity give its name, a one-line description, the identifiers that set it apart (institution, role, field, place) and your confidence (0-1) that it is the one the query means. Say needs_clarification when the query fits several of them equally well."""

@@ -23,14 +23,19 @@ class EraCotAnalysis(QueryAnalysisOutput):
     """The analyzer's step-by-step reading (ERA-CoT) on top of the query analysis."""
 
     query_type: QueryType = "other"
-    complexity: Complexity = Field(
-        "moderate", description="simple (one fact), moderate, complex, or comprehensive."
-    )
     entities: list[EntityMention] = Field(
         default_factory=list, description="Named person, organization and place anchor searches."
     )
     anchor_terms: list[str] = Field(
         default_factory=list, description="Terms every search must keep (names first)."
+    )
+
+
+class RoutedEraCotAnalysis(EraCotAnalysis):
+    """The optimized variant's analysis: also how complex the query is (its router reads it)."""
+
+    complexity: Complexity = Field(
+        "moderate", description="simple (one fact), moderate, complex, or comprehensive."
     )
 
 
