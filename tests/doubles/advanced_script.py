@@ -23,6 +23,7 @@ from research_studio.pipelines.advanced.discovery_schemas import (
     EntityClustering,
     EntityConfirmation,
     EraCotAnalysis,
+    RoutedEraCotAnalysis,
 )
 from research_studio.pipelines.advanced.schemas import DraftClaims
 from research_studio.pipelines.advanced.trust_schemas import (
@@ -175,11 +176,14 @@ class FamilyRoles:
         return {
             **analysis,
             "primary_subject": subject,
-            "complexity": self.knobs.complexity,
             "query_type": query_type,
             "entities": [{"name": subject, "kind": self.knobs.subject_kind or query_type}],
             "anchor_terms": anchors or [subject],
         }
+
+    def routed_era_cot_analysis(self, prompt: str) -> dict[str, Any]:
+        """The optimized variant's analysis: the ERA-CoT reading and the knobs' complexity."""
+        return {**self.era_cot_analysis(prompt), "complexity": self.knobs.complexity}
 
     def entity_clustering(self, prompt: str) -> dict[str, Any]:
         if self.knobs.candidates is not None:
@@ -208,6 +212,7 @@ class FamilyRoles:
     def responders(self) -> dict[type[BaseModel], Role]:
         return {
             EraCotAnalysis: self.era_cot_analysis,
+            RoutedEraCotAnalysis: self.routed_era_cot_analysis,
             EntityClustering: self.entity_clustering,
             EntityConfirmation: self.entity_confirmation,
             SourceAssessments: self.source_assessments,

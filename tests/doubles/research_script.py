@@ -326,7 +326,6 @@ class ResearchScript:
             "subject_type": "topic",
             "temporal_scope": "recent" if self.query_class == "current_events" else "timeless",
             "domain": "general",
-            "complexity": "complex",
             "ambiguity_level": "none",
             "needs_clarification": False,
             "suggested_questions": [f"What is {topic}?", f"What are the effects of {topic}?"],
@@ -487,7 +486,6 @@ class ResearchScript:
                     "evidence_span": span,
                     "source_eid": eids.split(advanced.ID_SEPARATOR)[0],
                     "match_confidence": 0.9,
-                    "cross_validated": True,
                 }
             )
         return {"checks": checks}

@@ -99,8 +99,9 @@ def test_claims_are_verified_by_code_not_by_the_model() -> None:
     }
     first, second, third = verify_claims(drafts, checks, EVIDENCE, SCORES)  # type: ignore[arg-type]
     assert first["verified"] and first["cross_validated"]
-    assert set(first["supporting_sids"]) == {"S1", "S2"}
-    assert first["confidence"] == pytest.approx(0.93) and first["indicator"] == "✓✓"
+    # The judge named E1: the verdict rests on S1 and its span's match there (5 of 6 words).
+    assert first["supporting_sids"] == ["S1", "S2"] and first["span_match"] == 0.833
+    assert first["confidence"] == pytest.approx(0.846) and first["indicator"] == "✓✓"
     assert (
         not second["verified"] and not second["cross_validated"]
     )  # the model's word is not enough

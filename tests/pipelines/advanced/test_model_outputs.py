@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
 from research_studio.core.records import DeadEnd
+from research_studio.pipelines.advanced.discovery_schemas import EraCotAnalysis
 from research_studio.pipelines.advanced.nodes.backtrack import backtrack_handler
 from research_studio.pipelines.advanced.schemas import GapAnalysis
 from research_studio.pipelines.advanced.variants import build_optimized_graph
@@ -109,7 +110,7 @@ async def test_a_query_the_model_calls_complex_skips_the_fast_path(
     script = ResearchScript(coverage=[0.9], ready=[True])
     config, model = scripted(make_config, script)
     model.script(
-        "EraCotAnalysis",
+        "RoutedEraCotAnalysis",
         lambda request: {
             **FamilyRoles(script).era_cot_analysis(request.prompt),
             "complexity": "complex",
@@ -240,3 +241,35 @@ async def test_the_tertiary_bucket_takes_the_places_a_refinement_round_leaves(
     first = {f["question"] for f in state["subagent_findings"] if f["iteration"] == 0}
     later = {f["question"] for f in state["subagent_findings"] if f["iteration"] == 1}
     assert tertiary and not tertiary & first and tertiary <= later
+
+
+@pytest.mark.e2e
+async def test_only_the_optimized_variant_asks_for_the_complexity_it_routes_on(
+    make_config: Callable[..., Configuration],
+) -> None:
+    # V9 has no use for a complexity reading (spec 000/002): its analyzer does not ask for one.
+    script = ResearchScript()
+    config, model = scripted(make_config, script, max_iterations=1)
+    state = await full_state("advanced", {"query": QUERY}, config)
+    [call] = model.calls_for("QueryAnalysisOutput")
+    assert "complexity" not in call.prompt and "complexity" not in call.reply
+    assert state["query_analysis"]["complexity"] == "" and state["report"]
+    # advanced-full does not route on it either: its analysis schema has no such field.
+    assert "complexity" not in EraCotAnalysis.model_fields
+    # The optimized variant's router reads it: its analyzer asks, and the answer reaches state.
+    script = ResearchScript(coverage=[0.9], ready=[True])
+    config, model = scripted(make_config, script)
+    model.script(
+        "RoutedEraCotAnalysis",
+        lambda request: {
+            **FamilyRoles(script).era_cot_analysis(request.prompt),
+            "complexity": "comprehensive",
+        },
+    )
+    graph = build_optimized_graph(checkpointer=InMemorySaver(), interrupt_on_clarify=False)
+    async with open_services(config):
+        state, _steps, _paused = await run_graph(graph, config, {"query": "What is CRISPR?"})
+    [call] = model.calls_for("RoutedEraCotAnalysis")
+    assert "Also report complexity" in call.prompt
+    assert state["query_analysis"]["complexity"] == "comprehensive"
+    assert state["query_complexity"] == "medium" and not state["fast_path"]

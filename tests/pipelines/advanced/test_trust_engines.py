@@ -235,3 +235,73 @@ async def test_full_and_batched_engines_reach_the_same_verdicts_whatever_the_jud
         # Code overrides the judge identically in every engine: an evidence id the claim does
         # not cite, a match the judge itself doubts, a span not in the named evidence.
         assert verified == {"C2", "C5"}
+
+
+NAMED = "Green roofs lowered peak roof temperatures by about 20 degrees in the summer trial."
+
+
+def _two_sources(named_quote: str) -> dict[str, Any]:
+    """S1 and S2 both cited for claim 1; the judge names E1 (S1), S2's quote holds the span."""
+
+    def source(sid: str) -> dict[str, Any]:
+        return {
+            "sid": sid,
+            "url": f"https://{sid.lower()}.example.org/trial",
+            "title": f"Green roof trial {sid}",
+            "snippet": NAMED,
+            "provider": "searxng",
+            "published": "2024-01-01",
+        }
+
+    def evidence(eid: str, sid: str, quote: str) -> dict[str, Any]:
+        return {
+            "eid": eid,
+            "sid": sid,
+            "url": f"https://{sid.lower()}.example.org/trial",
+            "title": "",
+            "text": NAMED,
+            "quote": quote,
+            "quote_verified": True,
+            "question": "Findings",
+        }
+
+    return {
+        "query": "green roofs temperature trial",
+        "query_analysis": {"query_class": "scientific_research"},
+        "plan": {"outline": ["Findings"]},
+        "sources": [source("S1"), source("S2")],
+        "evidence": [evidence("E1", "S1", named_quote), evidence("E2", "S2", NAMED)],
+    }
+
+
+async def _first_claim(
+    make_config: Callable[..., Configuration], engine: str, named_quote: str
+) -> dict[str, Any]:
+    model = ResearchScript().model()
+    config = make_config(model=use_scripted_model(model))
+    state = _two_sources(named_quote)
+    async with open_services(config):
+        result = await build_trust_engine_subgraph(engine).ainvoke(state, context=config)
+    first: dict[str, Any] = result["claims"][0]
+    return first
+
+
+@pytest.mark.parametrize("engine", ["single", "batched", "full"])
+async def test_a_verdict_rests_on_the_evidence_the_judge_named_not_a_closer_match(
+    make_config: Callable[..., Configuration], engine: str
+) -> None:
+    # The span is found in E1 (7 of its 10 words in a row); S2's quote holds it word for word.
+    quote = NAMED.replace("lowered peak", "lowered the peak")
+    first = await _first_claim(make_config, engine, quote)
+    assert first["supporting_eids"][0] == "E1", first  # claim 1 is drawn from E1
+    assert first["verified"] and first["cross_validated"]
+    assert first["supporting_sids"] == ["S1", "S2"]
+    assert first["span_match"] == 0.7  # the span's match where it was found, not S2's 1.0
+
+
+async def test_a_named_source_that_does_not_support_the_claim_is_not_rescued_by_another(
+    make_config: Callable[..., Configuration],
+) -> None:
+    # The span is found in E1 (8 of 10 words), but E1 says 5 degrees: the judge's source fails.
+    first = await _first_claim(make_config, "single", NAMED.replace("20 degrees", "5 degrees"))
+    assert not first["verified"] and not first["cross_validated"]

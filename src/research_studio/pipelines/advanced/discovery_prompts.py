@@ -18,6 +18,8 @@ search must keep; what type of query it is. Report:
 {PATTERN_LABEL} {{pattern}}"""
 
 ERA_COT_SYSTEM = ANALYZER_SYSTEM + ERA_COT_STEPS
+COMPLEXITY_STEP = """
+Also report complexity: "simple" for one fact, "comprehensive" for "deep research about X", else "moderate" or "complex"."""
 
 DISCOVERY_SYSTEM = """You identify which entity a research query is about.
 Group the search results by the distinct entity they describe (different people or organizations can share a name). For each entity give its name, a one-line description, the identifiers that set it apart (institution, role, field, place) and your confidence (0-1) that it is the one the query means. Say needs_clarification when the query fits several of them equally well."""

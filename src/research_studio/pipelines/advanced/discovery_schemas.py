@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from research_studio.pipelines.advanced.schemas import QueryAnalysisOutput
+from research_studio.pipelines.advanced.schemas import Complexity, QueryAnalysisOutput
 
 QueryType = Literal["person", "organization", "concept", "technical", "comparison", "other"]
 QUERY_TYPES: tuple[str, ...] = QueryType.__args__  # type: ignore[attr-defined]
@@ -28,6 +28,14 @@ class EraCotAnalysis(QueryAnalysisOutput):
     )
     anchor_terms: list[str] = Field(
         default_factory=list, description="Terms every search must keep (names first)."
+    )
+
+
+class RoutedEraCotAnalysis(EraCotAnalysis):
+    """The optimized variant's analysis: also how complex the query is (its router reads it)."""
+
+    complexity: Complexity = Field(
+        "moderate", description="simple (one fact), moderate, complex, or comprehensive."
     )
 
 

@@ -26,10 +26,12 @@ QueryClass = Literal[
     "comprehensive_overview",  # broad "deep research" on a topic from every angle
 ]
 QUERY_CLASSES: tuple[str, ...] = QueryClass.__args__  # type: ignore[attr-defined]
+# How much research a query needs; only the optimized variant acts on it (its fast path).
+Complexity = Literal["simple", "moderate", "complex", "comprehensive"]
 
 
 class QueryAnalysisOutput(BaseModel):
-    """The analyzer's reading of the query."""
+    """The analyzer's reading of the query (V9 asks for no complexity: nothing there uses it)."""
 
     intent: str
     query_class: QueryClass
@@ -40,7 +42,6 @@ class QueryAnalysisOutput(BaseModel):
     topic_focus: str = ""
     temporal_scope: Literal["recent", "historical", "timeless", "future"] = "timeless"
     domain: str = ""
-    complexity: Literal["simple", "moderate", "complex", "comprehensive"] = "moderate"
     ambiguity_level: Literal["none", "low", "medium", "high"] = "none"
     needs_clarification: bool = False
     clarification_question: str = ""

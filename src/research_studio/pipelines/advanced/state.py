@@ -33,7 +33,7 @@ class QueryAnalysis(TypedDict):
     topic_focus: str
     temporal_scope: str
     domain: str
-    complexity: str
+    complexity: str  # the family's analyzer only (the optimized fast path); "" on V9
     ambiguity_level: str
     needs_clarification: bool
     clarification_question: str
@@ -193,7 +193,8 @@ class AgentState(MessagesState, Accounting, total=False):
     section_confidence: dict[str, float]
     overall_confidence: float
     previous_confidence: float
-    coverage_history: list[float]  # the gap detector's overall confidence, one per round
+    # Per round: the gap detector's confidence; a round stopped early: its subagents' mean.
+    coverage_history: list[float]
     stop_reason: StopReason
     # trust and output
     source_credibility: dict[str, SourceCredibility]

@@ -38,7 +38,7 @@ from research_studio.pipelines.advanced.nodes.discovery import (
     namesakes,
     route_after_refine,
 )
-from research_studio.pipelines.advanced.nodes.family_analyzer import analyzer
+from research_studio.pipelines.advanced.nodes.family_analyzer import analyzer, routed_analyzer
 from research_studio.pipelines.advanced.nodes.loop import RESEARCH_LOOP
 from research_studio.pipelines.advanced.nodes.orchestrator import fanout_subagents, orchestrator
 from research_studio.pipelines.advanced.nodes.subagent import subagent
@@ -109,7 +109,9 @@ def _after_backtrack(trust: str) -> Any:
 
 def _research_nodes(variant: Variant) -> list[tuple[str, Any]]:
     """Understanding, planning and the research loop's nodes."""
-    nodes = wiring.named(analyzer, discovery, confidence_check, clarify, auto_refine)
+    # Only the optimized variant routes on complexity, so only its analyzer asks for it.
+    nodes = [("analyzer", routed_analyzer if variant == "optimized" else analyzer)]
+    nodes += wiring.named(discovery, confidence_check, clarify, auto_refine)
     nodes += [("planner", family_planner)]
     nodes += wiring.named(orchestrator, subagent, *RESEARCH_LOOP, backtrack_handler)
     if variant == "optimized":

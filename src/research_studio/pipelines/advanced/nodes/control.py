@@ -166,7 +166,12 @@ def early_termination_check(state: AgentState, runtime: Runtime[Configuration]) 
         + (f"; stop: {reason}" if reason else "")
     )
     emitter(runtime, "early_termination_check")(summary, iteration=iteration + 1)
+    stopped: dict[str, Any] = {}
+    if reason:
+        # The gap detector will not measure this round: its coverage is what the stop judged.
+        stopped["coverage_history"] = [*state.get("coverage_history", []), confidence]
     return {
+        **stopped,
         "stop_reason": reason,
         "stopped_by": "early_termination_check" if reason else "",
         "source_counts": [*counts, now],

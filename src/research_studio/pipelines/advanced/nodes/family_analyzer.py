@@ -19,11 +19,15 @@ from langgraph.runtime import Runtime
 from research_studio.core.config import Configuration
 from research_studio.core.records import ErrorRecord
 from research_studio.pipelines.advanced.discovery_prompts import (
+    COMPLEXITY_STEP,
     ERA_COT_SYSTEM,
     NO_PATTERN,
     PATTERN_ANCHORS,
 )
-from research_studio.pipelines.advanced.discovery_schemas import EraCotAnalysis
+from research_studio.pipelines.advanced.discovery_schemas import (
+    EraCotAnalysis,
+    RoutedEraCotAnalysis,
+)
 from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.nodes.analyzer import _analysis
 from research_studio.pipelines.advanced.prompts import ANALYZER_USER
@@ -136,6 +140,17 @@ def _ambiguous(reading: PatternReading, analysis: EraCotAnalysis) -> bool:
 
 async def analyzer(state: Any, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Fast patterns, then ERA-CoT analysis (three passes and a vote when ambiguous)."""
+    return await _analyze(state, runtime, EraCotAnalysis)
+
+
+async def routed_analyzer(state: Any, runtime: Runtime[Configuration]) -> dict[str, Any]:
+    """`analyzer` that also asks how complex the query is (the optimized variant routes on it)."""
+    return await _analyze(state, runtime, RoutedEraCotAnalysis)
+
+
+async def _analyze(
+    state: Any, runtime: Runtime[Configuration], schema: type[EraCotAnalysis]
+) -> dict[str, Any]:
     emit = emitter(runtime, "analyzer")
     query = query_of(state)
     start = run_start(state, query)
@@ -148,19 +163,18 @@ async def analyzer(state: Any, runtime: Runtime[Configuration]) -> dict[str, Any
             content=ERA_COT_SYSTEM.format(
                 classes=", ".join(QUERY_CLASSES), today=today, pattern=reading.describe()
             )
+            + (COMPLEXITY_STEP if schema is RoutedEraCotAnalysis else "")
         ),
         HumanMessage(content=ANALYZER_USER.format(query=query)),
     ]
     errors: list[ErrorRecord] = []
     # The run's first model calls: a permanent fault (a bad key) ends the run, others are data.
-    reply = await attempt(
-        caller.structured(EraCotAnalysis, messages), "analyzer", errors, first=True
-    )
+    reply = await attempt(caller.structured(schema, messages), "analyzer", errors, first=True)
     passes = [reply] if reply is not None else []
     if passes and _ambiguous(reading, passes[0]):
         emit("ambiguous: self-consistency over three passes")
         for _ in range(SELF_CONSISTENCY_PASSES - 1):
-            call = caller.structured(EraCotAnalysis, messages)
+            call = caller.structured(schema, messages)
             again = await attempt(call, "analyzer", errors, first=True)
             if again is None:
                 break
@@ -176,6 +190,8 @@ async def analyzer(state: Any, runtime: Runtime[Configuration]) -> dict[str, Any
             analysis_confidence=0.0,
         )
     analysis = _analysis(output)
+    if isinstance(output, RoutedEraCotAnalysis):  # the optimized variant's router reads it
+        analysis["complexity"] = output.complexity
     answered = not errors
     query_type = _query_type(output.query_type if answered else "", reading, analysis)
     anchors = clip(_anchors(output if answered else None, reading), 5)

@@ -104,6 +104,7 @@ async def verify_step(
     errors: list[ErrorRecord] = []
     citations = citations_of(claims)
     spans = {claim["cid"]: claim["evidence_span"] for claim in claims}
+    anchors: dict[str, str] = {}
     if not config.enable_span_verification:
         spans = {}
     elif claims and not services_of(runtime).extraction.verbatim:
@@ -117,8 +118,11 @@ async def verify_step(
                 claims=cited_claim_listing(claims, citations), evidence=evidence_listing(evidence)
             ),
         )
-        spans = checked_spans(second.checks if second is not None else [], citations, evidence)
-    judged = judge_claims(claims, spans, citations, evidence, config.enable_cross_validation)
+        checks = second.checks if second is not None else []
+        spans, anchors = checked_spans(checks, citations, evidence)
+    judged = judge_claims(
+        claims, spans, citations, evidence, config.enable_cross_validation, anchors
+    )
     scored = scored_update(judged, state.get("source_credibility", {}))
     return {**scored, "llm_calls": calls, "errors": errors}
 

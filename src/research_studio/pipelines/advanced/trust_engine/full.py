@@ -28,6 +28,7 @@ from research_studio.pipelines.advanced.trust_engine.rules import (
     judge_claims,
     scored_update,
     verbatim_claim_records,
+    verified_anchors,
 )
 from research_studio.pipelines.advanced.trust_prompts import (
     CITE_SYSTEM,
@@ -163,6 +164,7 @@ async def span_verify(state: AgentState, runtime: Runtime[Configuration]) -> dic
     citations = state.get("citations", {})
     calls: list[ModelCallRecord] = []
     errors: list[ErrorRecord] = []
+    anchors: dict[str, str] = {}
     if not runtime.context.enable_span_verification:
         spans = {}  # no span, no verified claim: fail closed
     elif _verbatim(runtime):
@@ -180,11 +182,11 @@ async def span_verify(state: AgentState, runtime: Runtime[Configuration]) -> dic
                 evidence=evidence_listing([item for item in evidence if item["eid"] in cited]),
             ),
         )
-        spans = checked_spans(answer.checks if answer else [], citations, evidence)
+        spans, anchors = checked_spans(answer.checks if answer else [], citations, evidence)
     else:
         spans = {}
     judged = judge_claims(
-        claims, spans, citations, evidence, runtime.context.enable_cross_validation
+        claims, spans, citations, evidence, runtime.context.enable_cross_validation, anchors
     )
     verified = sum(1 for claim in judged if claim["verified"])
     emitter(runtime, "span_verify")(f"{verified}/{len(judged)} claim span(s) found in the evidence")
@@ -214,7 +216,8 @@ async def cross_validate(state: AgentState, runtime: Runtime[Configuration]) -> 
         for c in claims
     }
     spans = {c["cid"]: c["evidence_span"] for c in claims}
-    judged = judge_claims(claims, spans, offered, evidence)
+    # The span stays anchored where span_verify found it, whatever else now matches better.
+    judged = judge_claims(claims, spans, offered, evidence, anchors=verified_anchors(claims))
     for record in judged:
         check = checks.get(record["cid"])
         if check and check.reason:

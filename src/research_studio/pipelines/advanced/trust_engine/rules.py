@@ -208,12 +208,50 @@ def checked_spans(
     checks: Sequence[ProposedSpan],
     citations: Mapping[str, Sequence[str]],
     evidence: Sequence[EvidenceRecord],
-) -> dict[str, str]:
-    """Each checked claim's span as `located_span` keeps it (others: none)."""
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Each checked claim's span as `located_span` keeps it (others: none), and for each kept
+    span the source of the evidence it names (the verdict's anchor)."""
     by_eid = {item["eid"]: item for item in evidence}
-    return {
+    spans = {
         check.cid: located_span(check, citations.get(check.cid, []), by_eid) for check in checks
     }
+    anchors = {check.cid: by_eid[check.source_eid]["sid"] for check in checks if spans[check.cid]}
+    return spans, anchors
+
+
+def anchored(
+    judgement: Judgement,
+    text: str,
+    span: str,
+    anchor: str,
+    eids: Sequence[str],
+    evidence: Sequence[EvidenceRecord],
+) -> Judgement:
+    """The verdict resting on the source the span was found in (`anchor`), not on another.
+
+    Code found the span in the evidence the judge named: that source comes first and the span's
+    score is its match there. If that source's quotes do not support the claim on their own,
+    another source's better match cannot stand in for it: the claim is not verified.
+    """
+    if not judgement.verified or not anchor or judgement.sids[0] == anchor:
+        return judgement
+    if anchor not in judgement.sids:
+        return judge_claim(text, "", eids, evidence)
+    quotes = [
+        item["quote"]
+        for item in evidence
+        if item["eid"] in eids and item["sid"] == anchor and item["quote_verified"]
+    ]
+    return replace(
+        judgement,
+        sids=[anchor, *(sid for sid in judgement.sids if sid != anchor)],
+        span_score=max(span_match(span, quote) for quote in quotes),
+    )
+
+
+def verified_anchors(claims: Sequence[ClaimRecord]) -> dict[str, str]:
+    """The source each verified claim rests on (its first), kept when a claim is judged again."""
+    return {c["cid"]: c["supporting_sids"][0] for c in claims if c["verified"]}
 
 
 def single_source(judgement: Judgement, evidence: Sequence[EvidenceRecord]) -> Judgement:
@@ -236,15 +274,19 @@ def judge_claims(
     citations: Mapping[str, list[str]],
     evidence: list[EvidenceRecord],
     cross_validation: bool = True,
+    anchors: Mapping[str, str] | None = None,
 ) -> list[ClaimRecord]:
     """Every claim judged by code (`judge_claim`) on its span and offered evidence; not scored.
 
+    A span located in named evidence anchors its claim on that evidence's source (`anchors`).
     With cross-validation off no other source is counted for a claim.
     """
     judged = []
     for c in claims:
-        span = spans.get(c["cid"], "")
-        judgement = judge_claim(c["text"], span, citations.get(c["cid"], []), evidence)
+        span, cited = spans.get(c["cid"], ""), citations.get(c["cid"], [])
+        judgement = judge_claim(c["text"], span, cited, evidence)
+        anchor = (anchors or {}).get(c["cid"], "")
+        judgement = anchored(judgement, c["text"], span, anchor, cited, evidence)
         if not cross_validation:
             judgement = single_source(judgement, evidence)
         judged.append(judged_claim(c["cid"], c["text"], c["section"], span, judgement))
@@ -290,8 +332,8 @@ def verify_claims(
     """Drafts judged and scored by code: the model's support and span are proposals only."""
     claims = draft_claims(drafts)
     citations = citations_of(claims)
-    spans = checked_spans(list(checks.values()), citations, evidence)
-    judged = judge_claims(claims, spans, citations, evidence)
+    spans, anchors = checked_spans(list(checks.values()), citations, evidence)
+    judged = judge_claims(claims, spans, citations, evidence, anchors=anchors)
     scored: list[ClaimRecord] = scored_update(judged, scores)["claims"]
     return scored
 
