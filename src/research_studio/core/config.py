@@ -447,6 +447,13 @@ class Configuration(BaseModel):
         description="Advanced family: claims two sources support are cross-validated.",
         json_schema_extra=flag("--cross-validation/--no-cross-validation", "Cross-validation"),
     )
+    # Off by default: embedding every chunk on numpy costs far more than indexing its words
+    # (docs/performance.md), so installing the extra for claim checks must not slow `index`.
+    hybrid_search: bool = Field(
+        False,
+        description="Local search also ranks chunks by MiniLM vectors (needs the embeddings extra).",
+        json_schema_extra=flag("--hybrid-search/--no-hybrid-search", "Hybrid local search"),
+    )
 
     def secret(self, name: str) -> str | None:
         """The plain value of a secret field, or None."""

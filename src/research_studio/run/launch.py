@@ -25,6 +25,7 @@ from research_studio.core.declarations import DECLARED
 from research_studio.core.errors import ConfigError, ResearchStudioError
 from research_studio.core.timerange import TimeRange, time_range
 from research_studio.core.urls import is_masked_url, redact_url
+from research_studio.llm.embeddings import hybrid_encoder
 from research_studio.llm.models import check_model
 from research_studio.pipelines.registry import (
     PipelineName,
@@ -168,6 +169,8 @@ def check_run(
         question = check_query(query, max_chars=config.max_query_chars)
     with blame("docs"):
         check_docs(docs)
+    with blame("hybrid_search"):
+        hybrid_encoder(config)  # on without the embeddings extra: one line, before any work
     with blame("since"):
         window = time_range(config.since, config.until)  # bad dates: one line
     with blame("pipeline"):
@@ -222,7 +225,10 @@ def index_documents(
     Fails, in one line, when no readable document was found: research on nothing is not a run.
     """
     index = DocumentIndex.in_dir(
-        config.cache_dir, chunk_size=config.index_chunk_size, max_bytes=config.max_document_bytes
+        config.cache_dir,
+        chunk_size=config.index_chunk_size,
+        max_bytes=config.max_document_bytes,
+        encoder=hybrid_encoder(config),
     )
     try:
         report = index.update(paths)

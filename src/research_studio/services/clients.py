@@ -16,6 +16,7 @@ from research_studio.core.config import Configuration, load_configuration
 from research_studio.core.errors import ConfigError
 from research_studio.core.timerange import TimeRange, time_range
 from research_studio.llm.budget import Budget
+from research_studio.llm.embeddings import hybrid_encoder
 from research_studio.llm.models import ModelTier, create_chat_model, model_spec_for
 from research_studio.llm.structured import CallPolicy, MethodMemory, ModelCaller
 from research_studio.services.claims import PageShares
@@ -86,6 +87,7 @@ class Services:
                 self.config.cache_dir,
                 chunk_size=self.config.index_chunk_size,
                 max_bytes=self.config.max_document_bytes,
+                encoder=hybrid_encoder(self.config),
             )
         return self._index
 

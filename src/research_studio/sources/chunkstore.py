@@ -24,6 +24,7 @@ _WRITER_HEAP = 50_000_000
 # Titles count half as much as body text.
 _TITLE_BOOST = 0.5
 _RELOAD_ATTEMPTS = 5
+ORDINAL_BITS = 24
 
 
 def _analyzer() -> tantivy.TextAnalyzer:
@@ -43,9 +44,16 @@ def _schema() -> tantivy.Schema:
     builder.add_text_field("title", tokenizer_name=_ANALYZER_NAME, index_option="freq")
     builder.add_integer_field("doc_id", stored=True, indexed=True)
     builder.add_integer_field("ordinal", stored=True)
+    # doc_id << 24 | ordinal: hybrid search reads the text of the chunks its vectors found.
+    builder.add_integer_field("key", indexed=True)
     # The document's path and every folder above it, verbatim: the roots filter is a term.
     builder.add_text_field("folders", tokenizer_name="raw", index_option="basic")
     return builder.build()
+
+
+def chunk_key(doc_id: int, ordinal: int) -> int:
+    """One chunk's number: its document's id above its ordinal (as the vector index keys it)."""
+    return (doc_id << ORDINAL_BITS) | ordinal
 
 
 def folders_of(path: str) -> list[str]:
@@ -84,7 +92,13 @@ class ChunkWrites:
         writer = self._open()
         folders = folders_of(path)
         for ordinal, chunk in enumerate(chunks):
-            document = tantivy.Document(text=chunk, title=title, doc_id=doc_id, ordinal=ordinal)
+            document = tantivy.Document(
+                text=chunk,
+                title=title,
+                doc_id=doc_id,
+                ordinal=ordinal,
+                key=chunk_key(doc_id, ordinal),
+            )
             for folder in folders:
                 document.add_text("folders", folder)
             writer.add_document(document)
@@ -181,6 +195,19 @@ class ChunkStore:
             query = tantivy.Query.boolean_query(
                 [(tantivy.Occur.Must, query), (tantivy.Occur.Must, scope)]
             )
+        return self._found(query, limit)
+
+    def chunks(self, places: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
+        """The text of each (document id, ordinal) present in the index."""
+        if not places:
+            return {}
+        keys = [chunk_key(doc_id, ordinal) for doc_id, ordinal in places]
+        query = tantivy.Query.term_set_query(_schema(), "key", keys)
+        return {
+            (chunk.doc_id, chunk.ordinal): chunk.text for chunk in self._found(query, len(keys))
+        }
+
+    def _found(self, query: tantivy.Query, limit: int) -> list[StoredChunk]:
         searcher = self._fresh_searcher()
         found = []
         for score, address in searcher.search(query, limit, count=False).hits:

@@ -1,5 +1,5 @@
 """The local document index: folders of Markdown, text, HTML and PDF; documents in SQLite, chunks
-in tantivy (BM25, see chunkstore.py)."""
+in tantivy (BM25, see chunkstore.py) and, with hybrid search, their vectors (vectors.py)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from research_studio.core.chunking import chunk_text
 from research_studio.core.queries import STOP_WORDS
-from research_studio.sources.chunkstore import ChunkStore, ChunkWrites
+from research_studio.sources.chunkstore import ChunkStore, ChunkWrites, StoredChunk
 from research_studio.sources.docfiles import (
     DEFAULT_MAX_DOCUMENT_BYTES,
     UnreadableDocument,
@@ -27,6 +28,11 @@ from research_studio.sources.docfiles import (
     read_document,
     vetted_stat,
 )
+
+if TYPE_CHECKING:  # numpy and usearch come with the embeddings extra: imported when used
+    import numpy as np
+
+    from research_studio.sources.vectors import ChunkEncoder, VectorStore, VectorWrites
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -40,11 +46,13 @@ CREATE TABLE IF NOT EXISTS documents (
     size INTEGER NOT NULL,
     text TEXT NOT NULL,
     chunks INTEGER NOT NULL,
-    indexed_at REAL NOT NULL
+    indexed_at REAL NOT NULL,
+    vectors INTEGER NOT NULL DEFAULT 0
 )
 """
-# 2: chunks in tantivy beside the SQLite file (1: chunks in an FTS5 table of that file).
-_FORMAT = 2
+# 3: chunks keyed for hybrid search, documents marked when their vectors are stored;
+# 2: chunks in tantivy beside the SQLite file; 1: chunks in an FTS5 table of that file.
+_FORMAT = 3
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_WORDS = 12
 # Text written per transaction: big enough for few index segments, short enough to take turns.
@@ -76,6 +84,7 @@ class _Pending:
     info: os.stat_result
     document: tuple[str, str, str] | None  # (kind, title, text); None: same content as indexed
     known: bool
+    chunks: list[str] = field(default_factory=list)
 
     @property
     def weight(self) -> int:
@@ -102,6 +111,28 @@ class StoredDocument:
     title: str
     kind: str
     text: str
+
+
+class _Writes:
+    """The chunk and vector changes of one transaction."""
+
+    def __init__(self, chunks: ChunkWrites, vectors: VectorStore | None) -> None:
+        self.chunks = chunks
+        self.vectors: VectorWrites | None = None
+        if vectors is not None:
+            from research_studio.sources.vectors import VectorWrites
+
+            self.vectors = VectorWrites(vectors)
+
+    def commit(self) -> None:
+        self.chunks.commit()
+        if self.vectors is not None:
+            self.vectors.commit()
+
+    def rollback(self) -> None:
+        self.chunks.rollback()
+        if self.vectors is not None:
+            self.vectors.rollback()
 
 
 def query_words(query: str) -> list[str]:
@@ -142,19 +173,36 @@ class DocumentIndex:
         *,
         chunk_size: int = 1000,
         max_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+        encoder: ChunkEncoder | None = None,
     ) -> None:
+        """`encoder` (hybrid search): each chunk also gets its vector, and search fuses both."""
         self.path = path
         self.chunk_size = chunk_size
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._chunks = ChunkStore(path.with_suffix(".tantivy"))
+        self._vectors: VectorStore | None = None
+        if encoder is not None:
+            from research_studio.sources.vectors import VectorStore
+
+            self._vectors = VectorStore(path.with_suffix(".vectors"), encoder)
 
     @classmethod
     def in_dir(
-        cls, cache_dir: Path, *, chunk_size: int = 1000, max_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES
+        cls,
+        cache_dir: Path,
+        *,
+        chunk_size: int = 1000,
+        max_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+        encoder: ChunkEncoder | None = None,
     ) -> DocumentIndex:
-        return cls(cache_dir / "documents.sqlite3", chunk_size=chunk_size, max_bytes=max_bytes)
+        return cls(
+            cache_dir / "documents.sqlite3",
+            chunk_size=chunk_size,
+            max_bytes=max_bytes,
+            encoder=encoder,
+        )
 
     def _connection(self) -> sqlite3.Connection:
         """The open database (opened and set up on first use); the caller holds `_lock`."""
@@ -175,6 +223,10 @@ class DocumentIndex:
                 db.execute(_SCHEMA)
                 db.execute(f"PRAGMA user_version={_FORMAT}")
                 self._chunks.create(fresh)
+                if self._vectors is not None:
+                    reason = self._vectors.create(fresh)
+                    if reason is not None and not fresh:
+                        self._forget_vectors(db, reason)
             except BaseException:
                 db.execute("ROLLBACK")
                 db.close()
@@ -205,22 +257,33 @@ class DocumentIndex:
                 db.execute(f"DROP TABLE {table}")
         return True
 
+    def _forget_vectors(self, db: sqlite3.Connection, reason: str) -> None:
+        """Mark every document as lacking vectors (the next update embeds them from the index)."""
+        if db.execute("SELECT 1 FROM documents LIMIT 1").fetchone():
+            why = "has no vectors yet" if reason == "missing" else "has vectors of another version"
+            print(
+                f"research-studio: the document index {self.path} {why} for hybrid search;"
+                " they are computed from its chunks on the next update",
+                file=sys.stderr,
+            )
+        db.execute("UPDATE documents SET vectors = 0")
+
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             yield self._connection()
 
     @contextmanager
-    def _writing(self) -> Iterator[tuple[sqlite3.Connection, ChunkWrites]]:
+    def _writing(self) -> Iterator[tuple[sqlite3.Connection, _Writes]]:
         """One write transaction; another process's writer makes it wait (busy timeout), not fail.
 
-        The chunks are committed just before the documents: a crash in between leaves chunks
-        whose document id is unknown, which search ignores (ids are never reused).
+        The chunks and vectors are committed just before the documents: a crash in between
+        leaves chunks whose document id is unknown, which search ignores.
         """
         with self._lock:
             db = self._connection()
             db.execute("BEGIN IMMEDIATE")
-            writes = ChunkWrites(self._chunks)
+            writes = _Writes(ChunkWrites(self._chunks), self._vectors)
             try:
                 yield db, writes
                 writes.commit()
@@ -237,20 +300,15 @@ class DocumentIndex:
                 self._db = None
 
     def _store(
-        self,
-        db: sqlite3.Connection,
-        writes: ChunkWrites,
-        path: Path,
-        document: tuple[str, str, str],
-        digest: str,
-        info: os.stat_result,
+        self, db: sqlite3.Connection, writes: _Writes, item: _Pending, vectors: np.ndarray | None
     ) -> None:
-        kind, title, text = document
+        assert item.document is not None
+        kind, title, text = item.document
+        path, digest, info, chunks = item.path, item.digest, item.info, item.chunks
         self._remove(db, writes, str(path))
-        chunks = chunk_text(text, self.chunk_size)
         doc_id = db.execute(
-            "INSERT INTO documents (path, uri, title, kind, sha256, mtime, size, text, chunks, indexed_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO documents (path, uri, title, kind, sha256, mtime, size, text, chunks,"
+            " indexed_at, vectors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 str(path),
                 path.as_uri(),
@@ -262,10 +320,13 @@ class DocumentIndex:
                 text,
                 len(chunks),
                 time.time(),
+                int(vectors is not None and writes.vectors is not None),
             ),
         ).lastrowid
         assert doc_id is not None
-        writes.add(doc_id, str(path), title, chunks)
+        writes.chunks.add(doc_id, str(path), title, chunks)
+        if vectors is not None and writes.vectors is not None:
+            writes.vectors.add(doc_id, vectors)
 
     def _known(self, root: Path) -> dict[str, tuple[str, float, int]]:
         """(sha256, mtime, size) of the indexed documents under `root` (or of `root` itself)."""
@@ -290,21 +351,36 @@ class DocumentIndex:
             digest = hashlib.sha256(data).hexdigest()
             same = known is not None and known[0] == digest
             document = None if same else read_document(path, data)
+            chunks = chunk_text(document[2], self.chunk_size) if document else []
         except UnreadableDocument as exc:
             report.skipped.append((str(path), str(exc)))
             if known is not None:  # a file that became unreadable must not keep its old text
                 with self._writing() as (db, writes):
                     self._remove(db, writes, str(path))
             return None
-        return _Pending(path, digest, info, document, known is not None)
+        return _Pending(path, digest, info, document, known is not None, chunks)
+
+    def _embedded(self, batch: list[_Pending]) -> list[np.ndarray | None]:
+        """Each item's chunk vectors (None without hybrid search), computed outside any lock."""
+        if self._vectors is None:
+            return [None] * len(batch)
+        texts = [chunk for item in batch for chunk in item.chunks]
+        matrix = self._vectors.encoder.encode(texts)
+        found: list[np.ndarray | None] = []
+        start = 0
+        for item in batch:
+            found.append(matrix[start : start + len(item.chunks)])
+            start += len(item.chunks)
+        return found
 
     def _flush(self, batch: list[_Pending], root: Path, report: IndexReport) -> None:
         """Write a batch in one transaction (far fewer index segments than one per file)."""
         if not batch:
             return
         vanished: list[Path] = []
+        vectors = self._embedded(batch)
         with self._writing() as (db, writes):
-            for item in batch:
+            for item, item_vectors in zip(batch, vectors, strict=True):
                 key = str(item.path)
                 # Read again inside the transaction: another process may have stored it meanwhile.
                 current = db.execute(
@@ -319,7 +395,7 @@ class DocumentIndex:
                 elif item.document is None:  # its row was removed meanwhile: read it afresh
                     vanished.append(item.path)
                 else:
-                    self._store(db, writes, item.path, item.document, item.digest, item.info)
+                    self._store(db, writes, item, item_vectors)
                     (report.updated if item.known else report.added).append(key)
         for path in vanished:
             pending = self._prepare(path, root, None, report)
@@ -327,11 +403,46 @@ class DocumentIndex:
                 self._flush([pending], root, report)
 
     @staticmethod
-    def _remove(db: sqlite3.Connection, writes: ChunkWrites, path: str) -> None:
-        row = db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
+    def _remove(db: sqlite3.Connection, writes: _Writes, path: str) -> None:
+        row = db.execute("SELECT id, chunks FROM documents WHERE path = ?", (path,)).fetchone()
         if row is not None:
-            writes.remove(int(row[0]))
+            writes.chunks.remove(int(row[0]))
+            if writes.vectors is not None:
+                writes.vectors.remove(int(row[0]), int(row[1]))
             db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
+
+    def _embed_missing(self) -> None:
+        """Vectors for documents stored without them (before hybrid search, or by a process
+        without it), from their indexed chunks, a batch per transaction."""
+        if self._vectors is None:
+            return
+        while True:
+            with self._reading() as db:
+                rows = db.execute(
+                    "SELECT id, chunks FROM documents WHERE vectors = 0 ORDER BY id LIMIT 200"
+                ).fetchall()
+            if not rows:
+                return
+            stored = self._chunks.chunks(
+                [(doc_id, ordinal) for doc_id, count in rows for ordinal in range(count)]
+            )
+            texts = {
+                doc_id: [stored.get((doc_id, ordinal), "") for ordinal in range(count)]
+                for doc_id, count in rows
+            }
+            matrix = self._vectors.encoder.encode([t for chunks in texts.values() for t in chunks])
+            with self._writing() as (db, writes):
+                assert writes.vectors is not None
+                start = 0
+                for doc_id, chunks in texts.items():
+                    vectors = matrix[start : start + len(chunks)]
+                    start += len(chunks)
+                    # Another process may have removed or embedded it meanwhile.
+                    if db.execute(
+                        "SELECT 1 FROM documents WHERE id = ? AND vectors = 0", (doc_id,)
+                    ).fetchone():
+                        writes.vectors.add(doc_id, vectors)
+                        db.execute("UPDATE documents SET vectors = 1 WHERE id = ?", (doc_id,))
 
     def update(self, roots: Iterable[Path]) -> IndexReport:
         """Bring the index in line with the given files and folders (removed files are dropped)."""
@@ -366,16 +477,23 @@ class DocumentIndex:
                     for gone in known:
                         self._remove(db, writes, gone)
                 report.removed.extend(known)
+        self._embed_missing()
         return report
 
     def search(self, query: str, limit: int, roots: Iterable[Path] = ()) -> list[ChunkHit]:
-        """Best chunks for `query` by BM25, optionally only from documents under `roots`."""
+        """Best chunks for `query` by BM25, optionally only from documents under `roots`.
+
+        With hybrid search, the BM25 top `limit` and the vector top `limit` are fused by
+        reciprocal rank, so a chunk that shares no word with the query can still be found.
+        """
         words = query_words(query)
         if not words:
             return []
         scope = [str(root.expanduser().resolve()) for root in roots]
         with self._reading() as db:
             found = self._chunks.search(words, limit, scope)
+            if self._vectors is not None:
+                found = self._fused(db, query, found, limit, scope)
             ids = sorted({chunk.doc_id for chunk in found})
             marks = ",".join("?" * len(ids))
             documents = {
@@ -394,6 +512,45 @@ class DocumentIndex:
             )
             for chunk in found
             if chunk.doc_id in documents  # chunks of a write cut short by a crash
+        ]
+
+    def _fused(
+        self,
+        db: sqlite3.Connection,
+        query: str,
+        lexical: list[StoredChunk],
+        limit: int,
+        scope: list[str],
+    ) -> list[StoredChunk]:
+        """The lexical and vector rankings fused; each chunk's score is its fused score."""
+        from research_studio.sources.vectors import reciprocal_rank_fusion
+
+        assert self._vectors is not None
+        # The vectors know no folders: ask for more when a scope will filter some out.
+        nearest = self._vectors.search(query, limit * 4 if scope else limit)
+        ids = sorted({hit.doc_id for hit in nearest})
+        marks = ",".join("?" * len(ids))
+        # Vectors count only for documents stored with them (ids of a crashed write, or of a
+        # document changed by a process without hybrid search, are skipped), within the scope.
+        chunk_counts = {
+            doc_id: chunks
+            for doc_id, path, chunks in db.execute(
+                f"SELECT id, path, chunks FROM documents WHERE vectors = 1 AND id IN ({marks})", ids
+            )
+            if not scope or any(path == root or path.startswith(root + "/") for root in scope)
+        }
+        semantic = [
+            (hit.doc_id, hit.ordinal)
+            for hit in nearest
+            if hit.ordinal < chunk_counts.get(hit.doc_id, 0)
+        ][:limit]
+        known = {(chunk.doc_id, chunk.ordinal): chunk.text for chunk in lexical}
+        texts = known | self._chunks.chunks([place for place in semantic if place not in known])
+        fused = reciprocal_rank_fusion([list(known), semantic])
+        return [
+            StoredChunk(doc_id, ordinal, texts[(doc_id, ordinal)], score)
+            for (doc_id, ordinal), score in fused[:limit]
+            if (doc_id, ordinal) in texts
         ]
 
     def document(self, uri: str) -> StoredDocument | None:

@@ -175,6 +175,7 @@ RUN_SETTINGS = (
     "max_cost_usd",
     "max_wall_s",
     "docs",
+    "hybrid_search",
     *common.SEARCH_SETTINGS,
     "checkpoints",
     "use_cache",
