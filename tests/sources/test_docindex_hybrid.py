@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("usearch")
-
 from research_studio.faces.cli import app
 from research_studio.llm import embeddings
 from research_studio.sources.docindex import DocumentIndex
