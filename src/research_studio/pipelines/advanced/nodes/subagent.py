@@ -12,6 +12,7 @@ from research_studio.core.queries import dedupe_queries
 from research_studio.core.records import DeadEnd, ErrorRecord, FindingRecord, PageRecord
 from research_studio.core.urls import normalize_url
 from research_studio.evidence.gathering import Gathered, GatherRequest, PageText, read_pages
+from research_studio.evidence.passages import standalone_findings
 from research_studio.grounding.credibility import domain_trust
 from research_studio.grounding.quotes import verbatim_quote
 from research_studio.llm.structured import ModelCaller
@@ -231,10 +232,11 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
             else:  # the failure is recorded: go on without this round's evidence
                 items, refined = [], []
             used = set()
+            found: list[FindingRecord] = []
             for page, text, quote in items:
                 used.add(page.result.url)
                 verbatim = verbatim_quote(quote, page.text)  # the page's own characters
-                evidence.append(
+                found.append(
                     FindingRecord(
                         url=normalize_url(page.result.url),
                         text=text,
@@ -244,6 +246,10 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
                         question=assignment["section"],
                     )
                 )
+            # As on every pipeline: no page furniture, and a quote opening with a pronoun led
+            # by the sentence that gives it its referent.
+            texts = {normalize_url(page.result.url): page.text for page in trusted}
+            evidence += standalone_findings(found, texts)
             for page in trusted:
                 sources.append(
                     PageRecord(
