@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from research_studio.core.errors import ConfigError
 from research_studio.evaluation.judges import judge_checks, judge_groundedness, judge_relevance
 from research_studio.evaluation.judging import Judge, default_judge
 from research_studio.evaluation.snapshots import VerdictStore
+from research_studio.sources.http_client import shared_ssl_context
 from tests.doubles.fake_chat import ChatFaults
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
@@ -209,3 +211,16 @@ def test_the_judge_defaults_to_the_smart_model_and_checks_its_spec() -> None:
     )
     with pytest.raises(ConfigError, match="provider:name"):
         Judge("gpt-4o", Configuration())
+
+
+def test_a_judge_loads_no_ca_bundle_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge's model client uses the process's TLS context (sources.http_client): building
+    one per judge cost a CA-bundle load on the event loop."""
+    shared_ssl_context()  # the process's context, loaded once
+    loads: list[object] = []
+    monkeypatch.setattr(
+        ssl.SSLContext, "load_verify_locations", lambda *args, **kwargs: loads.append(args)
+    )
+    for _ in range(3):
+        Judge(use_scripted_model(ScriptedChatModel(), "judge"), Configuration()).caller("judge")
+    assert loads == []

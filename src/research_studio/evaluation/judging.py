@@ -19,6 +19,7 @@ from research_studio.evaluation.verdicts import Check, Costs, Group, not_measure
 from research_studio.llm.messages import message_text
 from research_studio.llm.models import create_chat_model, split_spec
 from research_studio.llm.structured import MethodMemory, ModelCaller, call_records
+from research_studio.sources.http_client import shared_ssl_context
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 FAILED = "__judge_failed__"
@@ -72,7 +73,10 @@ class Judge:
     def _chat_model(self) -> BaseChatModel:
         # Built on first need, like Services.caller: nothing is loaded when every verdict is kept.
         if self._model is None:
-            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.config.llm_timeout_s))
+            # The process's TLS context: loading the CA bundle per client costs CPU on the loop.
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.config.llm_timeout_s), verify=shared_ssl_context()
+            )
             self._model = create_chat_model(self.spec, self.config, http_async_client=self._client)
         return self._model
 

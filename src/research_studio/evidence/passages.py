@@ -97,7 +97,8 @@ def standalone_findings(
     findings: Sequence[FindingRecord], pages: Mapping[str, str]
 ) -> list[FindingRecord]:
     """Findings as evidence may keep them: page furniture dropped; a verified quote that opens
-    with a pronoun led by the sentence that gives it its referent (`with_referent`)."""
+    with a pronoun led by the sentence that gives it its referent (`with_referent`), and so is
+    the finding's text when it is the quote itself (a model that copied the page's sentence)."""
     kept: list[FindingRecord] = []
     for finding in findings:
         if is_meta(finding["quote"]) or is_meta(finding["text"]):
@@ -105,7 +106,10 @@ def standalone_findings(
         page = pages.get(finding["url"], "")
         if finding["quote_verified"] and page:
             finding = finding.copy()
-            finding["quote"] = with_referent(finding["quote"], page)
+            quote = finding["quote"]
+            finding["quote"] = with_referent(quote, page)
+            if " ".join(finding["text"].split()) == " ".join(quote.split()):
+                finding["text"] = finding["quote"]
         kept.append(finding)
     return kept
 

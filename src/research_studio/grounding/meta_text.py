@@ -120,6 +120,14 @@ def meta_kind(sentence: str) -> str | None:
     return None
 
 
+def furniture_kind(text: str) -> str | None:
+    """The kind of the text's first sentence that is page furniture, or None."""
+    return next(
+        (kind for sentence in split_sentences(text) or [text] if (kind := meta_kind(sentence))),
+        None,
+    )
+
+
 def is_meta(text: str) -> bool:
     """Whether any sentence of the text is page furniture rather than a finding."""
-    return any(meta_kind(sentence) for sentence in split_sentences(text) or [text])
+    return furniture_kind(text) is not None

@@ -13,6 +13,7 @@ from research_studio.core.config import ReportStructure
 from research_studio.core.languages import heading as localized
 from research_studio.core.records import QuoteRef, SourceRecord, StatementRecord
 from research_studio.grounding.addressing import printable
+from research_studio.grounding.meta_text import furniture_kind, is_meta
 from research_studio.grounding.quotes import (
     escape_markdown,
     is_factual,
@@ -85,6 +86,8 @@ class GroundedSection:
         return [record for paragraph in self.paragraphs for record in paragraph] + self.bullets
 
 
+# A quote that is page furniture supports nothing.
+FURNITURE = Verdict(ok=False, reasons=("the cited quote is page furniture, not a finding",))
 # A writer's sentence that fails is replaced by its cited quote only when the quote is about
 # the same thing (shares this share of the sentence's content words); else it is dropped.
 PASSAGE_MIN_COVERAGE = 0.3
@@ -97,6 +100,7 @@ class Tally:
     unsupported: int = 0
     numbers_unsupported: int = 0
     injections: int = 0
+    furniture: int = 0
     replaced: int = 0
     citations_removed: int = 0
     notes: list[str] = field(default_factory=list)
@@ -140,6 +144,8 @@ def ground_statement(
         tally.injections += 1
         tally.decide(text, section, "dropped", ["addresses the reader or an AI"])
         return None
+    if is_furniture(text, section, tally):
+        return None
     ids = [identifier for identifier in dict.fromkeys(statement.ids) if identifier in support]
     if not ids:
         # Ids that name nothing are a claim of support that does not exist: never a connective.
@@ -160,7 +166,9 @@ def ground_statement(
         item = support[identifier]
         for sid in item.sids:
             checked = [
-                (ref, supports(text, ref["quote"])) for ref in item.quotes if ref["sid"] == sid
+                (ref, supports(text, ref["quote"]) if not is_meta(ref["quote"]) else FURNITURE)
+                for ref in item.quotes
+                if ref["sid"] == sid
             ]
             good = [ref for ref, verdict in checked if verdict.ok]
             if good:
@@ -186,6 +194,18 @@ def ground_statement(
         check="supported",
         reasons=removed,
     )
+
+
+def is_furniture(text: str, section: str, tally: Tally) -> bool:
+    """Whether the statement is page furniture (a byline, a dateline, a caption, navigation,
+    the page describing itself: `meta_text`), which is never printed as a finding, on any
+    pipeline; the drop is recorded in the tally."""
+    kind = furniture_kind(text)
+    if kind is None:
+        return False
+    tally.furniture += 1
+    tally.decide(text, section, "dropped", [f"page furniture ({kind}), not a finding"])
+    return True
 
 
 def _best_reason(verdicts: Sequence[Verdict]) -> str:
@@ -216,7 +236,7 @@ def _replace_by_quote(
         key = " ".join(ref["quote"].lower().split())
         if verdict.coverage < PASSAGE_MIN_COVERAGE or key in tally.passages:
             continue
-        if not printable(ref["quote"], allowed):
+        if not printable(ref["quote"], allowed) or is_meta(ref["quote"]):
             continue
         tally.replaced += 1
         tally.passages.add(key)
@@ -393,6 +413,7 @@ def grounding_figures(records: Sequence[StatementRecord], tally: Tally) -> dict[
         "statements_dropped_unsupported": tally.unsupported,
         "numbers_unsupported": tally.numbers_unsupported,
         "instructions_dropped": tally.injections,
+        "furniture_dropped": tally.furniture,
         "statements_replaced_by_quote": tally.replaced,
         "citations_removed": tally.citations_removed,
         "decisions": list(tally.decisions),

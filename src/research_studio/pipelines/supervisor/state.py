@@ -151,6 +151,10 @@ class ResearcherState(Gathered, total=False):
     researcher_messages: Annotated[list[AnyMessage], override_reducer]
     research_topic: str
     tool_call_iterations: int
+    # Its place among the researchers of its supervisor round (`fanout`): pages their searches
+    # find are shared out in this order each turn (services.claims.PageShares).
+    researcher_index: int
+    fanout: str
     compressed_research: str
     done: bool
 

@@ -12,6 +12,7 @@ from research_studio.core.queries import dedupe_queries
 from research_studio.core.records import DeadEnd, ErrorRecord, FindingRecord, PageRecord
 from research_studio.core.urls import normalize_url
 from research_studio.evidence.gathering import Gathered, GatherRequest, PageText, read_pages
+from research_studio.evidence.passages import standalone_findings
 from research_studio.grounding.credibility import domain_trust
 from research_studio.grounding.quotes import verbatim_quote
 from research_studio.llm.structured import ModelCaller
@@ -193,79 +194,94 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
     errors: list[ErrorRecord] = []
     searches: list[str] = []
     confidence, summary, fetches, rounds = 0.0, "", 0, 0
-    for round_number in range(1, config.subagent_max_iterations + 1):
-        rounds = round_number
-        task = GatherRequest(
-            node="subagent",
-            queries=queries,
-            request=state["context"],
-            questions=[assignment["question"]],
-            known_urls=known,
-            fanout=f"subagent:{state.get('iteration', 0)}",
-            worker=state.get("worker_index", 0),
-        )
-        pages, gathered = await read_pages(services, task, emit=emit, parallel_searches=True)
-        searches += gathered.searches
-        tried += gathered.searches
-        fetches += gathered.fetches
-        errors += gathered.errors
-        dead_ends += _dead_ends(assignment["subagent_id"], gathered)
-        trusted = []
-        for page in pages:
-            if low_credibility(page.result.url, config):
-                dead_ends.append(
-                    _page_dead_end(assignment, page, "low_credibility", "low-trust domain")
-                )
-            else:
-                trusted.append(page)
-        if not trusted:
-            refined: list[str] = []
-        else:
-            extracted: Extraction | None
-            if services.extraction.verbatim:
-                extracted = _extractive(config, state, trusted)
-            else:
-                extracted = await _batch_extract(caller, config, state, trusted, errors)
-            if extracted is not None:
-                items, confidence, summary, refined = extracted
-            else:  # the failure is recorded: go on without this round's evidence
-                items, refined = [], []
-            used = set()
-            for page, text, quote in items:
-                used.add(page.result.url)
-                verbatim = verbatim_quote(quote, page.text)  # the page's own characters
-                evidence.append(
-                    FindingRecord(
-                        url=normalize_url(page.result.url),
-                        text=text,
-                        quote=verbatim or quote,
-                        quote_verified=verbatim is not None,
-                        # Advanced evidence is grouped by the outline section it serves.
-                        question=assignment["section"],
-                    )
-                )
-            for page in trusted:
-                sources.append(
-                    PageRecord(
-                        url=normalize_url(page.result.url),
-                        title=page.title or page.result.url,
-                        snippet=page.result.snippet[:300],
-                        provider=page.result.provider,
-                        published=page.published,
-                    )
-                )
-                if page.result.url not in used:
+    worker, fanout = state.get("worker_index", 0), ""
+    try:
+        for round_number in range(1, config.subagent_max_iterations + 1):
+            rounds = round_number
+            # Each round is a fan-out of its own, shared out once every subagent still searching
+            # posted: later rounds too depend on the inputs, not on which subagent was faster.
+            previous, fanout = fanout, f"subagent:{state.get('iteration', 0)}:{round_number}"
+            if previous:
+                services.page_shares.follow(fanout, after=previous)
+            task = GatherRequest(
+                node="subagent",
+                queries=queries,
+                request=state["context"],
+                questions=[assignment["question"]],
+                known_urls=known,
+                fanout=fanout,
+                worker=worker,
+            )
+            pages, gathered = await read_pages(services, task, emit=emit, parallel_searches=True)
+            searches += gathered.searches
+            tried += gathered.searches
+            fetches += gathered.fetches
+            errors += gathered.errors
+            dead_ends += _dead_ends(assignment["subagent_id"], gathered)
+            trusted = []
+            for page in pages:
+                if low_credibility(page.result.url, config):
                     dead_ends.append(
-                        _page_dead_end(
-                            assignment, page, "irrelevant", "no evidence for the question"
+                        _page_dead_end(assignment, page, "low_credibility", "low-trust domain")
+                    )
+                else:
+                    trusted.append(page)
+            if not trusted:
+                refined: list[str] = []
+            else:
+                extracted: Extraction | None
+                if services.extraction.verbatim:
+                    extracted = _extractive(config, state, trusted)
+                else:
+                    extracted = await _batch_extract(caller, config, state, trusted, errors)
+                if extracted is not None:
+                    items, confidence, summary, refined = extracted
+                else:  # the failure is recorded: go on without this round's evidence
+                    items, refined = [], []
+                used = set()
+                found: list[FindingRecord] = []
+                for page, text, quote in items:
+                    used.add(page.result.url)
+                    verbatim = verbatim_quote(quote, page.text)  # the page's own characters
+                    found.append(
+                        FindingRecord(
+                            url=normalize_url(page.result.url),
+                            text=text,
+                            quote=verbatim or quote,
+                            quote_verified=verbatim is not None,
+                            # Advanced evidence is grouped by the outline section it serves.
+                            question=assignment["section"],
                         )
                     )
-        anchored = [name_anchor(query, state.get("anchor", "")) for query in refined]
-        queries = dedupe_queries(anchored, tried, config.query_similarity_threshold)[
-            : config.searches_per_worker
-        ]
-        if confidence >= CONFIDENT or not queries:
-            break
+                # As on every pipeline: no page furniture, and a quote opening with a pronoun led
+                # by the sentence that gives it its referent.
+                texts = {normalize_url(page.result.url): page.text for page in trusted}
+                evidence += standalone_findings(found, texts)
+                for page in trusted:
+                    sources.append(
+                        PageRecord(
+                            url=normalize_url(page.result.url),
+                            title=page.title or page.result.url,
+                            snippet=page.result.snippet[:300],
+                            provider=page.result.provider,
+                            published=page.published,
+                        )
+                    )
+                    if page.result.url not in used:
+                        dead_ends.append(
+                            _page_dead_end(
+                                assignment, page, "irrelevant", "no evidence for the question"
+                            )
+                        )
+            anchored = [name_anchor(query, state.get("anchor", "")) for query in refined]
+            queries = dedupe_queries(anchored, tried, config.query_similarity_threshold)[
+                : config.searches_per_worker
+            ]
+            if confidence >= CONFIDENT or not queries:
+                break
+    finally:
+        if fanout:  # no later round of this subagent will post: nobody waits for one
+            services.page_shares.retire(fanout, worker)
     emit(
         f"{assignment['subagent_id']} done: {len(evidence)} evidence, confidence {confidence:.2f}",
         evidence=len(evidence),

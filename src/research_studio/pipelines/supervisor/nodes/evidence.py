@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from research_studio.core.chunking import split_sentences
 from research_studio.core.config import Configuration
 from research_studio.core.urls import normalize_url
+from research_studio.evidence.passages import with_referent
 from research_studio.grounding.quotes import (
     page_blocks,
     tokens,
@@ -146,6 +147,9 @@ def verify_snippet(snippet: EvidenceSnippet, content: str | None) -> EvidenceSni
     found = verbatim_quote(snippet["quote"], content)
     if found is None:
         return EvidenceSnippet(**{**snippet, "status": "FAIL", "match": "not in source"})
+    # "They cool …" led by the sentence that says what "they" are, while still a passage.
+    extended = with_referent(found, content)
+    found = extended if is_passage(extended) else found
     return EvidenceSnippet(
         **{**snippet, "quote": found, "status": "PASS", "match": "exact", "score": 1.0}
     )

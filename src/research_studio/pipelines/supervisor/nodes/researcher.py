@@ -161,27 +161,43 @@ def stored_source(page: PageText) -> StoredSource:
     )
 
 
+def turn_fanout(fanout: str, turn: int) -> str:
+    """The fan-out of a supervisor round's researchers at one tool turn."""
+    return f"{fanout}:{turn}"
+
+
+def expect_researchers(services: Services, fanout: str, count: int) -> None:
+    """A round's researchers, each expected at its first turn's share-out of pages."""
+    services.page_shares.expect(turn_fanout(fanout, 1), range(count))
+
+
 async def run_search(
-    services: Services, config: Configuration, topic: str, queries: list[str], emit: Any
+    services: Services,
+    config: Configuration,
+    topic: str,
+    queries: list[str],
+    emit: Any,
+    *,
+    fanout: str = "",
+    worker: int = 0,
 ) -> dict[str, Any]:
-    """Our search as a tool: read the new pages the queries find, summarize each one."""
+    """Our search as a tool: read the new pages the queries find (shared out among the round's
+    researchers in their order when `fanout` is set), summarize each one."""
     task = GatherRequest(
         node="researcher_tools",
-        queries=clip(queries, MAX_QUERIES),
+        queries=queries,
         request=request_block(topic),
         questions=[topic],
         known_urls=set(),
+        fanout=fanout,
+        worker=worker,
     )
     pages, gathered = await read_pages(services, task, emit=emit, parallel_searches=True)
     summaries = await asyncio.gather(*(_summarize(services, config, topic, p) for p in pages))
-    blocks = [
-        SOURCE_BLOCK.format(number=number, title=page.title, url=page.result.url, summary=summary)
-        for number, (page, (summary, _, _, _)) in enumerate(zip(pages, summaries, strict=True), 1)
-    ]
-    listed = "; ".join(task.queries)
-    text = f"{SEARCH_RESULTS_LABEL} {listed}\n\n" + "\n\n".join(blocks) if blocks else ""
     return {
-        "text": text or NO_RESULTS.format(queries=listed),
+        "read": [
+            (page, summary) for page, (summary, _, _, _) in zip(pages, summaries, strict=True)
+        ],
         "sources": [stored_source(page) for page in pages],
         "quotes": [quote for _, quotes, _, _ in summaries for quote in quotes],
         "llm_calls": gathered.calls + [call for _, _, calls, _ in summaries for call in calls],
@@ -189,6 +205,19 @@ async def run_search(
         "fetches": gathered.fetches,
         "searches": gathered.searches,
     }
+
+
+def search_text(queries: list[str], read: list[tuple[PageText, str]]) -> str:
+    """What one search call returns to the researcher: the summaries of its queries' pages."""
+    mine = [(page, summary) for page, summary in read if page.query in queries]
+    blocks = [
+        SOURCE_BLOCK.format(number=number, title=page.title, url=page.result.url, summary=summary)
+        for number, (page, summary) in enumerate(mine, 1)
+    ]
+    listed = "; ".join(queries)
+    if not blocks:
+        return NO_RESULTS.format(queries=listed)
+    return f"{SEARCH_RESULTS_LABEL} {listed}\n\n" + "\n\n".join(blocks)
 
 
 async def run_mcp_tool(
@@ -232,16 +261,30 @@ async def researcher_tools(
     message = state["researcher_messages"][-1]
     calls = list(message.tool_calls) if isinstance(message, AIMessage) else []
     complete = any(call["name"] == COMPLETE.name for call in calls)
+    done = (
+        complete or not calls or state.get("tool_call_iterations", 0) >= limits(config).tool_calls
+    )
     topic = topic_of(state)
+    # The turn's search calls run as one search of this researcher, shared out with the round's
+    # other researchers at the same turn (same inputs, same pages), then split back per call.
+    queries_of = {
+        number: clip(list(call["args"]["queries"]), MAX_QUERIES)
+        for number, call in enumerate(calls)
+        if call["name"] == SEARCH.name
+    }
+    # Runs beside the turn's MCP calls; every search call waits for it.
+    searching = asyncio.ensure_future(
+        _turn_search(state, services, config, queries_of, emit, done=done)
+    )
     mcp_tools = {tool.name: tool for tool in (await researcher_mcp_tools(services))[0]}
     # Bounded: a turn runs a few MCP calls; the rest are answered, not run.
     mcp_calls = [call["id"] for call in calls if call["name"] in mcp_tools]
     allowed = set(mcp_calls[:MAX_MCP_CALLS_PER_TURN])
 
-    async def execute(call: ToolCall) -> tuple[ToolMessage, dict[str, Any]]:
+    async def execute(number: int, call: ToolCall) -> tuple[ToolMessage, dict[str, Any]]:
         if call["name"] == SEARCH.name:
-            found = await run_search(services, config, topic, list(call["args"]["queries"]), emit)
-            return tool_result(call, found["text"]), found
+            read = (await searching)["read"]
+            return tool_result(call, search_text(queries_of[number], read)), {}
         if call["name"] in mcp_tools:
             if call["id"] not in allowed:
                 limit = f"Not run: at most {MAX_MCP_CALLS_PER_TURN} MCP calls per turn."
@@ -254,11 +297,11 @@ async def researcher_tools(
             return tool_result(call, THINK_RESULT.format(reflection=reflection)), {}
         return tool_result(call, "Research complete."), {}
 
-    outcomes = await asyncio.gather(*(execute(call) for call in calls))
-    done = (
-        complete or not calls or state.get("tool_call_iterations", 0) >= limits(config).tool_calls
+    outcomes = await asyncio.gather(*(execute(number, call) for number, call in enumerate(calls)))
+    searched = await searching
+    found = [extra for _, extra in outcomes if extra] + (
+        [searched] if "sources" in searched else []
     )
-    found = [extra for _, extra in outcomes if extra]
     return {
         "researcher_messages": [result for result, _ in outcomes],
         "source_store": [source for extra in found for source in extra["sources"]],
@@ -269,6 +312,41 @@ async def researcher_tools(
         "searches_done": [search for extra in found for search in extra["searches"]],
         "done": done,
     }
+
+
+async def _turn_search(
+    state: ResearcherState,
+    services: Services,
+    config: Configuration,
+    queries_of: dict[int, list[str]],
+    emit: Any,
+    *,
+    done: bool,
+) -> dict[str, Any]:
+    """This turn's searches in one (nothing when it searches nothing), in the round's fan-out:
+    the researcher posts to it or leaves it, and retires from later turns when done."""
+    turn, prefix = state.get("tool_call_iterations", 0), state.get("fanout", "")
+    worker = state.get("researcher_index", 0)
+    fanout = turn_fanout(prefix, turn) if prefix else ""
+    shares = services.page_shares
+    if fanout and turn > 1:
+        shares.follow(fanout, after=turn_fanout(prefix, turn - 1))
+    queries = list(dict.fromkeys(query for listed in queries_of.values() for query in listed))
+    try:
+        if not queries:
+            if fanout:
+                shares.leave(fanout, worker)
+            return {"read": []}
+        topic = topic_of(state)
+        return await run_search(
+            services, config, topic, queries, emit, fanout=fanout, worker=worker
+        )
+    except BaseException:
+        done = True
+        raise
+    finally:
+        if fanout and done:
+            shares.retire(fanout, worker)
 
 
 def _results_text(state: ResearcherState) -> str:
@@ -346,10 +424,12 @@ def build_researcher_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
 researcher_graph = build_researcher_graph()
 
 
-def researcher_input(topic: str) -> ResearcherState:
-    """A researcher's starting state: its topic as the first message."""
+def researcher_input(topic: str, index: int = 0, fanout: str = "") -> ResearcherState:
+    """A researcher's starting state: its topic as the first message, its place in its round."""
     return ResearcherState(
         researcher_messages=[HumanMessage(content=f"{TOPIC_LABEL} {topic}")],
         research_topic=topic,
         tool_call_iterations=0,
+        researcher_index=index,
+        fanout=fanout,
     )

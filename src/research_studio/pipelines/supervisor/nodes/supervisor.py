@@ -18,12 +18,21 @@ from research_studio.core.errors import ResearchStudioError
 from research_studio.core.queries import content_words
 from research_studio.core.records import ErrorRecord
 from research_studio.pipelines.kit.models import attempt, model_for
-from research_studio.pipelines.kit.node_kit import call_records, emitter, error_record
+from research_studio.pipelines.kit.node_kit import (
+    call_records,
+    emitter,
+    error_record,
+    services_of,
+)
 from research_studio.pipelines.kit.stopping import supervisor_stop_reason
 from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
 from research_studio.pipelines.supervisor.nodes.common import limits, today
 from research_studio.pipelines.supervisor.nodes.intake import store_scope
-from research_studio.pipelines.supervisor.nodes.researcher import researcher_graph, researcher_input
+from research_studio.pipelines.supervisor.nodes.researcher import (
+    expect_researchers,
+    researcher_graph,
+    researcher_input,
+)
 from research_studio.pipelines.supervisor.prompts import (
     BRIEF_LABEL,
     CONDUCT_RESEARCH_DESCRIPTION,
@@ -118,14 +127,16 @@ async def supervisor_tools(
     run_now = research[: lim.parallel]
     if run_now:
         emit(f"running {len(run_now)} researcher(s) in parallel", researchers=len(run_now))
+    fanout = f"researcher:{state.get('research_iterations', 0)}"
+    expect_researchers(services_of(runtime), fanout, len(run_now))
     outcomes = await asyncio.gather(
         *(
             researcher_graph.ainvoke(
-                researcher_input(str(call["args"]["research_topic"])),
+                researcher_input(str(call["args"]["research_topic"]), index, fanout),
                 context=config,
                 durability=SUBGRAPH_DURABILITY,
             )
-            for call in run_now
+            for index, call in enumerate(run_now)
         ),
         return_exceptions=True,
     )
