@@ -8,12 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from research_studio.core.config import Configuration, load_configuration
 from research_studio.core.errors import ConfigError, ResearchStudioError
 from research_studio.faces.cli import common
-from research_studio.faces.cli.progress import ProgressView
 from research_studio.faces.cli.terminal import foreign, is_utf8, line
 from research_studio.pipelines.registry import check_name, help_text, names
 from research_studio.run.runs import (
@@ -24,7 +22,9 @@ from research_studio.run.runs import (
 
 # The run set-up, the runner (LangGraph) and the report checks are imported where they are
 # used, after `run` has printed its first line: importing them takes seconds on a busy machine.
+# The progress view and rich's tables wait too: the first line needs neither.
 if TYPE_CHECKING:
+    from research_studio.faces.cli.progress import ProgressView
     from research_studio.run.runner import AskFn, Outcome
 
 VerboseFlag = Annotated[
@@ -91,6 +91,7 @@ async def _execute(
     interactive: bool,
     plan_reply: str | None = None,
 ) -> Outcome:
+    from research_studio.faces.cli.progress import ProgressView
     from research_studio.faces.cli.review import reviewer
     from research_studio.run.runner import RunStopped, execute
 
@@ -300,6 +301,8 @@ def _label(folder: RunFolder, outcomes: list[tuple[RunFolder, Outcome]]) -> str:
 
 
 def _print_comparison(outcomes: list[tuple[RunFolder, Outcome]], as_json: bool) -> None:
+    from rich.table import Table
+
     from research_studio.faces.cli.summary import METRICS
 
     rows = {

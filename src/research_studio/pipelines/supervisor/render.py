@@ -13,9 +13,12 @@ from research_studio.grounding.statements import (
     passage,
     render_body,
 )
-from research_studio.pipelines.supervisor.prompts import VERIFIED_DISABLED, VERIFIED_INTRO
+from research_studio.pipelines.supervisor.prompts import (
+    VERIFIED_DISABLED,
+    VERIFIED_HEADING,
+    VERIFIED_INTRO,
+)
 
-VERIFIED_HEADING = "Verified Findings"
 ABOUT_HEADING = "About this report"
 _SECTION = re.compile(rf"^## {VERIFIED_HEADING}[ \t]*\n.*?(?=^## |\Z)", re.MULTILINE | re.DOTALL)
 # Where the section sits: after the summary and any note, before the writer's sections.
