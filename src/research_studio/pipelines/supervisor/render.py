@@ -7,12 +7,8 @@ from collections.abc import Sequence
 
 from research_studio.core.config import ReportStructure
 from research_studio.core.records import StatementRecord
-from research_studio.grounding.statements import (
-    GroundedReport,
-    GroundedSection,
-    passage,
-    render_body,
-)
+from research_studio.grounding.printed import GroundedSection, render_body
+from research_studio.grounding.statements import GroundedReport, passage
 from research_studio.pipelines.supervisor.prompts import (
     VERIFIED_DISABLED,
     VERIFIED_HEADING,
