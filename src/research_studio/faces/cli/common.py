@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.prompt import Prompt
 
-from research_studio.core.config import LoadedConfiguration, load_configuration
+from research_studio.core.config_loading import LoadedConfiguration, load_configuration
 from research_studio.core.declarations import DECLARED, Declared
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.cli.terminal import foreign, line

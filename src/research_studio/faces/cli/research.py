@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from research_studio.core.config import Configuration, load_configuration
+from research_studio.core.config import Configuration
+from research_studio.core.config_loading import load_configuration
 from research_studio.core.errors import ConfigError, ResearchStudioError
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, is_utf8, line
