@@ -5,8 +5,6 @@ Its layered loading (file < environment < command line) is core/config_loading.p
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -17,121 +15,27 @@ from pydantic import (
     Field,
     JsonValue,
     SecretStr,
-    model_validator,
 )
 
-from research_studio.core.languages import LANGUAGE_NAMES, normalize_language
-from research_studio.core.urls import REDACTED, is_web_url, redact_args, redact_nested
+from research_studio.core.config_fields import (
+    McpServerSpec,
+    budget_field,
+    checkpoints_url,
+    count_field,
+    default_cache_dir,
+    default_runs_dir,
+    flag,
+    known_language,
+    seconds_field,
+    server_url,
+    unit_field,
+)
+from research_studio.core.urls import REDACTED, redact_args, redact_nested
 
 ReportStructure = Literal["detailed", "concise", "bullet_points"]
 SearchProviderName = Literal["tavily", "duckduckgo", "searxng", "local", "mcp"]
 ExtractionMode = Literal["llm", "extractive", "auto"]
 ReviewMode = Literal["none", "brief", "full"]
-
-
-def default_cache_dir() -> Path:
-    """The per-user cache folder (XDG_CACHE_HOME honoured)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "research-studio"
-
-
-def default_runs_dir() -> Path:
-    """The per-user run history: XDG_DATA_HOME, else the platform's user data folder."""
-    if base := os.environ.get("XDG_DATA_HOME"):
-        return Path(base) / "research-studio" / "runs"
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return Path(local) / "research-studio" / "runs"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "research-studio" / "runs"
-    return Path.home() / ".local" / "share" / "research-studio" / "runs"
-
-
-def flag(name: str, label: str) -> dict[str, JsonValue]:
-    """A setting's face metadata, kept on its field: its CLI flag and its label on the web form.
-
-    `name` is the flag as Typer takes it ("--iterations", "--cache/--no-cache"); the help, bounds,
-    choices and default are the field's own, so every face shows the same ones.
-    """
-    return {"flag": name, "label": label}
-
-
-def _unit(default: float, description: str) -> Any:
-    return Field(default, ge=0.0, le=1.0, description=description)
-
-
-def _count(
-    default: int,
-    description: str,
-    *,
-    maximum: int = 1000,
-    extra: dict[str, JsonValue] | None = None,
-) -> Any:
-    return Field(default, ge=1, le=maximum, description=description, json_schema_extra=extra)
-
-
-def _seconds(default: float, description: str) -> Any:
-    return Field(default, gt=0.0, le=3600.0, description=description)
-
-
-def _budget(what: str, flag_name: str, label: str, unit: str = "") -> Any:
-    """An optional per-run budget, unset for no limit: a count (no unit) of at least 1, or an
-    amount in `unit` above 0. Its label is "<label> budget <unit>"."""
-    bound = {"gt": 0.0} if unit else {"ge": 1}
-    return Field(
-        None,
-        description=f"Budget: {what}.",
-        json_schema_extra=flag(flag_name, " ".join(filter(None, (label, "budget", unit)))),
-        **bound,
-    )
-
-
-def _known_language(value: str | None) -> str | None:
-    """None, or a language the report can be written in, as its code ("German" -> "de")."""
-    if value is None or not value.strip():
-        return None
-    code = normalize_language(value)
-    if code not in LANGUAGE_NAMES:
-        known = ", ".join(f"{code} ({name})" for code, name in LANGUAGE_NAMES.items())
-        raise ValueError(f"unknown language {value.strip()!r}; known: {known}")
-    return code
-
-
-def _checkpoints_url(value: str | None) -> str | None:
-    """None or "sqlite" (the run folder) or a PostgreSQL URL."""
-    text = (value or "").strip().lower()
-    if value is None or text == "sqlite" or text.startswith(("postgresql://", "postgres://")):
-        return value
-    raise ValueError("expected a postgresql:// URL (or sqlite for the run folder)")
-
-
-def _server_url(value: str | None) -> str | None:
-    """None or the http(s) URL of a LangGraph server."""
-    if value is None or is_web_url(value):
-        return value
-    raise ValueError("expected the http(s) URL of a LangGraph server")
-
-
-class McpServerSpec(BaseModel):
-    """An MCP server whose tools research may use: a stdio `command` or a streamable HTTP `url`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(
-        pattern=r"^[A-Za-z0-9_-]{1,32}$", description="Short name; prefixes its tools."
-    )
-    command: str | None = Field(None, description="Executable of a stdio server.")
-    args: list[str] = Field(default_factory=list, description="Arguments of the command.")
-    # Secrets: masked wherever the configuration is shown or saved.
-    env: dict[str, SecretStr] = Field(default_factory=dict, description="Extra environment.")
-    url: str | None = Field(None, description="Endpoint of a streamable HTTP server.")
-    headers: dict[str, SecretStr] = Field(default_factory=dict, description="HTTP headers.")
-
-    @model_validator(mode="after")
-    def _one_transport(self) -> McpServerSpec:
-        if (self.command is None) == (self.url is None):
-            raise ValueError(f"MCP server {self.name!r} needs either command or url")
-        return self
 
 
 class Configuration(BaseModel):
@@ -160,18 +64,24 @@ class Configuration(BaseModel):
     anthropic_api_key: SecretStr | None = Field(None, description="Anthropic API key.")
     ollama_host: str | None = Field(None, description="Ollama server URL.")
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
-    llm_timeout_s: float = _seconds(120.0, "Timeout of one model call.")
+    llm_timeout_s: float = seconds_field(120.0, "Timeout of one model call.")
     llm_max_retries: int = Field(2, ge=0, le=10, description="Client retries of a failed call.")
-    max_concurrent_llm_calls: int = _count(8, "Model calls in flight at once.", maximum=64)
+    max_concurrent_llm_calls: int = count_field(8, "Model calls in flight at once.", maximum=64)
     local_model_context: int = Field(
         8192, ge=512, le=131_072, description="Context tokens of the embedded model."
     )
     # Cost and budgets: a run stops researching at the first budget reached and writes its
     # report from what it has.
-    max_llm_calls: int | None = _budget("model calls per run", "--max-llm-calls", "Model calls")
-    max_tokens: int | None = _budget("prompt + completion tokens", "--max-tokens", "Tokens")
-    max_cost_usd: float | None = _budget("model cost in USD", "--max-cost-usd", "Cost", "(USD)")
-    max_wall_s: float | None = _budget("seconds of research", "--max-wall-s", "Time", "(seconds)")
+    max_llm_calls: int | None = budget_field(
+        "model calls per run", "--max-llm-calls", "Model calls"
+    )
+    max_tokens: int | None = budget_field("prompt + completion tokens", "--max-tokens", "Tokens")
+    max_cost_usd: float | None = budget_field(
+        "model cost in USD", "--max-cost-usd", "Cost", "(USD)"
+    )
+    max_wall_s: float | None = budget_field(
+        "seconds of research", "--max-wall-s", "Time", "(seconds)"
+    )
     model_prices: dict[str, tuple[float, float]] = Field(
         default_factory=dict,
         description="USD per million input and output tokens by provider:name, over the built-in table.",
@@ -202,12 +112,14 @@ class Configuration(BaseModel):
         description="Base URL of a SearXNG instance.",
         json_schema_extra=flag("--searxng-url", "SearXNG URL setting"),
     )
-    search_results: int = _count(5, "Results asked of the provider per query.", maximum=50)
-    search_timeout_s: float = _seconds(20.0, "Timeout of one search request.")
-    search_deadline_s: float = _seconds(60.0, "Total time one search may take, retries included.")
+    search_results: int = count_field(5, "Results asked of the provider per query.", maximum=50)
+    search_timeout_s: float = seconds_field(20.0, "Timeout of one search request.")
+    search_deadline_s: float = seconds_field(
+        60.0, "Total time one search may take, retries included."
+    )
     search_retries: int = Field(3, ge=0, le=10, description="Retries on 429 and 5xx.")
     retry_base_delay_s: float = Field(1.0, ge=0.0, le=60.0, description="First retry backoff.")
-    max_concurrent_searches: int = _count(4, "Searches in flight at once.", maximum=64)
+    max_concurrent_searches: int = count_field(4, "Searches in flight at once.", maximum=64)
     index_chunk_size: int = Field(
         1000, ge=200, le=20_000, description="Characters per indexed chunk."
     )
@@ -222,19 +134,23 @@ class Configuration(BaseModel):
     mcp_search_tool: str | None = Field(
         None, description="The mcp search provider's tool as server.tool (e.g. 'web.search')."
     )
-    mcp_timeout_s: float = _seconds(60.0, "Time one MCP server may take to start or answer a call.")
+    mcp_timeout_s: float = seconds_field(
+        60.0, "Time one MCP server may take to start or answer a call."
+    )
     max_document_bytes: int = Field(
         5_000_000, ge=1024, description="Largest local document file indexed."
     )
 
     # Fetching
-    fetch_timeout_s: float = _seconds(
+    fetch_timeout_s: float = seconds_field(
         15.0, "Total time one page download may take (connect, headers and body)."
     )
     max_page_bytes: int = Field(5_000_000, ge=1024, description="Largest page body accepted.")
     max_redirects: int = Field(5, ge=0, le=20, description="Redirects followed per fetch.")
-    max_concurrent_fetches: int = _count(8, "Page fetches in flight at once.", maximum=64)
-    parse_timeout_s: float = _seconds(20.0, "Time parsing one page (HTML, PDF, text) may take.")
+    max_concurrent_fetches: int = count_field(8, "Page fetches in flight at once.", maximum=64)
+    parse_timeout_s: float = seconds_field(
+        20.0, "Time parsing one page (HTML, PDF, text) may take."
+    )
     parse_max_memory_mb: int = Field(
         1024, ge=16, le=65_536, description="Memory parsing one page may use, in MB."
     )
@@ -255,38 +171,40 @@ class Configuration(BaseModel):
     )
 
     # Research limits
-    max_iterations: int = _count(
+    max_iterations: int = count_field(
         3, "Research loop iterations.", maximum=20, extra=flag("--iterations", "Iterations")
     )
-    max_subagents: int = _count(5, "Parallel workers/subagents per iteration.", maximum=16)
-    max_research_questions: int = _count(
+    max_subagents: int = count_field(5, "Parallel workers/subagents per iteration.", maximum=16)
+    max_research_questions: int = count_field(
         6,
         "Standard pipeline: most research questions a plan holds (one per aspect, a worker each).",
         maximum=12,
         extra=flag("--max-questions", "Research questions at most"),
     )
-    subagent_max_iterations: int = _count(2, "Search rounds inside one subagent.", maximum=10)
-    searches_per_worker: int = _count(3, "Searches one worker runs.", maximum=20)
-    pages_per_search: int = _count(2, "Pages fetched per search.", maximum=20)
+    subagent_max_iterations: int = count_field(2, "Search rounds inside one subagent.", maximum=10)
+    searches_per_worker: int = count_field(3, "Searches one worker runs.", maximum=20)
+    pages_per_search: int = count_field(2, "Pages fetched per search.", maximum=20)
     chunk_size: int = Field(3000, ge=200, le=50_000, description="Characters per content chunk.")
-    chunks_per_page: int = _count(2, "Chunks of one page sent to extraction.", maximum=50)
-    facts_per_page: int = _count(4, "Facts extracted per page at most.", maximum=20)
-    max_sources: int = _count(20, "Sources kept per run.", maximum=500)
+    chunks_per_page: int = count_field(2, "Chunks of one page sent to extraction.", maximum=50)
+    facts_per_page: int = count_field(4, "Facts extracted per page at most.", maximum=20)
+    max_sources: int = count_field(20, "Sources kept per run.", maximum=500)
     extraction: ExtractionMode = Field(
         "auto", description="llm, extractive (verbatim sentences), or auto (by model)."
     )
 
     # Thresholds
-    min_coverage: float = _unit(0.7, "Coverage at which the standard loop stops.")
-    min_confidence: float = _unit(0.85, "Confidence at which the advanced loop stops.")
-    min_confidence_gain: float = _unit(0.05, "Smallest gain per iteration worth another one.")
-    min_source_credibility: float = _unit(0.35, "Sources below this are dropped.")
-    rerank_top_n: int = _count(15, "Advanced ranker: sources kept after ranking.", maximum=500)
-    min_source_novelty: float = _unit(
+    min_coverage: float = unit_field(0.7, "Coverage at which the standard loop stops.")
+    min_confidence: float = unit_field(0.85, "Confidence at which the advanced loop stops.")
+    min_confidence_gain: float = unit_field(0.05, "Smallest gain per iteration worth another one.")
+    min_source_credibility: float = unit_field(0.35, "Sources below this are dropped.")
+    rerank_top_n: int = count_field(15, "Advanced ranker: sources kept after ranking.", maximum=500)
+    min_source_novelty: float = unit_field(
         0.1,
         "Optimized variant: a round adding fewer new sources than this share of those known stops.",
     )
-    query_similarity_threshold: float = _unit(0.85, "Queries this similar count as duplicates.")
+    query_similarity_threshold: float = unit_field(
+        0.85, "Queries this similar count as duplicates."
+    )
 
     max_query_chars: int = Field(
         2000, ge=10, le=100_000, description="Longest research question accepted, in characters."
@@ -303,7 +221,7 @@ class Configuration(BaseModel):
         description="Extra instructions for the report writer.",
         json_schema_extra=flag("--system-prompt", "System prompt"),
     )
-    language: Annotated[str | None, AfterValidator(_known_language)] = Field(
+    language: Annotated[str | None, AfterValidator(known_language)] = Field(
         None,
         description="Language of the report (de, German …); unset: the question's language.",
         json_schema_extra=flag("--language", "Language"),
@@ -337,12 +255,12 @@ class Configuration(BaseModel):
         default_factory=default_runs_dir,
         description="Folder of run folders (default: the per-user data folder).",
     )
-    checkpoints: Annotated[str | None, AfterValidator(_checkpoints_url)] = Field(
+    checkpoints: Annotated[str | None, AfterValidator(checkpoints_url)] = Field(
         None,
         description="Checkpoints and store: a postgresql:// URL; else SQLite in the run folder.",
         json_schema_extra=flag("--checkpoints", "checkpoints setting"),
     )
-    langgraph_server: Annotated[str | None, AfterValidator(_server_url)] = Field(
+    langgraph_server: Annotated[str | None, AfterValidator(server_url)] = Field(
         None,
         description=(
             "Hand runs (run, serve, eval) to this LangGraph server (http(s) URL) instead of "
@@ -369,14 +287,14 @@ class Configuration(BaseModel):
     enable_brief_context: bool = Field(
         True, description="Supervisor pipeline: a preliminary search informs the research brief."
     )
-    max_researcher_iterations: int = _count(
+    max_researcher_iterations: int = count_field(
         6,
         "Supervisor pipeline: supervisor turns (delegation rounds).",
         maximum=50,
         extra=flag("--supervisor-turns", "Supervisor turns"),
     )
-    max_react_tool_calls: int = _count(10, "Tool-calling turns of one researcher.", maximum=50)
-    max_concurrent_research_units: int = _count(
+    max_react_tool_calls: int = count_field(10, "Tool-calling turns of one researcher.", maximum=50)
+    max_concurrent_research_units: int = count_field(
         5, "Researchers the supervisor runs in parallel.", maximum=20
     )
     test_mode: bool = Field(
@@ -388,7 +306,7 @@ class Configuration(BaseModel):
         default_factory=list,
         description="Council members as provider:name; empty: the run's model and the fast model.",
     )
-    council_min_consensus: float = _unit(0.7, "Council consensus needed to accept a brief.")
+    council_min_consensus: float = unit_field(0.7, "Council consensus needed to accept a brief.")
     council_max_revisions: int = Field(
         3, ge=0, le=10, description="Brief revisions the council may ask for."
     )
@@ -405,7 +323,9 @@ class Configuration(BaseModel):
         None,
         description="Embeddings as provider:name (openai, ollama); else the packaged MiniLM.",
     )
-    claim_support_threshold: float = _unit(0.5, "Similarity below which a claim is low-support.")
+    claim_support_threshold: float = unit_field(
+        0.5, "Similarity below which a claim is low-support."
+    )
 
     # Advanced family: the checks of the V8 configuration (spec 001), each of which can be
     # switched off on its own; the report's quality table names those that were off.
