@@ -21,6 +21,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # What the first line must not wait for: LangGraph, and the modules that do a run's work (the
 # pipeline specs name their pipelines without importing their nodes or renderers).
 _HEAVY = (
+    "asyncio",  # the run needs it; the line does not
     "langgraph",
     "langchain_core",
     "rich.table",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import json
@@ -126,6 +125,8 @@ def user_errors() -> Iterator[None]:
 
 def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine inside the user-error boundary."""
+    import asyncio  # here: a run's first line is printed before asyncio is needed
+
     with user_errors():
         return asyncio.run(coroutine)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -76,6 +75,8 @@ def _asker(view: ProgressView, *, answer: str | None, interactive: bool) -> AskF
                 )
             )
             return ""
+
+        import asyncio
 
         with view.paused():
             return await asyncio.to_thread(common.prompt_choice, question, options)
