@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from research_studio.core.config import PROVIDER_ENV_VARS, Configuration
+from research_studio.core.config import Configuration
+from research_studio.core.config_loading import PROVIDER_ENV_VARS
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model
 

@@ -127,3 +127,10 @@ def wait_for(process: subprocess.Popen[str], ready: Callable[[], bool], what: st
         if time.monotonic() > deadline:
             pytest.fail(f"the run never reached {what}")
         time.sleep(0.05)
+
+
+def write_toml(tmp_path: Path, text: str) -> Path:
+    """A research-studio.toml settings file in tmp_path holding text."""
+    path = tmp_path / "research-studio.toml"
+    path.write_text(text)
+    return path

@@ -8,7 +8,7 @@ from typing import Any
 
 from research_studio.core.records import StatementRecord
 from research_studio.evaluation.snapshots import RunOutput, SnapshotInfo, load_output, save_info
-from research_studio.grounding.statements import rendered
+from research_studio.grounding.printed import rendered
 from research_studio.run.runs import write_outputs
 
 QUERY = "How do cool roofs and trees reduce urban heat?"

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from research_studio.core.config import PROVIDER_ENV_VARS, Configuration
+from research_studio.core.config import Configuration
+from research_studio.core.config_loading import PROVIDER_ENV_VARS
 from research_studio.evaluation import behavioral, structural
 from research_studio.evaluation.cases import EvalCase, PipelineChoice, case_checks
 from research_studio.evaluation.citations import citation_accuracy, citation_checks

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from research_studio.core.config import load_configuration
+from research_studio.core.config_loading import load_configuration
 from research_studio.evaluation.citations import citation_accuracy
 from research_studio.evaluation.judges import judge_checks
 from research_studio.evaluation.judging import Judge, default_judge

@@ -14,14 +14,9 @@ from research_studio.core.config import Configuration
 from research_studio.core.records import EvidenceRecord, SourceRecord
 from research_studio.evidence.passages import evidence_passages, passage_report, with_referent
 from research_studio.faces.cli import app
+from research_studio.grounding.printed import rendered
 from research_studio.grounding.quotes import locate_quote, quote_in_text, verbatim_quote
-from research_studio.grounding.statements import (
-    Statement,
-    Support,
-    Tally,
-    ground_statement,
-    rendered,
-)
+from research_studio.grounding.statements import Statement, Support, Tally, ground_statement
 from research_studio.services.extraction import extract_sentences
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model

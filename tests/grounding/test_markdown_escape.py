@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from research_studio.core.records import QuoteRef, SourceRecord, StatementRecord
+from research_studio.grounding.printed import GroundedSection
 from research_studio.grounding.quotes import escape_markdown, render_sources_section
-from research_studio.grounding.statements import GroundedReport, GroundedSection
+from research_studio.grounding.statements import GroundedReport
 
 HOSTILE = "[docs](http://evil.example/x)\n## Injected heading\n- [S9] Fake — http://evil.example"
 RENDER = MarkdownIt("commonmark", {"html": True})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from research_studio.core.records import QuoteRef
 from research_studio.grounding.addressing import addresses_reader
+from research_studio.grounding.printed import rendered
 from research_studio.grounding.quotes import is_factual, numbers_in, unsupported_numbers
 from research_studio.grounding.statements import (
     DraftSection,
@@ -12,12 +13,9 @@ from research_studio.grounding.statements import (
     Statement,
     Support,
     Tally,
-    cited_segments,
     ground_draft,
     ground_statement,
     meaningful_heading,
-    rendered,
-    statement_key,
 )
 
 QUOTE = "Cool roofs lowered peak roof temperatures by 28 degrees in the 2024 Meridian pilot."
@@ -109,11 +107,3 @@ def test_a_draft_keeps_only_sections_with_a_cited_statement() -> None:
     assert [section.heading for section in report.sections] == ["What cools cities?"]
     assert report.summary == []  # a connective alone is not printed
     assert report.tally.unsupported == 1
-
-
-def test_segments_pair_printed_text_with_its_citations() -> None:
-    body = "Intro. Trees shade streets [S5]. Roofs cool [S2][S5].\n- ✓✓ Claim text [S1]."
-    segments = cited_segments(body)
-    assert [sids for _, sids in segments] == [["S5"], ["S2", "S5"], ["S1"]]
-    assert statement_key(segments[1][0]) == statement_key("Roofs cool.")
-    assert statement_key(segments[2][0]) == "claim text"

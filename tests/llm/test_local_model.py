@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError
 from research_studio.faces.cli import app
-from research_studio.grounding.statements import rendered
+from research_studio.grounding.printed import rendered
 from research_studio.llm.local_model import bounded_schema, default_gguf_path
 from research_studio.llm.models import create_chat_model
 from research_studio.llm.structured import ModelCaller

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from research_studio.core.config import load_configuration
+from research_studio.core.config_loading import load_configuration
 from research_studio.core.errors import ConfigError
 from research_studio.llm import local_model
 from research_studio.services.resolution import choose_model, choose_search

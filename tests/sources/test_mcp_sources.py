@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from research_studio.core.config import Configuration, load_configuration
+from research_studio.core.config import Configuration
+from research_studio.core.config_loading import load_configuration
 from research_studio.core.errors import ConfigError
 from research_studio.faces.cli import app
 from research_studio.services.resolution import choose_search

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
+from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 TRACKING_PARAMETERS = frozenset(
@@ -144,3 +145,39 @@ def is_masked_url(text: str) -> bool:
 def redact_text(text: str) -> str:
     """Free text (an error message) with every URL in it passed through `redact_url`."""
     return _URL_IN_TEXT.sub(lambda match: redact_url(match.group(0)), text)
+
+
+def redact_nested(value: Any) -> Any:
+    """The value with every string in it, however deep, passed through `redact_url`."""
+    if isinstance(value, str):
+        return redact_url(value)
+    if isinstance(value, list):
+        return [redact_nested(item) for item in value]
+    if isinstance(value, dict):
+        return {key: redact_nested(item) for key, item in value.items()}
+    return value
+
+
+# A credential by its look: a known key prefix, or a long run of letters and digits.
+_KEY_LIKE = re.compile(
+    r"^(?:(?:sk|pk|rk|tvly|xox[a-z])-\S+|gh[pousr]_\S+|github_pat_\S+|AKIA\S+"
+    r"|(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{24,})$"
+)
+
+
+def redact_args(args: list[str]) -> list[str]:
+    """Command arguments with credentials masked: after a --token-like flag, in one, or key-like."""
+    shown: list[str] = []
+    after_secret_flag = False
+    for arg in args:
+        flag, sep, _ = arg.partition("=")
+        is_flag = arg.startswith("-")
+        secret_flag = is_flag and is_secret_name(flag.lstrip("-"))
+        if (after_secret_flag and not is_flag) or _KEY_LIKE.match(arg):
+            shown.append(REDACTED)
+        elif secret_flag and sep:
+            shown.append(f"{flag}={REDACTED}")
+        else:
+            shown.append(redact_url(arg))
+        after_secret_flag = secret_flag and not sep
+    return shown

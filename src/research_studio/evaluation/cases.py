@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from research_studio.core.config import Configuration, error_message
+from research_studio.core.config import Configuration
+from research_studio.core.config_loading import error_message
 from research_studio.core.errors import ConfigError
 from research_studio.evaluation.structural import MIN_WORDS, report_prose
 from research_studio.evaluation.verdicts import Check, verdict

@@ -20,7 +20,7 @@ from research_studio.evaluation import prompts
 from research_studio.evaluation.judging import Judge, JudgeFailure
 from research_studio.evaluation.snapshots import RunOutput, VerdictStore
 from research_studio.evaluation.verdicts import PASS_MARK, Check, not_measured, verdict
-from research_studio.grounding.statements import statement_key
+from research_studio.grounding.printed import statement_key
 from research_studio.run.audit import audit_run
 
 PAIRS_PER_CALL = 6  # small judges (the embedded model) list at most six items

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 from research_studio.core.records import EvidenceRecord, StatementRecord
 from research_studio.evidence.passages import distinct_sources_first, is_safe_passage
+from research_studio.grounding.printed import GroundedSection
 from research_studio.grounding.quotes import tokens
-from research_studio.grounding.statements import GroundedReport, GroundedSection, passage
+from research_studio.grounding.statements import GroundedReport, passage
 from research_studio.services.extraction import query_terms
 
 PER_QUESTION = 4

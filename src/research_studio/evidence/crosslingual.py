@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from research_studio.core.errors import ResearchStudioError
 from research_studio.core.languages import detect_language, language_name
 from research_studio.core.records import ModelCallRecord
+from research_studio.llm.attempts import attempt_call
 from research_studio.llm.structured import call_records
 from research_studio.services.clients import Services
 from research_studio.sources.docfiles import UnreadableDocument, document_files, read_document
@@ -113,8 +114,13 @@ async def query_in_documents_language(
         SystemMessage(content=TRANSLATE_PROMPT.format(language=language_name(target))),
         HumanMessage(content=query),
     ]
-    try:
-        reply = await caller.structured(QueryTranslation, messages)
-    except ResearchStudioError:
+    # A failed translation loses only the translated search (the query itself still runs);
+    # the failed call is in the call records, and no error is recorded for it.
+    reply = await attempt_call(caller.structured(QueryTranslation, messages), lost=_untranslated)
+    if reply is None:
         return None, call_records(caller)
     return checked_translation(reply.query, query), call_records(caller)
+
+
+def _untranslated(_failure: ResearchStudioError) -> None:
+    """What a failed translation records: nothing beyond its call record."""

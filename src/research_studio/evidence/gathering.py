@@ -11,6 +11,7 @@ from research_studio.core.records import ErrorRecord, FindingRecord, ModelCallRe
 from research_studio.core.urls import normalize_url
 from research_studio.evidence.crosslingual import query_in_documents_language
 from research_studio.evidence.passages import standalone_findings
+from research_studio.llm.attempts import attempt_call
 from research_studio.llm.structured import call_records
 from research_studio.services.clients import Services
 from research_studio.services.extraction import Extracted, PageInput
@@ -97,23 +98,30 @@ async def _extract(
     if not pages:
         return
     caller = None if services.extraction.verbatim else services.caller(task.node, "fast")
-    try:
-        extracted = await services.extraction.findings(
-            caller,
-            services.config,
-            request=task.request,
-            questions=task.questions,
-            pages=[
-                PageInput(url=page.result.url, title=page.title, text=page.text) for page in pages
-            ],
-        )
-    except ResearchStudioError as exc:
+
+    def lost(exc: ResearchStudioError) -> None:  # every page of the batch lost its evidence
         for page in pages:
             gathered.error(task.node, exc, page.result.url)
-        extracted = Extracted([])
-    finally:
+
+    try:
+        extracted = await attempt_call(
+            services.extraction.findings(
+                caller,
+                services.config,
+                request=task.request,
+                questions=task.questions,
+                pages=[
+                    PageInput(url=page.result.url, title=page.title, text=page.text)
+                    for page in pages
+                ],
+            ),
+            lost,
+        )
+    finally:  # the calls made are kept even when the run is cancelled mid-call
         if caller is not None:
             gathered.calls.extend(call_records(caller))
+    if extracted is None:
+        extracted = Extracted([])
     for page in pages:
         keep_page(page, [], gathered)
     texts = {page.result.url: page.text for page in pages}

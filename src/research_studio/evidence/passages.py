@@ -18,8 +18,9 @@ from research_studio.core.records import (
 from research_studio.evidence.passage_notes import localized_notes
 from research_studio.grounding.addressing import addresses_reader, printable
 from research_studio.grounding.meta_text import is_meta
+from research_studio.grounding.printed import GroundedSection
 from research_studio.grounding.quotes import locate_quote, page_blocks, verbatim_quote
-from research_studio.grounding.statements import GroundedReport, GroundedSection, Tally, passage
+from research_studio.grounding.statements import GroundedReport, Tally, passage
 from research_studio.services.extraction import extract_sentences
 from research_studio.sources.archive import PageArchive
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from research_studio.grounding.statements import statement_finder
+from research_studio.grounding.printed import statement_finder
 
 # Builds a citation's link target from its source id and the index of the statement it backs.
 CiteHref = Callable[[str, int | None], str]

@@ -19,7 +19,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field, JsonValue
 
 from research_studio import __version__
-from research_studio.core.config import Configuration, load_configuration
+from research_studio.core.config import Configuration
+from research_studio.core.config_loading import load_configuration
 from research_studio.core.declarations import DECLARED, Declared, reword
 from research_studio.core.errors import FetchError, ResearchStudioError
 from research_studio.core.urls import is_web_url

@@ -15,7 +15,8 @@ from typing import Annotated
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from research_studio.core.config import Configuration, load_configuration
+from research_studio.core.config import Configuration
+from research_studio.core.config_loading import load_configuration
 from research_studio.core.errors import ConfigError, FetchError, ResearchStudioError
 from research_studio.core.urls import is_web_url
 from research_studio.grounding.support import best_support

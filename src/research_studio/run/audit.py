@@ -22,14 +22,9 @@ from pydantic import BaseModel, Field
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.pipelines.kit.report import ANSWER_COVERAGE, question_coverage
-from research_studio.run.audit_checks import figures, folded, quote_on_page
-from research_studio.run.manifest import (
-    MANIFEST_FILE,
-    digest,
-    kept_text_digest,
-    record_digest,
-    split_line,
-)
+from research_studio.run.audit_checks import clip, figures, folded, quote_on_page
+from research_studio.run.audit_seal import seal_problems
+from research_studio.run.manifest import MANIFEST_FILE
 from research_studio.run.runs import REPORT_FILE, RESULT_FILE
 from research_studio.sources.archive import kept_page_path
 from research_studio.sources.fetch import Fetcher
@@ -98,7 +93,7 @@ class AuditReport(BaseModel):
         )
 
 
-class _Run:
+class AuditedRun:
     """What the audit reads from a run folder."""
 
     def __init__(self, path: Path) -> None:
@@ -136,97 +131,7 @@ def _json(file: Path) -> dict[str, Any]:
     return loaded
 
 
-def _line_matches(line: str, entry: Mapping[str, Any], printed: Mapping[str, Any]) -> bool:
-    """The report line is the entry's lead followed by its statements (in any order)."""
-    tids = list(entry.get("statements", []))
-    pool = [(tid, str(printed.get(tid, {}).get("printed") or "")) for tid in tids]
-    lead, found = split_line(line, pool)
-    return digest(lead) == entry.get("lead") and sorted(t for t, _ in found) == sorted(tids)
-
-
-def _layout_problems(run: _Run, manifest: Mapping[str, Any]) -> list[str]:
-    """Every line of report.md that is not the line the run printed there."""
-    lines = [line for line in run.report.splitlines() if line.strip()]
-    layout: list[Mapping[str, Any]] = list(manifest.get("layout", []))
-    printed: Mapping[str, Any] = manifest.get("statements", {})
-    problems: list[str] = []
-    i = j = 0
-    while i < len(lines) or j < len(layout):
-        if i < len(lines) and j < len(layout) and _line_matches(lines[i], layout[j], printed):
-            i, j = i + 1, j + 1
-        elif (
-            i + 1 < len(lines)
-            and j < len(layout)
-            and _line_matches(lines[i + 1], layout[j], printed)
-        ):
-            problems.append(f"report.md has a line the run did not print: {_clip(lines[i])}")
-            i += 1
-        elif (
-            j + 1 < len(layout)
-            and i < len(lines)
-            and _line_matches(lines[i], layout[j + 1], printed)
-        ):
-            problems.append(
-                f"a line the run printed is missing from report.md (before: {_clip(lines[i])})"
-            )
-            j += 1
-        elif i < len(lines) and j < len(layout):
-            problems.append(f"report.md line changed since the run: {_clip(lines[i])}")
-            i, j = i + 1, j + 1
-        elif i < len(lines):
-            problems.append(f"report.md has a line the run did not print: {_clip(lines[i])}")
-            i += 1
-        else:
-            problems.append("report.md ends before the report the run printed")
-            break
-    return problems
-
-
-def _clip(text: str, limit: int = 100) -> str:
-    text = text.strip()
-    return f'"{text[:limit]}…"' if len(text) > limit else f'"{text}"'
-
-
-def _record_problems(run: _Run, manifest: Mapping[str, Any]) -> list[str]:
-    """result.json records and kept page texts that differ from their sealed hashes."""
-    problems = []
-    sealed: Mapping[str, Any] = manifest.get("statements", {})
-    for tid, entry in sealed.items():
-        record = run.records.get(tid)
-        if record is None:
-            problems.append(f"statement {tid} is missing from result.json")
-        elif record_digest(record) != entry.get("record"):
-            problems.append(f"statement {tid} of result.json was edited: {_clip(record['text'])}")
-    problems += [
-        f"result.json has a statement the run did not write: {tid}"
-        for tid in run.records
-        if tid not in sealed
-    ]
-    for sid, entry in manifest.get("sources", {}).items():
-        source = run.sources.get(sid)
-        if source is None or record_digest(source) != entry.get("record"):
-            problems.append(f"source {sid} of result.json was edited (url or title)")
-        if kept_text_digest(run.path, sid) != entry.get("kept_text"):
-            problems.append(f"the kept page text of {sid} (sources/{sid}.txt) was edited")
-    problems += [
-        f"result.json has a source the run did not read: {sid}"
-        for sid in run.sources
-        if sid not in manifest.get("sources", {})
-    ]
-    for name, records, key in (
-        ("evidence", run.result.get("evidence", []), "eid"),
-        ("claims", run.result.get("claims", []), "cid"),
-    ):
-        sealed_records: Mapping[str, str] = manifest.get(name, {})
-        present = {str(record.get(key)): record for record in records}
-        for identifier in sorted(set(sealed_records) | set(present)):
-            record = present.get(identifier)
-            if record is None or record_digest(record) != sealed_records.get(identifier):
-                problems.append(f"{name} record {identifier} of result.json was edited")
-    return problems
-
-
-def _citation_problems(run: _Run, body: str, tail: str) -> list[str]:
+def _citation_problems(run: AuditedRun, body: str, tail: str) -> list[str]:
     problems = []
     cited = list(dict.fromkeys(_MARKER.findall(body)))
     listed = _LISTED_SOURCE.findall(tail)
@@ -243,7 +148,9 @@ def _citation_problems(run: _Run, body: str, tail: str) -> list[str]:
     return problems
 
 
-def _grounding(run: _Run, record: Mapping[str, Any], printed: str | None) -> tuple[Verdict, str]:
+def _grounding(
+    run: AuditedRun, record: Mapping[str, Any], printed: str | None
+) -> tuple[Verdict, str]:
     """Whether a printed statement stands on its kept quotes (own checks, no writer code)."""
     sids = [str(sid) for sid in record.get("sids", [])]
     if printed is not None:
@@ -280,7 +187,7 @@ def _grounding(run: _Run, record: Mapping[str, Any], printed: str | None) -> tup
     return "holds", f"{len(quotes)} quote(s) found as contiguous spans of the kept pages"
 
 
-def _check_statements(run: _Run, manifest: Mapping[str, Any] | None) -> list[StatementCheck]:
+def _check_statements(run: AuditedRun, manifest: Mapping[str, Any] | None) -> list[StatementCheck]:
     """Each printed, cited statement by id (every cited record when there is no seal)."""
     if manifest is not None:
         sealed: Mapping[str, Any] = manifest.get("statements", {})
@@ -317,7 +224,7 @@ def _check_statements(run: _Run, manifest: Mapping[str, Any] | None) -> list[Sta
     return checks
 
 
-def _check_claims(run: _Run) -> list[ClaimAudit]:
+def _check_claims(run: AuditedRun) -> list[ClaimAudit]:
     """Each ✓✓ claim: two distinct sources, each with a kept quote that carries its figures."""
     audits = []
     for claim in run.result.get("claims", []):
@@ -357,13 +264,13 @@ def _split_sources(report: str) -> tuple[str, str]:
 
 def audit_run(path: Path) -> AuditReport:
     """Every check of the run folder; `ok` only when all of them hold."""
-    run = _Run(path)
+    run = AuditedRun(path)
     body, tail = _split_sources(run.report)
     problems = _citation_problems(run, body, tail)
     if run.manifest is None:
         problems.append(f"no {MANIFEST_FILE}: edits of this run's outputs cannot be detected")
     else:
-        problems += _layout_problems(run, run.manifest) + _record_problems(run, run.manifest)
+        problems += seal_problems(run, run.manifest)
     statements = _check_statements(run, run.manifest)
     claims = _check_claims(run)
     if not statements and run.result.get("sources"):
@@ -391,7 +298,7 @@ def audit_run(path: Path) -> AuditReport:
 
 async def live_drift(path: Path, fetcher: Fetcher) -> list[SourceDrift]:
     """Each cited source's page fetched again and compared with the text the run kept."""
-    run = _Run(path)
+    run = AuditedRun(path)
     cited = list(dict.fromkeys(str(sid) for r in run.records.values() for sid in r.get("sids", [])))
     quotes: dict[str, list[str]] = {}
     for record in run.records.values():
@@ -415,7 +322,7 @@ async def live_drift(path: Path, fetcher: Fetcher) -> list[SourceDrift]:
                 sid=sid,
                 url=url,
                 status="quotes_gone",
-                detail=f"{len(gone)} cited quote(s) no longer on the page: {_clip(gone[0], 60)}",
+                detail=f"{len(gone)} cited quote(s) no longer on the page: {clip(gone[0], 60)}",
             )
         return SourceDrift(
             sid=sid, url=url, status="changed", detail="the page changed; its cited quotes remain"

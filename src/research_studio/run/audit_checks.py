@@ -57,3 +57,9 @@ def figures(text: str) -> set[str]:
             number = number.replace(",", "")
         found.add(number)
     return found
+
+
+def clip(text: str, limit: int = 100) -> str:
+    """The text quoted for a problem line, cut at `limit` characters."""
+    text = text.strip()
+    return f'"{text[:limit]}…"' if len(text) > limit else f'"{text}"'

@@ -23,13 +23,8 @@ from research_studio.core.queries import content_words
 from research_studio.core.records import EvidenceRecord, FindingRecord, SourceRecord
 from research_studio.evidence.gathering import GatherRequest, gather
 from research_studio.evidence.passages import is_safe_passage, passage_report, usable_evidence
-from research_studio.grounding.statements import (
-    GroundedReport,
-    ReportDraft,
-    cited_sources,
-    ground_draft,
-    passage,
-)
+from research_studio.grounding.printed import cited_sources
+from research_studio.grounding.statements import GroundedReport, ReportDraft, ground_draft, passage
 from research_studio.pipelines.kit.consolidate import evidence_of, next_number
 from research_studio.pipelines.registry import compile_pipeline
 from research_studio.pipelines.standard.finish import evidence_support

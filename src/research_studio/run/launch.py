@@ -19,8 +19,8 @@ from research_studio.core.config import (
     Configuration,
     ReportStructure,
     SearchProviderName,
-    load_configuration,
 )
+from research_studio.core.config_loading import load_configuration
 from research_studio.core.declarations import DECLARED
 from research_studio.core.errors import ConfigError, ResearchStudioError
 from research_studio.core.timerange import TimeRange, time_range

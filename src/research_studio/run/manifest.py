@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from research_studio.grounding.statements import rendered
+from research_studio.grounding.printed import rendered
 from research_studio.sources.archive import kept_page_path
 
 MANIFEST_FILE = "manifest.json"

@@ -12,7 +12,8 @@ from pathlib import Path
 import httpx
 from langchain_core.language_models import BaseChatModel
 
-from research_studio.core.config import Configuration, load_configuration
+from research_studio.core.config import Configuration
+from research_studio.core.config_loading import load_configuration
 from research_studio.core.errors import ConfigError
 from research_studio.core.timerange import TimeRange, time_range
 from research_studio.llm.budget import Budget

@@ -25,7 +25,8 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from research_studio.core.config import Configuration, McpServerSpec
+from research_studio.core.config import Configuration
+from research_studio.core.config_fields import McpServerSpec
 from research_studio.core.errors import ConfigError, ProviderError
 from research_studio.core.urls import is_web_url
 

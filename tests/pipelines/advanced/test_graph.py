@@ -10,7 +10,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from research_studio.core.config import Configuration
-from research_studio.grounding.statements import statement_key
+from research_studio.grounding.printed import statement_key
 from research_studio.pipelines.advanced.graph import build_graph, route_after_gap_detection
 from research_studio.services.clients import open_services
 from tests.conftest import full_state

@@ -12,7 +12,7 @@ from langgraph.store.memory import InMemoryStore
 
 from research_studio.core.config import Configuration
 from research_studio.pipelines.registry import graph_builder
-from research_studio.pipelines.supervisor.render import VERIFIED_HEADING
+from research_studio.pipelines.supervisor.prompts import VERIFIED_HEADING
 from research_studio.services.clients import open_services
 from tests.doubles.scripted_model import use_scripted_model
 from tests.doubles.supervisor_script import TOOLS_KEY, SupervisorScript

@@ -15,8 +15,6 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from research_studio import __version__
-
 # Command name: (module in this package, function). Listed in this order by --help.
 COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("doctor", "doctor"),  # a newcomer's first command, listed first
@@ -102,6 +100,8 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
+        from research_studio import __version__
+
         typer.echo(f"research-studio {__version__}")
         raise typer.Exit()
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import json
@@ -16,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.prompt import Prompt
 
-from research_studio.core.config import LoadedConfiguration, load_configuration
+from research_studio.core.config_loading import LoadedConfiguration, load_configuration
 from research_studio.core.declarations import DECLARED, Declared
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.cli.terminal import foreign, line
@@ -126,6 +125,8 @@ def user_errors() -> Iterator[None]:
 
 def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine inside the user-error boundary."""
+    import asyncio  # here: a run's first line is printed before asyncio is needed
+
     with user_errors():
         return asyncio.run(coroutine)
 

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from research_studio.core.config import Configuration, load_configuration
+from research_studio.core.config import Configuration
+from research_studio.core.config_loading import load_configuration
 from research_studio.core.errors import ConfigError, ResearchStudioError
 from research_studio.faces.cli import common
-from research_studio.faces.cli.progress import ProgressView
 from research_studio.faces.cli.terminal import foreign, is_utf8, line
 from research_studio.pipelines.registry import check_name, help_text, names
 from research_studio.run.runs import (
@@ -24,7 +22,9 @@ from research_studio.run.runs import (
 
 # The run set-up, the runner (LangGraph) and the report checks are imported where they are
 # used, after `run` has printed its first line: importing them takes seconds on a busy machine.
+# The progress view and rich's tables wait too: the first line needs neither.
 if TYPE_CHECKING:
+    from research_studio.faces.cli.progress import ProgressView
     from research_studio.run.runner import AskFn, Outcome
 
 VerboseFlag = Annotated[
@@ -76,6 +76,8 @@ def _asker(view: ProgressView, *, answer: str | None, interactive: bool) -> AskF
             )
             return ""
 
+        import asyncio
+
         with view.paused():
             return await asyncio.to_thread(common.prompt_choice, question, options)
 
@@ -91,6 +93,7 @@ async def _execute(
     interactive: bool,
     plan_reply: str | None = None,
 ) -> Outcome:
+    from research_studio.faces.cli.progress import ProgressView
     from research_studio.faces.cli.review import reviewer
     from research_studio.run.runner import RunStopped, execute
 
@@ -301,6 +304,8 @@ def _label(folder: RunFolder, outcomes: list[tuple[RunFolder, Outcome]]) -> str:
 
 
 def _print_comparison(outcomes: list[tuple[RunFolder, Outcome]], as_json: bool) -> None:
+    from rich.table import Table
+
     from research_studio.faces.cli.summary import METRICS
 
     rows = {

@@ -9,7 +9,8 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from research_studio.core.config import SECRET_FIELDS, Configuration, settings_reference
+from research_studio.core.config import SECRET_FIELDS, Configuration
+from research_studio.core.config_loading import settings_reference
 from research_studio.core.errors import FetchError
 from research_studio.core.urls import is_web_url
 from research_studio.faces.cli import common

@@ -12,12 +12,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
-from research_studio.core.config import (
-    SECRET_FIELDS,
-    Configuration,
-    error_message,
-    load_configuration,
-)
+from research_studio.core.config import SECRET_FIELDS, Configuration
+from research_studio.core.config_loading import error_message, load_configuration
 from research_studio.core.declarations import DECLARED, Declared, reword
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.web.manager import RunConflict

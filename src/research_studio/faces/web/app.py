@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from research_studio.core.config import load_configuration
+from research_studio.core.config_loading import load_configuration
 from research_studio.faces.web.access import AccessGuard
 from research_studio.faces.web.api import router
 from research_studio.faces.web.manager import RunManager

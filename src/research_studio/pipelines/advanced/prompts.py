@@ -216,7 +216,7 @@ WRITER_SYSTEM = """You write a research report ONLY from the verified claims giv
 {language_rule}
 {system_prompt}"""
 
-# --format: the writer is told the shape; code renders it (statements.render_body).
+# --format: the writer is told the shape; code renders it (grounding/printed.render_body).
 STYLE_RULES = {
     "detailed": "Structure: detailed — one or more full paragraphs per outline section.",
     "concise": "Structure: concise — one short paragraph per section with only its most important claims.",

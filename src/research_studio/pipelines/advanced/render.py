@@ -6,9 +6,9 @@ from typing import Any
 
 from research_studio.core.languages import heading as localized
 from research_studio.core.records import ClaimRecord, EvidenceRecord, QuoteRef
+from research_studio.grounding.printed import GroundedSection
 from research_studio.grounding.statements import (
     GroundedReport,
-    GroundedSection,
     Statement,
     Support,
     ground_statement,

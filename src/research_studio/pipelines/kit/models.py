@@ -16,8 +16,9 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ModelError, ProviderError, ResearchStudioError
+from research_studio.core.errors import ProviderError, ResearchStudioError
 from research_studio.core.records import ErrorRecord, ModelCallRecord
+from research_studio.llm.attempts import attempt_call
 from research_studio.llm.models import ModelTier
 from research_studio.llm.structured import ModelCaller
 from research_studio.pipelines.kit.node_kit import call_records, error_record, services_of
@@ -73,14 +74,12 @@ async def attempt(
     later call would work either. `first` marks a run's first model call: it fails fast and
     keeps only provider failures as data.
     """
-    caught = ProviderError if first else ResearchStudioError
-    try:
-        return await call
-    except caught as exc:
-        if (fail_fast or first) and isinstance(exc, ModelError) and exc.permanent:
-            raise
-        errors.append(error_record(node, exc, target))
-        return None
+    return await attempt_call(
+        call,
+        lambda exc: errors.append(error_record(node, exc, target)),
+        caught=ProviderError if first else ResearchStudioError,
+        fail_fast=fail_fast or first,
+    )
 
 
 async def ask(

@@ -18,7 +18,8 @@ from research_studio.core.records import (
     SourceRecord,
 )
 from research_studio.grounding.addressing import contact_data
-from research_studio.grounding.statements import GroundedReport, GroundedSection
+from research_studio.grounding.printed import GroundedSection
+from research_studio.grounding.statements import GroundedReport
 
 
 def source_index(sources: Sequence[SourceRecord]) -> dict[str, tuple[str, str]]:

@@ -19,12 +19,12 @@ from research_studio.core.records import (
 )
 from research_studio.evidence.brief import for_writer, verbatim_brief
 from research_studio.evidence.passages import fallback_report, passage_note, usable_evidence
+from research_studio.grounding.printed import cited_sources
 from research_studio.grounding.quotes import normalize_for_match
 from research_studio.grounding.statements import (
     GroundedReport,
     ReportDraft,
     Support,
-    cited_sources,
     ground_draft,
     grounding_figures,
 )

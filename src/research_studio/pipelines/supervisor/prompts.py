@@ -6,6 +6,8 @@ back by them, so a reworded label changes the prompt and its reader together.
 
 from __future__ import annotations
 
+# The section of verbatim page text: the spec names it without importing the renderer.
+VERIFIED_HEADING = "Verified Findings"
 BRIEF_LABEL = "Research brief:"
 TOPIC_LABEL = "Research topic:"
 FEEDBACK_LABEL = "Council feedback on the previous brief:"

@@ -7,15 +7,14 @@ from collections.abc import Sequence
 
 from research_studio.core.config import ReportStructure
 from research_studio.core.records import StatementRecord
-from research_studio.grounding.statements import (
-    GroundedReport,
-    GroundedSection,
-    passage,
-    render_body,
+from research_studio.grounding.printed import GroundedSection, render_body
+from research_studio.grounding.statements import GroundedReport, passage
+from research_studio.pipelines.supervisor.prompts import (
+    VERIFIED_DISABLED,
+    VERIFIED_HEADING,
+    VERIFIED_INTRO,
 )
-from research_studio.pipelines.supervisor.prompts import VERIFIED_DISABLED, VERIFIED_INTRO
 
-VERIFIED_HEADING = "Verified Findings"
 ABOUT_HEADING = "About this report"
 _SECTION = re.compile(rf"^## {VERIFIED_HEADING}[ \t]*\n.*?(?=^## |\Z)", re.MULTILINE | re.DOTALL)
 # Where the section sits: after the summary and any note, before the writer's sections.

@@ -13,7 +13,7 @@ from research_studio.pipelines.supervisor.nodes.evidence import (
     split_passages,
     verify_snippet,
 )
-from research_studio.pipelines.supervisor.render import VERIFIED_HEADING
+from research_studio.pipelines.supervisor.prompts import VERIFIED_HEADING
 from research_studio.pipelines.supervisor.state import EvidenceSnippet
 from tests.doubles.supervisor_script import SupervisorScript
 

@@ -12,11 +12,10 @@ from research_studio.core.languages import report_language, writing_rule
 from research_studio.core.prompt_blocks import additional_instructions, inline
 from research_studio.core.records import ClaimRecord, ErrorRecord, ModelCallRecord, RunSummary
 from research_studio.evidence.passages import fallback_report, passage_note
+from research_studio.grounding.printed import GroundedSection, cited_sources
 from research_studio.grounding.statements import (
     GroundedReport,
-    GroundedSection,
     ReportDraft,
-    cited_sources,
     ground_draft,
     grounding_figures,
 )

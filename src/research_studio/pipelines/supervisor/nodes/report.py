@@ -25,11 +25,11 @@ from research_studio.evidence.passages import (
     fallback_report,
     is_safe_passage,
 )
+from research_studio.grounding.printed import cited_sources
 from research_studio.grounding.statements import (
     GroundedReport,
     ReportDraft,
     Support,
-    cited_sources,
     ground_draft,
     grounding_figures,
 )

@@ -1,0 +1,182 @@
+"""The configuration's layered loading: defaults < research-studio.toml < environment < flags.
+
+Mistakes in any layer are one-line `ConfigError`s naming where the value came from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from research_studio.core.config import Configuration, declaration
+from research_studio.core.errors import ConfigError
+
+ENV_PREFIX = "RESEARCH_STUDIO_"
+CONFIG_FILE_NAME = "research-studio.toml"
+# Providers' own variables, honoured as they are (a RESEARCH_STUDIO_* variable still wins).
+PROVIDER_ENV_VARS: dict[str, str] = {
+    "openai_api_key": "OPENAI_API_KEY",
+    "openai_base_url": "OPENAI_BASE_URL",
+    "anthropic_api_key": "ANTHROPIC_API_KEY",
+    "tavily_api_key": "TAVILY_API_KEY",
+    "ollama_host": "OLLAMA_HOST",
+    "searxng_url": "SEARXNG_URL",
+}
+
+
+def settings_reference() -> str:
+    """A Markdown table of every setting: name, environment variables, default, meaning."""
+    rows = ["| Setting | Environment | Default | Meaning |", "|---|---|---|---|"]
+    for name, info in Configuration.model_fields.items():
+        if name == "cache_dir":
+            default = "~/.cache/research-studio"
+        elif name == "runs_dir":
+            default = "~/.local/share/research-studio/runs"
+        elif info.default_factory is not None:
+            default = repr(info.default_factory())  # type: ignore[call-arg]
+        else:
+            default = "—" if info.default is None else str(info.default)
+        environment = f"`{ENV_PREFIX}{name.upper()}`"
+        if name in PROVIDER_ENV_VARS:
+            environment += f", `{PROVIDER_ENV_VARS[name]}`"
+        rows.append(f"| `{name}` | {environment} | `{default}` | {info.description} |")
+    return "\n".join(rows)
+
+
+@dataclass
+class LoadedConfiguration:
+    """A configuration and where each non-default value came from."""
+
+    config: Configuration
+    origins: dict[str, str] = field(default_factory=dict)
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    section = data.get("research_studio", data)
+    if not isinstance(section, dict):
+        raise ConfigError(f"config file {path}: expected a table of settings")
+    return dict(section)
+
+
+def _env_value(name: str, raw: str) -> Any:
+    """Decode an environment string; structured fields take JSON or comma lists."""
+    annotation = str(Configuration.model_fields[name].annotation)
+    if annotation.startswith(("dict", "list")):
+        stripped = raw.strip()
+        if stripped.startswith(("{", "[")):
+            try:
+                return json.loads(stripped)
+            except json.JSONDecodeError as exc:
+                raise ConfigError(f"{ENV_PREFIX}{name.upper()}: invalid JSON ({exc.msg})") from exc
+        if annotation.startswith("list"):
+            return [part.strip() for part in stripped.split(os.pathsep) if part.strip()]
+    return raw
+
+
+def _from_environment(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for name, var in PROVIDER_ENV_VARS.items():
+        if env.get(var):
+            values[name], origins[name] = env[var], f"env {var}"
+    for name in Configuration.model_fields:
+        var = ENV_PREFIX + name.upper()
+        if env.get(var, "") != "":
+            values[name], origins[name] = _env_value(name, env[var]), f"env {var}"
+    return values, origins
+
+
+def cli_flag(name: str) -> str | None:
+    """A setting's CLI flag (its first spelling), or None when the CLI offers none."""
+    flag_name = declaration(name).get("flag")
+    return str(flag_name).split("/")[0] if flag_name else None
+
+
+def error_message(error: Mapping[str, Any]) -> str:
+    """A pydantic error's message without pydantic's "Value error, " prefix."""
+    return str(error["msg"]).removeprefix("Value error, ")
+
+
+def _describe_errors(exc: ValidationError, origins: Mapping[str, str]) -> str:
+    parts = []
+    for error in exc.errors():
+        name = str(error["loc"][0]) if error["loc"] else "?"
+        where = origins.get(name, "value")
+        if where == "command line" and (flag := cli_flag(name)):
+            where = flag
+        if error["type"] == "extra_forbidden":
+            parts.append(f"unknown setting {name!r} ({where})")
+        else:
+            parts.append(f"{name} ({where}): {error_message(error)}")
+    return "; ".join(parts)
+
+
+def _check_config_path(path: Path) -> None:
+    """An explicit settings file that is missing, a folder or not a regular file: one line."""
+    if path.is_file():
+        return
+    if path.is_dir():
+        raise ConfigError(f"config file {path} is a folder, not a settings file")
+    if path.exists():
+        raise ConfigError(f"config file {path} is not a regular file")
+    raise ConfigError(f"config file not found: {path}")
+
+
+def _validate(values: dict[str, Any], origins: Mapping[str, str]) -> Configuration:
+    try:
+        return Configuration.model_validate(values)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid configuration: {_describe_errors(exc, origins)}") from None
+
+
+def load_configuration(
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    config_file: Path | None = None,
+) -> LoadedConfiguration:
+    """Merge defaults < research-studio.toml < environment < CLI overrides into one validated model."""
+    env = os.environ if env is None else env
+    merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+
+    explicit_file = config_file or (
+        Path(env[f"{ENV_PREFIX}CONFIG"]) if env.get(f"{ENV_PREFIX}CONFIG") else None
+    )
+    # Relative, not Path.cwd(): no os.getcwd(), which a server's event loop refuses.
+    path = explicit_file or Path(CONFIG_FILE_NAME)
+    if explicit_file is not None:
+        _check_config_path(explicit_file)
+    if path.is_file():
+        file_values = _read_config_file(path)
+        merged.update(file_values)
+        origins.update({name: f"file {path.name}" for name in file_values})
+
+    env_values, env_origins = _from_environment(env)
+    merged.update(env_values)
+    origins.update(env_origins)
+    given = {name: value for name, value in (overrides or {}).items() if value is not None}
+    if merged and given:
+        # Validated whole: a bad value in the file or environment is an error even when a
+        # command-line value would replace it.
+        _validate(merged, origins)
+
+    for name, value in given.items():
+        merged[name], origins[name] = value, "command line"
+    return LoadedConfiguration(config=_validate(merged, origins), origins=origins)
