@@ -51,10 +51,11 @@ async def test_a_round_that_holds_its_coverage_passes(
     assert check.passed is True, check.reason
 
 
-async def test_a_round_that_loses_coverage_fails(
+async def test_a_round_that_finds_nothing_keeps_the_coverage_it_had(
     make_config: Callable[..., Configuration], tmp_path: Path
 ) -> None:
-    output, check = await converge(make_config, tmp_path, [0.6, 0.3])
+    output, check = await converge(make_config, tmp_path, [0.6, 0.0])
     assert output.result["metadata"]["stop_reason"] == "gain_below_threshold"
-    assert output.info.coverage_history == [0.5, 0.3]
-    assert check.passed is False and "0.50→0.30" in check.reason, check.reason
+    # The evidence of round 1 still answers what it answered: coverage does not fall to 0.
+    assert output.info.coverage_history == [0.5, 0.5]
+    assert check.passed is True, check.reason

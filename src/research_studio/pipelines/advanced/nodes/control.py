@@ -168,8 +168,11 @@ def early_termination_check(state: AgentState, runtime: Runtime[Configuration]) 
     emitter(runtime, "early_termination_check")(summary, iteration=iteration + 1)
     stopped: dict[str, Any] = {}
     if reason:
-        # The gap detector will not measure this round: its coverage is what the stop judged.
-        stopped["coverage_history"] = [*state.get("coverage_history", []), confidence]
+        # The gap detector will not measure this round. Evidence is kept across rounds, so a
+        # round that added little leaves the coverage where it was; one whose subagents
+        # answered with more confidence raises it.
+        history = state.get("coverage_history", [])
+        stopped["coverage_history"] = [*history, max([confidence, *history[-1:]])]
     return {
         **stopped,
         "stop_reason": reason,
