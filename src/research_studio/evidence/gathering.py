@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from research_studio.core.errors import ProviderError, ResearchStudioError
 from research_studio.core.records import ErrorRecord, FindingRecord, ModelCallRecord, PageRecord
@@ -263,6 +263,52 @@ def _every_new_result(
     return shares
 
 
+async def _searched_and_shared(
+    services: Services, task: GatherRequest, parts: list[Gathered], emit: Emit
+) -> list[list[SearchResult]]:
+    """Run the task's searches side by side (each one recorded in its own part) and choose the
+    pages each reads once all have answered, in query order; a worker of a fan-out shares them
+    out with its peers by one rule. Same inputs, same pages, whatever the network timing."""
+
+    async def search(query: str, part: Gathered) -> list[SearchResult]:
+        emit(f"searching: {query}")
+        return await _search(services, task, query, part)
+
+    shares = services.page_shares
+    shared = bool(task.fanout) and shares.join(task.fanout, task.worker)  # before any await
+    try:
+        found = await asyncio.gather(
+            *(search(query, part) for query, part in zip(task.queries, parts, strict=True))
+        )
+    except BaseException:
+        if shared:
+            shares.leave(task.fanout, task.worker)
+        raise
+    if shared:
+        return await shares.share(
+            task.fanout, task.worker, found, lambda posted: share_out(services, posted)
+        )
+    return [_new_results(services, task, results) for results in found]
+
+
+async def _read_chosen(
+    services: Services,
+    task: GatherRequest,
+    number: int,
+    query: str,
+    chosen: list[SearchResult],
+    gathered: Gathered,
+    emit: Emit,
+) -> list[tuple[tuple[int, int], PageText]]:
+    """The chosen pages of one search, read at once, each with its place (search, rank)."""
+    if chosen:
+        emit(f"reading {len(chosen)} page(s) for: {query}")
+    loaded = await asyncio.gather(
+        *(_load(services, task, result, query, gathered) for result in chosen)
+    )
+    return [((number, rank), page) for rank, page in enumerate(loaded) if page is not None]
+
+
 async def read_pages(
     services: Services,
     task: GatherRequest,
@@ -273,54 +319,29 @@ async def read_pages(
 ) -> tuple[list[PageText], Gathered]:
     """Run the task's searches (in parallel or in order) and read the new pages they find."""
     gathered = into if into is not None else Gathered()
-    read_pages_at: list[tuple[tuple[int, int], PageText]] = []
     services.remember_urls(task.known_urls)
-
-    async def read(result: SearchResult, query: str, at: tuple[int, int]) -> None:
-        page = await _load(services, task, result, query, gathered)
-        if page is not None:
-            read_pages_at.append((at, page))
-
-    async def read_all(number: int, query: str, chosen: list[SearchResult]) -> None:
-        if chosen:
-            emit(f"reading {len(chosen)} page(s) for: {query}")
-        await asyncio.gather(
-            *(read(result, query, (number, rank)) for rank, result in enumerate(chosen))
-        )
-
-    async def search(query: str) -> list[SearchResult]:
-        emit(f"searching: {query}")
-        return await _search(services, task, query, gathered)
-
+    read: list[tuple[tuple[int, int], PageText]] = []
     if parallel_searches:
-        # Searches run side by side; pages are claimed once all have answered, in query order,
-        # and shared out among the fan-out's workers by one rule: same inputs, same pages.
-        shares = services.page_shares
-        shared = bool(task.fanout) and shares.join(task.fanout, task.worker)  # before any await
-        try:
-            found = await asyncio.gather(*(search(query) for query in task.queries))
-        except BaseException:
-            if shared:
-                shares.leave(task.fanout, task.worker)
-            raise
-        if shared:
-            chosen = await shares.share(
-                task.fanout, task.worker, found, lambda posted: share_out(services, posted)
-            )
-        else:
-            chosen = [_new_results(services, task, results) for results in found]
-        await asyncio.gather(
+        parts = [Gathered() for _ in task.queries]
+        chosen = await _searched_and_shared(services, task, parts, emit)
+        for part in parts:
+            _merge(gathered, part)
+        for got in await asyncio.gather(
             *(
-                read_all(number, query, mine)
+                _read_chosen(services, task, number, query, mine, gathered, emit)
                 for number, (query, mine) in enumerate(zip(task.queries, chosen, strict=True))
             )
-        )
+        ):
+            read.extend(got)
     else:
         for number, query in enumerate(task.queries):
-            await read_all(number, query, _new_results(services, task, await search(query)))
+            emit(f"searching: {query}")
+            results = await _search(services, task, query, gathered)
+            mine = _new_results(services, task, results)
+            read.extend(await _read_chosen(services, task, number, query, mine, gathered, emit))
     # In search order and rank, not in the order the pages happened to arrive: same inputs,
     # same report.
-    pages = [page for _at, page in sorted(read_pages_at, key=lambda entry: entry[0])]
+    pages = [page for _at, page in sorted(read, key=lambda entry: entry[0])]
     return pages, gathered
 
 
@@ -336,8 +357,16 @@ async def gather(
     """
     gathered = Gathered()
     if parallel_searches:
-        parts = await asyncio.gather(
-            *(_search_and_extract(services, task, query, emit) for query in task.queries)
+        services.remember_urls(task.known_urls)
+        parts = [Gathered() for _ in task.queries]
+        chosen = await _searched_and_shared(services, task, parts, emit)
+        await asyncio.gather(
+            *(
+                _read_and_extract(services, task, number, query, mine, part, emit)
+                for number, (query, mine, part) in enumerate(
+                    zip(task.queries, chosen, parts, strict=True)
+                )
+            )
         )
         for part in parts:  # in search order, not arrival order: same inputs, same report
             _merge(gathered, part)
@@ -357,14 +386,18 @@ async def gather(
     return gathered
 
 
-async def _search_and_extract(
-    services: Services, task: GatherRequest, query: str, emit: Emit
-) -> Gathered:
-    part = Gathered()
-    one = replace(task, queries=[query])
-    pages, _ = await read_pages(services, one, emit=emit, parallel_searches=False, into=part)
-    await _extract(services, task, pages, part)
-    return part
+async def _read_and_extract(
+    services: Services,
+    task: GatherRequest,
+    number: int,
+    query: str,
+    chosen: list[SearchResult],
+    part: Gathered,
+    emit: Emit,
+) -> None:
+    """One search's pages read and extracted as soon as they are in, while others still fetch."""
+    read = await _read_chosen(services, task, number, query, chosen, part, emit)
+    await _extract(services, task, [page for _at, page in read], part)
 
 
 def _merge(gathered: Gathered, part: Gathered) -> None:
