@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -206,6 +206,17 @@ async def _save(folder: RunFolder, **changes: Any) -> None:
     await asyncio.to_thread(folder.save, **changes)
 
 
+async def _written(save: Coroutine[Any, Any, None]) -> None:
+    """Await a record's save; when cancelled meanwhile, let the write finish before the
+    cancel goes on, so nothing saved after it (cancelled, interrupted) is overwritten."""
+    task = asyncio.ensure_future(save)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await task
+        raise
+
+
 _RENUMBERED = ("sources", "evidence", "claims", "statements")
 
 
@@ -227,15 +238,6 @@ async def execute(
     is False (a server, whose own handlers stop it and cancel its runs). A cancel of the task
     for which `cancelled()` is true was the user's choice: the run is saved as cancelled.
     """
-    await _save(
-        folder,
-        status="running",
-        error=None,
-        owner=RunOwner.current(),
-        attempts=folder.record.attempts + 1,
-        pending_question=None,
-        pending_options=[],
-    )
     thread: RunnableConfig = {
         "configurable": {"thread_id": folder.record.run_id},
         "callbacks": [CallLedger(folder)],
@@ -246,6 +248,18 @@ async def execute(
     )
     with stopping as received:
         try:
+            # Inside the try: a run cancelled this early is saved as cancelled, not left running.
+            await _written(
+                _save(
+                    folder,
+                    status="running",
+                    error=None,
+                    owner=RunOwner.current(),
+                    attempts=folder.record.attempts + 1,
+                    pending_question=None,
+                    pending_options=[],
+                )
+            )
             if config.langgraph_server:
                 ended = await drive_on_server(folder, config, initial, ask, record, answer)
                 state = (
