@@ -68,7 +68,12 @@ class CallLedger(BaseCallbackHandler):
 
     def __init__(self, folder: RunFolder) -> None:
         self.folder = folder
-        self.attempt = folder.record.attempts
+
+    @property
+    def attempt(self) -> int:
+        """The execution the calls belong to: read when they are made, after the run's start
+        has counted it."""
+        return self.folder.record.attempts
 
     @property
     def ignore_chain(self) -> bool:
