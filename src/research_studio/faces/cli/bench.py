@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,6 +16,11 @@ from research_studio.faces.cli import common
 
 def _benchmarks() -> tuple[Any, Any, Any]:
     """The top-level `benchmarks` package: it lives in a source checkout, not in the product."""
+    # A console script's path starts at its own folder, not the working directory: the
+    # checkout it is run from is looked in explicitly.
+    root = str(Path.cwd())
+    if (Path(root) / "benchmarks" / "__init__.py").is_file() and root not in sys.path:
+        sys.path.insert(0, root)
     try:
         return tuple(  # type: ignore[return-value]
             importlib.import_module(f"benchmarks.{name}")
