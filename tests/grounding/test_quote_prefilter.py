@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from research_studio.grounding.quotes import _may_hold, fold, locate_quote
@@ -15,6 +15,8 @@ _ASCII = st.text(
 
 
 @given(block=_ASCII, start=st.integers(0, 80), length=st.integers(1, 40))
+@example(block="0 \\", start=0, length=2)  # a backslash escaping nothing is page text
+@settings(max_examples=500)
 def test_every_piece_of_a_folded_block_passes_the_check(
     block: str, start: int, length: int
 ) -> None:

@@ -86,8 +86,10 @@ def fold(text: str) -> tuple[str, list[int]]:
     return "".join(chars), where
 
 
-# The ASCII characters `fold` may drop: emphasis marks and a backslash escaping Markdown.
-_ASCII_DROPPED = str.maketrans("", "", "*`\\")
+# The ASCII characters `fold` drops: emphasis marks, and a backslash only where it escapes
+# Markdown (a backslash before anything else is page text and stays).
+_ASCII_EMPHASIS = str.maketrans("", "", "*`")
+_ESCAPING_BACKSLASH = re.compile(r"\\(?=[" + re.escape("".join(sorted(_ESCAPABLE))) + "])")
 
 
 def _may_hold(block: str, part: str) -> bool:
@@ -96,7 +98,8 @@ def _may_hold(block: str, part: str) -> bool:
     does at once; `fold` goes character by character, the largest cost of checking quotes."""
     if not block.isascii() or "\\" in part:
         return True
-    return part in " ".join(block.translate(_ASCII_DROPPED).lower().split())
+    unescaped = _ESCAPING_BACKSLASH.sub("", block).translate(_ASCII_EMPHASIS)
+    return part in " ".join(unescaped.lower().split())
 
 
 def page_blocks(text: str) -> list[tuple[int, str]]:
