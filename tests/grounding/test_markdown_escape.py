@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -46,9 +46,21 @@ def test_page_characters_survive_the_escaping() -> None:
         assert text.replace("<", "&lt;") in html, html
 
 
-@given(st.text(max_size=200), st.text(max_size=200))
+# Text made mostly of the characters that open Markdown blocks and inline markup.
+_MARKDOWN_HEAVY = st.text(alphabet=st.sampled_from("#=-*_ \n\t[]()<>!`+1.a|~:&;\\"), max_size=40)
+
+
+@given(
+    st.one_of(st.text(max_size=200), _MARKDOWN_HEAVY),
+    st.one_of(st.text(max_size=200), _MARKDOWN_HEAVY),
+)
+@example(title="t", text="##")  # a heading once the citation follows
+@example(title="t", text="#.")  # "# [S1]." once the citation goes before the full stop
+@example(title="t", text=">#")  # a block quote holding a heading
+@example(title="t", text="1\n##")  # a heading on the statement's second line
+@example(title="t", text="a\n===")  # a setext underline
 def test_no_text_becomes_markup(title: str, text: str) -> None:
     html = RENDER.render(report_with(title or "t", text or "x"))
     assert "<a " not in html and "<script" not in html and "<img" not in html
-    assert html.count("<h1>") == 1
+    assert html.count("<h1>") == 1 and "<hr" not in html and "<blockquote" not in html
     assert html.count("<h2>") == 2  # the section and Sources

@@ -233,8 +233,10 @@ def is_factual(statement: str) -> bool:
 
 
 _MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
-_INLINE_SPECIAL = re.compile(r"[\\`*\[\]|]|<(?=[A-Za-z/!?])|(?<![^\W_])_|_(?![^\W_])")
-_LINE_START = re.compile(r"^(\s*)([#>+\-]|\d{1,9}[.)])(?=\s|$)")
+_INLINE_SPECIAL = re.compile(r"[\\`*\[\]|]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|(?<![^\W_])_|_(?![^\W_])")
+# What could open a block at the start of the line (a heading, a quote, a list item), also
+# once citations are inserted before the final punctuation ("#." prints as "# [S1].").
+_LINE_START = re.compile(r"^(#+|>|[+\-]|\d{1,9}[.)](?!\d))")
 
 
 def unescape_markdown(text: str) -> str:
@@ -243,15 +245,16 @@ def unescape_markdown(text: str) -> str:
 
 
 def escape_markdown(text: str) -> str:
-    """Text from outside printed as itself in Markdown: emphasis, code, links, HTML and table
-    syntax neutralised with backslashes; intra-word underscores, "C#" and "<30" stay as they are."""
-    escaped = _INLINE_SPECIAL.sub(lambda match: "\\" + match.group(0), text)
-    return _LINE_START.sub(lambda match: match.group(1) + "\\" + match.group(2), escaped)
+    """Text from outside printed as itself on one Markdown line: emphasis, code, links, HTML,
+    entities and table syntax neutralised with backslashes, and no line left to open a block;
+    intra-word underscores, "C#" and "<30" stay as they are."""
+    escaped = _INLINE_SPECIAL.sub(lambda match: "\\" + match.group(0), " ".join(text.split()))
+    return _LINE_START.sub(lambda match: "\\" + match.group(1), escaped)
 
 
 def markdown_line(text: str) -> str:
     """Text from outside as one escaped Markdown line (a title, a heading)."""
-    return escape_markdown(" ".join(text.split()))
+    return escape_markdown(text)
 
 
 def strip_sources_section(report: str) -> str:
