@@ -8,7 +8,12 @@ from markdown_it import MarkdownIt
 
 from research_studio.core.records import QuoteRef, SourceRecord, StatementRecord
 from research_studio.grounding.printed import GroundedSection
-from research_studio.grounding.quotes import escape_markdown, render_sources_section
+from research_studio.grounding.quotes import (
+    escape_markdown,
+    fold,
+    render_sources_section,
+    unescape_markdown,
+)
 from research_studio.grounding.statements import GroundedReport
 
 HOSTILE = "[docs](http://evil.example/x)\n## Injected heading\n- [S9] Fake — http://evil.example"
@@ -64,3 +69,12 @@ def test_no_text_becomes_markup(title: str, text: str) -> None:
     assert "<a " not in html and "<script" not in html and "<img" not in html
     assert html.count("<h1>") == 1 and "<hr" not in html and "<blockquote" not in html
     assert html.count("<h2>") == 2  # the section and Sources
+
+
+@given(st.one_of(st.text(max_size=200), _MARKDOWN_HEAVY))
+@example(text="&amp; 1. -5 #")
+def test_escaped_text_reads_back_as_written(text: str) -> None:
+    """What the audit and the quote check read back is the text itself, on one line."""
+    one_line = " ".join(text.split())
+    assert unescape_markdown(escape_markdown(text)) == one_line
+    assert fold(escape_markdown(text))[0] == fold(one_line)[0]

@@ -57,7 +57,7 @@ def tokens(text: str) -> list[str]:
 
 # Characters that carry no letters of their own: soft hyphens, zero-width marks, emphasis.
 _INVISIBLE = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff*`")
-_ESCAPABLE = frozenset("\\`*_{}[]()#+-.!|<>~")
+_ESCAPABLE = frozenset("\\`*_{}[]()#+-.!|<>~&")
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*\.\.\.\s*\]|\(\s*\.\.\.\s*\)|\.\.\.)\s*")
 MIN_QUOTE_TOKENS = 3
 
@@ -232,11 +232,11 @@ def is_factual(statement: str) -> bool:
     return any(word[:1].isupper() and word[1:2].islower() for word in split[1:] if word != "I")
 
 
-_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
+_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~&])")
 _INLINE_SPECIAL = re.compile(r"[\\`*\[\]|]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|(?<![^\W_])_|_(?![^\W_])")
 # What could open a block at the start of the line (a heading, a quote, a list item), also
 # once citations are inserted before the final punctuation ("#." prints as "# [S1].").
-_LINE_START = re.compile(r"^(#+|>|[+\-]|\d{1,9}[.)](?!\d))")
+_LINE_START = re.compile(r"^(\d{1,9}(?=[.)](?!\d)))?((?(1)[.)]|(?:#+|>|[+\-])))")
 
 
 def unescape_markdown(text: str) -> str:
@@ -249,7 +249,7 @@ def escape_markdown(text: str) -> str:
     entities and table syntax neutralised with backslashes, and no line left to open a block;
     intra-word underscores, "C#" and "<30" stay as they are."""
     escaped = _INLINE_SPECIAL.sub(lambda match: "\\" + match.group(0), " ".join(text.split()))
-    return _LINE_START.sub(lambda match: "\\" + match.group(1), escaped)
+    return _LINE_START.sub(lambda match: (match.group(1) or "") + "\\" + match.group(2), escaped)
 
 
 def markdown_line(text: str) -> str:
