@@ -31,7 +31,7 @@ def normalize_url(url: str) -> str:
         return url.strip()
     scheme = parts.scheme.lower()
     if scheme not in DEFAULT_PORTS:
-        return urlunsplit((scheme, parts.netloc, parts.path, parts.query, ""))
+        return urlunsplit((scheme, parts.netloc, parts.path, parts.query, "")).strip()
     host = (parts.hostname or "").lower()
     if ":" in host:  # IPv6 literal
         host = f"[{host}]"
@@ -42,7 +42,8 @@ def normalize_url(url: str) -> str:
         [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_tracking(k)]
     )
     path = parts.path or "/"
-    return urlunsplit((scheme, netloc, path, query, ""))
+    # Stripped again: a dropped fragment can leave the spaces that stood before it at the end.
+    return urlunsplit((scheme, netloc, path, query, "")).strip()
 
 
 def is_web_url(url: str) -> bool:
