@@ -38,3 +38,13 @@ def test_dedupe_against_done_and_itself() -> None:
         threshold=0.85,
     )
     assert kept == ["battery costs 2030", "dendrite growth"]
+
+
+def test_a_bare_web_address_is_not_a_search() -> None:
+    proposed = [
+        "https://www.example.com/2019/11/cool-roofs/#abbr",
+        "www.example.org/heat",
+        "cool roofs https://example.com/study",  # words to match, with an address
+        "cool roof albedo",
+    ]
+    assert dedupe_queries(proposed, done=[], threshold=0.85) == proposed[2:]

@@ -9,6 +9,8 @@ from rapidfuzz import fuzz
 
 _WORD = re.compile(r"[a-z0-9]+")
 _SPACE = re.compile(r"\s+")
+# A web address alone: a model's guess at a page, not words a search engine can match.
+_BARE_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S*$", re.IGNORECASE)
 # Words that carry no topic: ignored when comparing searches and weighing terms.
 STOP_WORDS = frozenset(
     {
@@ -97,13 +99,19 @@ def is_near_duplicate(query: str, others: Iterable[str], threshold: float) -> bo
     return any(similarity(query, other) >= threshold for other in others)
 
 
+def is_bare_address(query: str) -> bool:
+    """True for a web address alone, which a search engine cannot match as words."""
+    return _BARE_ADDRESS.match(query.strip()) is not None
+
+
 def dedupe_queries(queries: Iterable[str], done: Iterable[str], threshold: float) -> list[str]:
-    """New, distinct queries: drops empties and anything near a done or an earlier query."""
+    """New, distinct queries: drops empties, bare web addresses and anything near a done or an
+    earlier query."""
     kept: list[str] = []
     seen = list(done)
     for query in queries:
         query = _SPACE.sub(" ", query).strip()
-        if not query or is_near_duplicate(query, seen, threshold):
+        if not query or is_bare_address(query) or is_near_duplicate(query, seen, threshold):
             continue
         kept.append(query)
         seen.append(query)

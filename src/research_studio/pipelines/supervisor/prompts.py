@@ -96,6 +96,7 @@ SEARCH_DESCRIPTION = "Search for sources; each result comes back with a summary 
 THINK_RESULT = "Reflection recorded: {reflection}"
 TOO_MANY_UNITS = "Not run: at most {limit} researchers run per turn. Delegate it again if needed."
 NO_RESULTS = "No new sources were found for: {queries}"
+NOT_SEARCHED = "Not searched, a web address is not a search (search for words): {addresses}"
 
 PAGE_SUMMARY_SYSTEM = """You summarize a web page for a researcher working on a topic.
 Write a factual summary of what the page says about the topic (names, figures, dates) in at most 150 words, and copy up to three key excerpts exactly, character for character, from the page text.

@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from research_studio.core.config import Configuration
-from research_studio.core.queries import similarity
+from research_studio.core.queries import is_bare_address, similarity
 from research_studio.core.urls import normalize_url
 from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.nodes.planner import name_anchor
@@ -47,6 +47,8 @@ def _from_refinements(
     """Refinement queries by section; each names the primary anchor, as planned queries do."""
     by_section: dict[str, list[str]] = {}
     for item in sorted(queries, key=lambda q: -q["priority"]):
+        if is_bare_address(item["query"]):  # a guess at a page, not a search
+            continue
         by_section.setdefault(item["section"], []).append(name_anchor(item["query"], anchor))
     return [
         (f"Find more information about: {section}", section, found, [])

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
 from research_studio.core.prompt_blocks import NONE, inline
-from research_studio.core.queries import content_words
+from research_studio.core.queries import content_words, is_bare_address
 from research_studio.core.records import ErrorRecord
 from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.nodes.analyzer import brief
@@ -123,8 +123,10 @@ def build_plan(output: PlanOutput, anchor: str, *, recent: bool, year: int) -> R
         _tree(output.research_tree.secondary, outline),
     )
     for node in primary + secondary:
+        # A web address alone is a guess at a page, not a search; the question is searched.
+        searchable = [q for q in node["queries"] if not is_bare_address(q)] or [node["question"]]
         node["queries"] = clip(
-            (apply_query_rules(q, anchor, recent=recent, year=year) for q in node["queries"]), 3
+            (apply_query_rules(q, anchor, recent=recent, year=year) for q in searchable), 3
         )
     flat = numbered_queries(primary + secondary)
     return ResearchPlan(

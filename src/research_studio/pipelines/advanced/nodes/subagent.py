@@ -8,7 +8,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
-from research_studio.core.queries import dedupe_queries
+from research_studio.core.queries import dedupe_queries, is_bare_address
 from research_studio.core.records import DeadEnd, ErrorRecord, FindingRecord, PageRecord
 from research_studio.core.urls import normalize_url
 from research_studio.evidence.gathering import Gathered, GatherRequest, PageText, read_pages
@@ -273,7 +273,11 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
                                 assignment, page, "irrelevant", "no evidence for the question"
                             )
                         )
-            anchored = [name_anchor(query, state.get("anchor", "")) for query in refined]
+            anchored = [
+                name_anchor(query, state.get("anchor", ""))
+                for query in refined
+                if not is_bare_address(query)
+            ]
             queries = dedupe_queries(anchored, tried, config.query_similarity_threshold)[
                 : config.searches_per_worker
             ]

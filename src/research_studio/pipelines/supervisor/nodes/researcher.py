@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
 from research_studio.core.prompt_blocks import request_block
+from research_studio.core.queries import is_bare_address
 from research_studio.core.records import ErrorRecord, ModelCallRecord
 from research_studio.core.urls import normalize_url
 from research_studio.evidence.gathering import GatherRequest, PageText, read_pages
@@ -39,6 +40,7 @@ from research_studio.pipelines.supervisor.prompts import (
     COMPRESS_USER,
     MCP_TOOLS_NOTE,
     NO_RESULTS,
+    NOT_SEARCHED,
     PAGE_SUMMARY_SYSTEM,
     PAGE_SUMMARY_USER,
     RESEARCH_COMPLETE_DESCRIPTION,
@@ -267,8 +269,17 @@ async def researcher_tools(
     topic = topic_of(state)
     # The turn's search calls run as one search of this researcher, shared out with the round's
     # other researchers at the same turn (same inputs, same pages), then split back per call.
+    # A web address alone is a guess at a page, not a search: answered, not searched.
+    addresses_of = {
+        number: [query for query in call["args"]["queries"] if is_bare_address(query)]
+        for number, call in enumerate(calls)
+        if call["name"] == SEARCH.name
+    }
     queries_of = {
-        number: clip(list(call["args"]["queries"]), MAX_QUERIES)
+        number: clip(
+            [query for query in call["args"]["queries"] if not is_bare_address(query)],
+            MAX_QUERIES,
+        )
         for number, call in enumerate(calls)
         if call["name"] == SEARCH.name
     }
@@ -284,7 +295,11 @@ async def researcher_tools(
     async def execute(number: int, call: ToolCall) -> tuple[ToolMessage, dict[str, Any]]:
         if call["name"] == SEARCH.name:
             read = (await searching)["read"]
-            return tool_result(call, search_text(queries_of[number], read)), {}
+            addresses = addresses_of[number]
+            searched = queries_of[number] or not addresses
+            pages = search_text(queries_of[number], read) if searched else ""
+            note = NOT_SEARCHED.format(addresses="; ".join(addresses)) if addresses else ""
+            return tool_result(call, "\n\n".join(part for part in (note, pages) if part)), {}
         if call["name"] in mcp_tools:
             if call["id"] not in allowed:
                 limit = f"Not run: at most {MAX_MCP_CALLS_PER_TURN} MCP calls per turn."
