@@ -16,7 +16,6 @@ from research_studio.core.languages import heading as localized
 from research_studio.core.records import SourceRecord, StatementRecord
 from research_studio.grounding.quotes import (
     escape_markdown,
-    markdown_line,
     normalize_for_match,
     render_sources_section,
     unescape_markdown,
@@ -68,7 +67,7 @@ def render_body(
 
     Headings code names (Summary, Conclusion, About this report …) are rendered in `language`.
     """
-    parts = [f"# {markdown_line(title)}"]
+    parts = [f"# {escape_markdown(title)}"]
     if summary:
         text = " ".join(rendered(record) for record in summary)
         summary_heading = localized(summary_heading, language)
@@ -101,7 +100,7 @@ def render_body(
         blocks = [block for block in blocks if block.strip()]
         if blocks or section.intro:
             intro = [section.intro] if section.intro else []
-            name = markdown_line(localized(section.heading, language))
+            name = escape_markdown(localized(section.heading, language))
             parts.append(f"## {name}\n\n" + "\n\n".join([*intro, *blocks]))
     if conclusion:
         text = " ".join(rendered(record) for record in conclusion)

@@ -252,11 +252,6 @@ def escape_markdown(text: str) -> str:
     return _LINE_START.sub(lambda match: (match.group(1) or "") + "\\" + match.group(2), escaped)
 
 
-def markdown_line(text: str) -> str:
-    """Text from outside as one escaped Markdown line (a title, a heading)."""
-    return escape_markdown(text)
-
-
 def strip_sources_section(report: str) -> str:
     """The report without any sources/references section the writer added itself."""
     match = _SOURCES_HEADING.search(report)
@@ -309,7 +304,7 @@ def render_sources_section(
     for sid in cited:
         title, url = sources[sid]
         shown = display_url(url)
-        lines.append(f"- [{sid}] {markdown_line(title or shown)} — {markdown_line(shown)}")
+        lines.append(f"- [{sid}] {escape_markdown(title or shown)} — {escape_markdown(shown)}")
     return "\n".join(lines)
 
 

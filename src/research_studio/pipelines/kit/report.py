@@ -19,6 +19,7 @@ from research_studio.core.records import (
 )
 from research_studio.grounding.addressing import contact_data
 from research_studio.grounding.printed import GroundedSection
+from research_studio.grounding.quotes import escape_markdown
 from research_studio.grounding.statements import GroundedReport
 
 
@@ -175,14 +176,6 @@ class AnswerCoverage(TypedDict):
     missing_terms: list[str]
     questions_asked: list[str]
     questions: list[QuestionAnswer]
-
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
-
-
-def escape_markdown(text: str) -> str:
-    """Outside text (a question, a model's research question) as one literal Markdown line."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
 def _stem(word: str) -> str:

@@ -270,11 +270,6 @@ async def researcher_tools(
     # The turn's search calls run as one search of this researcher, shared out with the round's
     # other researchers at the same turn (same inputs, same pages), then split back per call.
     # A web address alone is a guess at a page, not a search: answered, not searched.
-    addresses_of = {
-        number: [query for query in call["args"]["queries"] if is_bare_address(query)]
-        for number, call in enumerate(calls)
-        if call["name"] == SEARCH.name
-    }
     queries_of = {
         number: clip(
             [query for query in call["args"]["queries"] if not is_bare_address(query)],
@@ -295,7 +290,7 @@ async def researcher_tools(
     async def execute(number: int, call: ToolCall) -> tuple[ToolMessage, dict[str, Any]]:
         if call["name"] == SEARCH.name:
             read = (await searching)["read"]
-            addresses = addresses_of[number]
+            addresses = [query for query in call["args"]["queries"] if is_bare_address(query)]
             searched = queries_of[number] or not addresses
             pages = search_text(queries_of[number], read) if searched else ""
             note = NOT_SEARCHED.format(addresses="; ".join(addresses)) if addresses else ""
