@@ -35,6 +35,36 @@ def _benchmarks() -> tuple[Any, Any, Any]:
         ) from None
 
 
+def _embedded_model(as_json: bool) -> None:
+    with common.user_errors():
+        _benchmarks()  # the checkout's benchmarks package on the path, or a one-line refusal
+        measured = importlib.import_module("benchmarks.embedded_model").run_embedded_model()
+    if as_json:
+        common.print_json(measured)
+        return
+    if "skipped" in measured:
+        common.out.print(f"Embedded model: skipped ({measured['skipped']})", markup=False)
+        return
+    table = Table(title=f"Embedded model, cold process ({measured['binding']})")
+    for column in ("threads", "load s", "tokens/s", "prompt tok/s", "valid JSON", "peak RSS MiB"):
+        table.add_column(column, justify="right")
+    table.add_column("load average")
+    for run in measured["runs"]:
+        if "error" in run:
+            common.out.print(f"{run['threads']} thread(s): {run['error']}", markup=False)
+            continue
+        table.add_row(
+            str(run["threads"]),
+            f"{run['load_s']:.1f}",
+            f"{run['free_text']['tokens_per_s']:.1f}",
+            f"{run['free_text']['prompt_tokens_per_s']:.1f}",
+            f"{run['structured']['valid']}/{run['structured']['calls']}",
+            f"{run['peak_rss_mib']:.0f}",
+            f"{run['load_before']:.1f}",
+        )
+    common.out.print(table)
+
+
 def bench(
     quick: Annotated[
         bool, typer.Option("--quick", help="One query and a smaller search corpus.")
@@ -67,9 +97,19 @@ def bench(
     markdown_file: Annotated[
         Path | None, typer.Option("--markdown", help="Write the performance page here too.")
     ] = None,
+    embedded_model: Annotated[
+        bool,
+        typer.Option(
+            "--embedded-model",
+            help="Only the embedded model, cold: load, tokens/s with 1 and 2 threads, JSON.",
+        ),
+    ] = False,
     as_json: common.JsonFlag = False,
 ) -> None:
     """Measure the pipelines (calls, tokens, wall time vs critical path) and local search speed."""
+    if embedded_model:
+        _embedded_model(as_json)
+        return
     with common.user_errors():
         bench_module, harness, results_module = _benchmarks()
         results = bench_module.run_bench(
