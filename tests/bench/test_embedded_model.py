@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-
 from benchmarks.embedded_model import run_embedded_model
 
 pytestmark = [
