@@ -10,29 +10,36 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+import research_studio
 from research_studio.core.errors import ConfigError
 from research_studio.faces.cli import common
 
 
+def _checkout() -> Path | None:
+    """The source checkout this very package runs from (an editable install or src/ on the
+    path), or None: the bench is never looked for in the working directory, whose `benchmarks`
+    package could be anyone's code."""
+    root = Path(research_studio.__file__).resolve().parents[2]
+    own = (root / "benchmarks" / "__init__.py").is_file() and (root / "pyproject.toml").is_file()
+    return root if own else None
+
+
 def _benchmarks() -> tuple[Any, Any, Any]:
-    """The top-level `benchmarks` package: it lives in a source checkout, not in the product."""
-    # A console script's path starts at its own folder, not the working directory: the
-    # checkout it is run from is looked in explicitly.
-    root = str(Path.cwd())
-    if (Path(root) / "benchmarks" / "__init__.py").is_file() and root not in sys.path:
-        sys.path.insert(0, root)
-    try:
-        return tuple(  # type: ignore[return-value]
-            importlib.import_module(f"benchmarks.{name}")
-            for name in ("bench", "harness", "results")
-        )
-    except ModuleNotFoundError as exc:
-        if not (exc.name or "").startswith(("benchmarks", "tests")):
-            raise
+    """The checkout's top-level `benchmarks` package: it is not installed with the product."""
+    root = _checkout()
+    if root is None:
         raise ConfigError(
-            "the bench needs a source checkout: run it from the repository root "
+            "the bench needs a source checkout: install it from one with pip install -e . "
             "(the benchmarks and tests folders are not installed with the package)"
-        ) from None
+        )
+    if sys.path[:1] != [str(root)]:  # ahead of the working directory `python -c` puts first
+        sys.path.insert(0, str(root))
+    modules = tuple(
+        importlib.import_module(f"benchmarks.{name}") for name in ("bench", "harness", "results")
+    )
+    if any(root not in Path(module.__file__ or "").resolve().parents for module in modules):
+        raise ConfigError(f"another benchmarks package shadows the checkout's at {root}")
+    return modules  # type: ignore[return-value]
 
 
 def _embedded_model(as_json: bool) -> None:
