@@ -24,6 +24,7 @@ from research_studio.grounding.terms import (
     figure_matches,
     figures,
     negated_terms,
+    negations,
     words,
 )
 
@@ -181,6 +182,9 @@ def _polarity_reasons(part: str, quote: SourceSentence, terms: set[str]) -> list
             "polarity: the statement negates what the source affirms "
             f"('{denied[0]}' is not negated there)"
         )
+    elif negations(part) and negations(part) % 2 != negations(quote.text) % 2:
+        # A negation the source does not make ("is not", "not not"): the count decides.
+        reasons.append("polarity: the statement negates what the source affirms")
     affirmed = sorted(term for term in quote.negated & terms if term not in said_negated)
     if affirmed and not denied:
         reasons.append(

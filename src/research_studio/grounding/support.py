@@ -203,6 +203,13 @@ def supports(statement: str, quote: str) -> Verdict:
     return judge(statement, sentences_of(quote) or (quote,), quote)
 
 
+def supports_jointly(statement: str, quotes: Sequence[str]) -> Verdict:
+    """Whether several quotes of one source together carry the statement (facts joined from
+    two passages): each part in one of their sentences, never a figure pooled across them."""
+    sentences = [sentence for quote in quotes for sentence in sentences_of(quote) or (quote,)]
+    return judge(statement, sentences, "\n\n".join(quotes))
+
+
 def best_support(statement: str, text: str) -> Verdict:
     """Whether a whole page carries the statement, and the sentences that do."""
     return judge(statement, sentences_of(text), text)
