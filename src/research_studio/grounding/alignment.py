@@ -5,9 +5,11 @@ words. `align` splits the statement into its parts by code (clauses: at semicolo
 conjunctions, a part too small to say anything joined to the one before it), finds for each part
 the sentence of the source that best carries it (anywhere in the source, adjacent or not), and
 tests each part against its own sentence with the hard vetoes: a figure or unit that differs,
-a flipped polarity, a negation the source does not make. Figures never pool across sentences:
-"2 °C in 2023" needs one sentence saying both. What the parts found is returned with the
-evidence for the decision (`support.decide`): how much of each part its sentence carries.
+a flipped polarity, a negation the source does not make. Words a part's sentence lacks may be
+found in one more sentence that carries at least two of them (support spread over two
+sentences); figures pool only with sentences sharing two of the part's terms and with the
+source's datelines: "2 °C in 2023" never borrows "2023" from an unrelated sentence. What the
+parts found is what `support.judge` decides on: how much of each part the source carries.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ class Part:
     missing: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
     wanted: int = 0
+    also: str = ""  # a second sentence carrying words the first lacks
 
     @property
     def vetoed(self) -> bool:
@@ -89,7 +92,8 @@ class Alignment:
 
     @property
     def quotes(self) -> list[str]:
-        return list(dict.fromkeys(part.quote for part in self.parts if part.quote))
+        found = [text for part in self.parts for text in (part.quote, part.also) if text]
+        return list(dict.fromkeys(found))
 
     @property
     def missing(self) -> list[str]:
@@ -252,6 +256,30 @@ def _preference(found: Part) -> tuple[bool, float, int, int]:
     return (not found.vetoed, found.coverage, -len(found.reasons), -len(found.quote))
 
 
+# A second sentence completes a part only when it carries this many of the words it lacks.
+COMPLETING_WORDS = 2
+
+
+def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:
+    """The part with the words its sentence lacks found in one more sentence of the source
+    (support spread over two sentences), when one carries enough of them."""
+    for other in others:
+        carried = [word for word in found.missing if present(canon(word), other.terms)]
+        if len(carried) >= min(COMPLETING_WORDS, len(found.missing)) and len(carried) >= 1:
+            missing = tuple(word for word in found.missing if word not in carried)
+            coverage = (found.wanted - len(missing)) / found.wanted if found.wanted else 1.0
+            return Part(
+                text=found.text,
+                quote=found.quote,
+                coverage=round(coverage, 3),
+                missing=missing,
+                reasons=found.reasons,
+                wanted=found.wanted,
+                also=other.text,
+            )
+    return found
+
+
 def align(
     statement: str, sentences: Sequence[str], usable: Callable[[str], bool] = bool
 ) -> Alignment:
@@ -271,5 +299,7 @@ def align(
         if best is None:
             wanted = tuple(w for w in dict.fromkeys(content_words(part)) if w not in _WEAK)
             best = Part(text=part, missing=wanted, wanted=len(wanted))
+        elif best.missing and not best.vetoed:
+            best = _completed(best, [one for one in ranked if one.text != best.quote])
         found.append(best)
     return Alignment(parts=tuple(found))

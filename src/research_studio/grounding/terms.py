@@ -34,7 +34,7 @@ _STOP = word_set("""a an the this that these those it its it's they them their t
     thus therefore hence several various certain few""")
 # Groups whose members say the same thing; each maps to its first member.
 _SYNONYMS = (
-    "increase rise rose risen grow grew grown raise boost climb gain surge",
+    "increase rise rose risen grow grew grown raise boost climb gain surge expand",
     "decrease fall fell fallen drop decline reduce lower cut shrink diminish lessen",
     "large big major substantial considerable significant",
     "small minor little slight modest",
@@ -64,7 +64,7 @@ _SYNONYMS = (
     "born birth",
     "win won earn earned",
     "found establish form",
-    "announce reveal unveil",
+    "announce reveal unveil declare",
     "executive exec",
     "hire recruit",
     "film movie",
@@ -84,6 +84,17 @@ _SYNONYMS = (
     "describe call",
     "renovate refurbish restore",
     "several multiple numerous many",
+    "affect impact",
+    "occur happen",
+    "document record",
+    "confirm verify",
+    "stay remain",
+    "exceed surpass",
+    "researcher scientist",
+    "widespread extensive",
+    "severe serious",
+    "likely probable",
+    "determine decide",
 )
 # Pairs of opposite directions: a statement on one side and a source on the other disagree.
 _OPPOSITES = (
