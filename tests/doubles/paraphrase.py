@@ -94,9 +94,7 @@ class Written:
                 other_id, other = pending.pop(sid)
                 joined_sources.add(sid)
                 sentence = join(paraphrase(other), paraphrase(text))
-                made = self.statement(
-                    sentence, [other_id, identifier], [other, text], joined=True
-                )
+                made = self.statement(sentence, [other_id, identifier], [other, text], joined=True)
                 out.append({"statements": [made]})
             elif sid not in joined_sources:
                 pending[sid] = (identifier, text)

@@ -417,6 +417,8 @@ async def test_a_paraphrasing_writer_keeps_its_prose(
         if decision["text"] in written.statements
     ]
     assert _printed_as_written(state, written.joined)
-    joined = [r for r in state["statements"] if r["text"] in written.joined and r["kind"] == "cited"]
+    joined = [
+        r for r in state["statements"] if r["text"] in written.joined and r["kind"] == "cited"
+    ]
     # Joined facts rest on the two quotes that carry them (one quote may hold both).
     assert any(len(record["quotes"]) >= 2 and len(record["sids"]) == 1 for record in joined)

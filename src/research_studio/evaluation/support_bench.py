@@ -62,9 +62,7 @@ def _reason_kind(reasons: tuple[str, ...]) -> str:
 def _scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
     positives = [row for row in rows if row["label"] == POSITIVE]
     negatives = [row for row in rows if row["label"] != POSITIVE]
-    recall_supported = (
-        sum(row["ok"] for row in positives) / len(positives) if positives else 0.0
-    )
+    recall_supported = sum(row["ok"] for row in positives) / len(positives) if positives else 0.0
     recall_unsupported = (
         sum(not row["ok"] for row in negatives) / len(negatives) if negatives else 0.0
     )

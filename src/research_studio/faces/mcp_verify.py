@@ -106,7 +106,9 @@ def answer(statement: str, source: str, title: str, text: str) -> VerifyAnswer:
         title=title,
         supported=verdict.ok,
         quote=verdict.quote,
-        quotes=list(dict.fromkeys(q for part in verdict.parts for q in (part.quote, part.also) if q)),
+        quotes=list(
+            dict.fromkeys(q for part in verdict.parts for q in (part.quote, part.also) if q)
+        ),
         parts=[
             PartFound(
                 part=part.text,

@@ -27,6 +27,7 @@ from research_studio.grounding.terms import (
     figures,
     negated_terms,
     negations,
+    word_set,
     words,
 )
 
@@ -139,11 +140,11 @@ def present(term: str, available: frozenset[str]) -> bool:
 
 
 # Words of a dateline ("Published 7:33 a.m. ET Aug. 10, 2014 | Updated …") besides its date.
-_DATELINE_WORDS = frozenset(
+_DATELINE_WORDS = word_set(
     """january february march april may june july august september october november december
     jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday
     saturday sunday published updated posted last modified am pm et pt gmt utc cet est pst
-    edt pdt""".split()
+    edt pdt meta datetime date"""
 )
 _YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
 
@@ -191,31 +192,27 @@ def _polarity_reasons(part: str, quote: SourceSentence, terms: set[str]) -> list
         reasons.append("polarity: the statement negates what the source affirms")
     affirmed = sorted(term for term in quote.negated & terms if term not in said_negated)
     if affirmed and not denied:
-        reasons.append(
-            f"polarity: the source negates '{affirmed[0]}', which the statement affirms"
-        )
+        reasons.append(f"polarity: the source negates '{affirmed[0]}', which the statement affirms")
     for one, other in DIRECTIONS:
         for mine, opposite in ((one, other), (other, one)):
-            if terms & mine and not terms & opposite and quote.terms & opposite:
-                if not quote.terms & mine:
-                    reasons.append(
-                        f"polarity: the statement says '{min(terms & mine)}' where the source "
-                        f"says '{min(quote.terms & opposite)}'"
-                    )
+            said, other_said = terms & mine, quote.terms & opposite
+            if said and not terms & opposite and other_said and not quote.terms & mine:
+                reasons.append(
+                    f"polarity: the statement says '{min(said)}' where the source "
+                    f"says '{min(other_said)}'"
+                )
     return reasons
 
 
 # Words that place a part in time or discourse rather than say it: missing, they are no gap.
-_WEAK = frozenset(
+_WEAK = word_set(
     """during later prior next previous time times year years also again then once soon
     currently recently eventually subsequently initially originally reportedly officially
-    still already new""".split()
+    still already new"""
 )
 
 
-def check_part(
-    part: str, quote: SourceSentence, also: set[tuple[str, str]] | None = None
-) -> Part:
+def check_part(part: str, quote: SourceSentence, also: set[tuple[str, str]] | None = None) -> Part:
     """One part against one sentence: the terms it carries, and the vetoes. A figure may also
     be in `also` (the part's other sentences, the source's datelines), never anywhere else."""
     wanted = [word for word in dict.fromkeys(content_words(part)) if word not in _WEAK]
@@ -297,8 +294,9 @@ def align(
         tried = [check_part(part, candidate, also) for candidate in ranked]
         best = max(tried, key=_preference, default=None)
         if best is None:
-            wanted = tuple(w for w in dict.fromkeys(content_words(part)) if w not in _WEAK)
-            best = Part(text=part, missing=wanted, wanted=len(wanted))
+            lacking = tuple(w for w in dict.fromkeys(content_words(part)) if w not in _WEAK)
+            reasons = tuple(_figure_reasons(part, dated))  # no sentence has its figures
+            best = Part(text=part, missing=lacking, reasons=reasons, wanted=len(lacking))
         elif best.missing and not best.vetoed:
             best = _completed(best, [one for one in ranked if one.text != best.quote])
         found.append(best)

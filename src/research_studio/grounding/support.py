@@ -25,7 +25,7 @@ from research_studio.core.chunking import split_sentences
 from research_studio.grounding.addressing import addresses_reader
 from research_studio.grounding.alignment import Alignment, Part, align
 from research_studio.grounding.quotes import CONNECTIVE_OPENERS, fold, page_blocks
-from research_studio.grounding.terms import content_words, entities
+from research_studio.grounding.terms import content_words, entities, word_set
 
 MODEL_FILE = "support_model.json"
 
@@ -95,16 +95,26 @@ def score(values: Mapping[str, float]) -> float:
 
 
 def _entity_in(name: str, folded_text: str) -> bool:
+    """Whether the text names it, a plural or possessive as its singular ("Presidents'" for
+    "President's")."""
     folded = fold(name)[0]
-    return bool(re.search(rf"(?<![\w]){re.escape(folded)}", folded_text))
+    if re.search(rf"(?<![\w]){re.escape(folded)}", folded_text):
+        return True
+    singular = re.sub(r"(?<=[a-z]{4})(?:s'|'s|s)$", "", folded)
+    return singular != folded and bool(
+        re.search(rf"(?<![\w]){re.escape(singular)}(?:'s|s'|s)?(?![\w])", folded_text)
+    )
 
 
 # Capitalised words that are no names: dates (checked as figures) and sentence openers.
-_NOT_NAMES = frozenset(
-    """january february march april may june july august september october november december
+_NOT_NAMES = (
+    word_set(
+        """january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday during after before since
-    following despite throughout until unlike upon""".split()
-) | CONNECTIVE_OPENERS
+    following despite throughout until unlike upon"""
+    )
+    | CONNECTIVE_OPENERS
+)
 
 
 def _names(text: str, *, leading: bool = False) -> list[str]:

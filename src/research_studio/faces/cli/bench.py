@@ -176,7 +176,9 @@ def _bench_verify(suite: str, labelled: Path | None, limit: int | None, as_json:
     """Balanced accuracy, recall of each side, refusals by reason and CPU per check."""
     with common.user_errors():
         if suite != "verify":
-            raise ConfigError(f"unknown bench '{suite}': the one named bench is 'verify FILE.jsonl'")
+            raise ConfigError(
+                f"unknown bench '{suite}': the one named bench is 'verify FILE.jsonl'"
+            )
         if labelled is None:
             raise ConfigError("bench verify needs a labelled file: bench verify FILE.jsonl")
         from research_studio.evaluation.support_bench import bench_verify
