@@ -422,3 +422,20 @@ async def test_a_paraphrasing_writer_keeps_its_prose(
     ]
     # Joined facts rest on the two quotes that carry them (one quote may hold both).
     assert any(len(record["quotes"]) >= 2 and len(record["sids"]) == 1 for record in joined)
+
+
+async def test_the_decision_log_says_which_part_failed_and_where_the_rest_was_found(
+    make_config: Callable[..., Configuration],
+) -> None:
+    script = AdversarialResearchScript(coverage=[0.9], ready=[True])
+    state = await _run(make_config, "standard", "coral bleaching heat stress", script)
+    decisions = state["metadata"]["grounding"]["decisions"]
+    checked = [d for d in decisions if d["text"] in script.mistakes.wrong and d.get("parts")]
+    assert checked, decisions
+    for decision in checked:
+        parts = decision["parts"]
+        assert all(
+            part.startswith('"') and (" found in " in part or "nowhere" in part) for part in parts
+        )
+    changed = [d for d in checked if any("figure:" in part for part in d["parts"])]
+    assert changed and all("figure" in d["reasons"][0] for d in changed)

@@ -22,6 +22,7 @@ from functools import lru_cache
 from importlib import resources
 
 from research_studio.core.chunking import split_sentences
+from research_studio.core.errors import ConfigError
 from research_studio.grounding.addressing import addresses_reader
 from research_studio.grounding.alignment import Alignment, Part, align
 from research_studio.grounding.quotes import CONNECTIVE_OPENERS, fold, page_blocks
@@ -61,9 +62,15 @@ class Verdict:
 @lru_cache(maxsize=1)
 def model() -> Mapping[str, float]:
     """The shipped weights of the decision (intercept, one weight per feature, threshold)."""
-    text = resources.files("research_studio.grounding").joinpath(MODEL_FILE).read_text("utf-8")
-    loaded = json.loads(text)
-    return {str(name): float(value) for name, value in loaded["weights"].items()}
+    try:
+        file = resources.files("research_studio.grounding").joinpath(MODEL_FILE)
+        weights = json.loads(file.read_text("utf-8"))["weights"]
+        return {str(name): float(value) for name, value in weights.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        # Fail closed: without its weights the check cannot decide, so nothing is supported.
+        raise ConfigError(
+            f"the support check cannot load its weights ({MODEL_FILE}): reinstall research-studio"
+        ) from None
 
 
 def features(alignment: Alignment, statement: str) -> dict[str, float]:
