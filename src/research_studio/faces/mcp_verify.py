@@ -2,7 +2,7 @@
 
 `check_statement` reads a local file (Markdown, text, HTML, PDF; through `sources.docfiles`) or
 fetches a web page (through the configured fetcher) and asks `grounding.support.best_support`
-which window of it carries the statement. The CLI's `verify` and the MCP tool `verify` (this
+which of its sentences carry each part of the statement. The CLI's `verify` and the MCP tool `verify` (this
 module's `verify`, registered by `mcp_server`) both answer with a `VerifyAnswer`.
 """
 
@@ -29,14 +29,33 @@ from research_studio.sources.docfiles import (
 )
 
 
+class PartFound(BaseModel):
+    """One part of the statement and the sentence of the source that carries it, or why not."""
+
+    part: str
+    quote: str = Field(default="", description="The source's sentence found for this part.")
+    also: str = Field(default="", description="A second sentence carrying words the first lacks.")
+    coverage: float = Field(default=0.0, description="Share of the part's terms it has.")
+    missing_terms: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list, description="Why this part fails.")
+
+
 class VerifyAnswer(BaseModel):
-    """Whether a source supports a statement, its best supporting passage, and why not."""
+    """Whether a source supports a statement, its supporting passages, and why not."""
 
     statement: str
     source: str
     title: str = ""
     supported: bool
-    quote: str = Field(default="", description="The source's passage closest to the statement.")
+    quote: str = Field(
+        default="", description="The source's sentences closest to the statement, joined by …"
+    )
+    quotes: list[str] = Field(
+        default_factory=list, description="Each sentence of the source the check found."
+    )
+    parts: list[PartFound] = Field(
+        default_factory=list, description="Each part of the statement and where it was found."
+    )
     reasons: list[str] = Field(default_factory=list, description="Why it does not support it.")
     missing_terms: list[str] = Field(default_factory=list)
     coverage: float = Field(default=0.0, description="Share of the statement's terms it has.")
@@ -87,6 +106,20 @@ def answer(statement: str, source: str, title: str, text: str) -> VerifyAnswer:
         title=title,
         supported=verdict.ok,
         quote=verdict.quote,
+        quotes=list(
+            dict.fromkeys(q for part in verdict.parts for q in (part.quote, part.also) if q)
+        ),
+        parts=[
+            PartFound(
+                part=part.text,
+                quote=part.quote,
+                also=part.also,
+                coverage=part.coverage,
+                missing_terms=list(part.missing),
+                reasons=list(part.reasons),
+            )
+            for part in verdict.parts
+        ],
         reasons=list(verdict.reasons),
         missing_terms=list(verdict.missing),
         coverage=verdict.coverage,
@@ -101,7 +134,8 @@ async def verify(
     text: Annotated[str, Field(description="The document's text itself, instead of a URL.")] = "",
 ) -> VerifyAnswer:
     """Does the source support the statement? `source` is an http(s) URL, or give the document's
-    `text` itself. Answers with the best supporting passage and, when it does not support it,
+    `text` itself. Answers with each part of the statement and the sentence of the source that
+    carries it (anywhere in the source) and, when it does not support it, which part failed and
     why: missing terms, a figure, the polarity, an entity."""
     try:
         if text.strip():

@@ -73,6 +73,24 @@ def _embedded_model(as_json: bool) -> None:
 
 
 def bench(
+    suite: Annotated[
+        str | None,
+        typer.Argument(
+            help="'verify' to measure the support check on a labelled file (FILE.jsonl); "
+            "omitted: the pipelines and local search.",
+            show_default=False,
+        ),
+    ] = None,
+    labelled: Annotated[
+        Path | None,
+        typer.Argument(
+            help="With 'verify': rows of claim, evidence sentences and label (as in WiCE).",
+            show_default=False,
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="With 'verify': the first N rows only.")
+    ] = None,
     quick: Annotated[
         bool, typer.Option("--quick", help="One query and a smaller search corpus.")
     ] = False,
@@ -113,7 +131,11 @@ def bench(
     ] = False,
     as_json: common.JsonFlag = False,
 ) -> None:
-    """Measure the pipelines (calls, tokens, wall time vs critical path) and local search speed."""
+    """Measure the pipelines (calls, tokens, wall time vs critical path) and local search speed;
+    `bench verify FILE.jsonl` measures the support check on labelled claims instead."""
+    if suite is not None:
+        _bench_verify(suite, labelled, limit, as_json)
+        return
     if embedded_model:
         _embedded_model(as_json)
         return
@@ -195,3 +217,50 @@ def bench(
         )
     common.out.print(targets)
     common.out.print(f"Results: {results_file}" + (f", {markdown_file}" if markdown_file else ""))
+
+
+def _bench_verify(suite: str, labelled: Path | None, limit: int | None, as_json: bool) -> None:
+    """Balanced accuracy, recall of each side, refusals by reason and CPU per check."""
+    with common.user_errors():
+        if suite != "verify":
+            raise ConfigError(
+                f"unknown bench '{suite}': the one named bench is 'verify FILE.jsonl'"
+            )
+        if labelled is None:
+            raise ConfigError("bench verify needs a labelled file: bench verify FILE.jsonl")
+        from research_studio.evaluation.support_bench import bench_verify
+
+        results = bench_verify(labelled, limit=limit)
+    if as_json:
+        common.print_json(results)
+        return
+    common.out.print(
+        f"{results['claims']} claims ({results['supported']} supported) from {results['file']}",
+        markup=False,
+    )
+    table = Table(title="Support check: 'supported' against the rest")
+    for column in ("claims", "n", "balanced accuracy", "recall supported", "recall unsupported"):
+        table.add_column(column, justify="left" if column == "claims" else "right")
+    for name, row in [("all", results), *results["halves"].items()]:
+        table.add_row(
+            name,
+            str(row["claims"]),
+            f"{row['balanced_accuracy']:.3f}",
+            f"{row['recall_supported']:.3f}",
+            f"{row['recall_unsupported']:.3f}",
+        )
+    common.out.print(table)
+    reasons = Table(title="Verdicts by gold label and the check's first reason")
+    for column in ("label", "verdict or reason", "claims"):
+        reasons.add_column(column, justify="right" if column == "claims" else "left")
+    for label, counts in results["by_reason"].items():
+        for reason, count in counts.items():
+            reasons.add_row(label, reason, str(count))
+    common.out.print(reasons)
+    cpu = results["cpu_ms_per_check"]
+    common.out.print(
+        f"CPU per check: mean {cpu['mean']} ms, p50 {cpu['p50']} ms, p95 {cpu['p95']} ms; "
+        f"pages of 50-150 sentences {cpu['mean_pages_of_50_to_150_sentences']} ms "
+        f"(median page {cpu['median_sentences']} sentences)",
+        markup=False,
+    )
