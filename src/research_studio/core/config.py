@@ -41,7 +41,7 @@ ReviewMode = Literal["none", "brief", "full"]
 class Configuration(BaseModel):
     """Every knob of Research Studio. Also the `context_schema` of every graph."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True)
 
     # Models
     model: str | None = Field(
