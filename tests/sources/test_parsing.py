@@ -159,7 +159,7 @@ async def main():
     pool = ParserPool(workers=1, timeout_s=30.0, max_memory_mb=256)
     try:
         cli = await pool.run(imported, "research_studio.faces.cli")
-        parser = await pool.run(imported, "trafilatura")
+        parser = await pool.run(imported, "pypdf")
     finally:
         await pool.aclose()
     print(json.dumps([cli, parser]))

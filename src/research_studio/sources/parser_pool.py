@@ -311,7 +311,6 @@ def _shared_workers(max_memory_mb: int) -> _Workers:
         workers = _shared.get(max_memory_mb)
         if workers is None or workers.closed:
             workers = _shared[max_memory_mb] = _Workers(min(2, os.cpu_count() or 1), max_memory_mb)
-            workers.warm_up()  # the first worker starts now, in the background
             atexit.register(workers.kill_now)
         return workers
 
@@ -351,10 +350,6 @@ class ParserPool:
         """Load the page parser on the parser thread now, so the first page does not wait for it
         (workers start when a PDF or a large page first needs one)."""
         thread.warm_up()
-
-    def warm_up_worker(self) -> None:
-        """Start one worker in the background now."""
-        self._workers.warm_up()
 
     async def parse(self, kind: ContentKind, body: bytes, charset: str | None) -> Parsed:
         """Title, text and date of a document: on the parser thread when it is an ordinary page,

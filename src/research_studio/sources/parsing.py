@@ -91,7 +91,7 @@ def warm_up_pages() -> None:
 
 @functools.cache
 def warm_up() -> None:
-    """Load every parser, PDF included, and parse a small page (in the workers' fork server)."""
+    """Load the PDF parser (in the workers' fork server): workers parse PDFs, and the rare page
+    too large for the parser thread loads the page parser when it comes."""
     with contextlib.suppress(Exception):
         import pypdf  # noqa: F401
-    warm_up_pages()
