@@ -123,6 +123,13 @@ class Configuration(BaseModel):
     index_chunk_size: int = Field(
         1000, ge=200, le=20_000, description="Characters per indexed chunk."
     )
+    index_recheck_s: float = Field(
+        60.0,
+        ge=0.0,
+        le=86_400.0,
+        description="Seconds a process (serve, mcp, eval) waits before it checks the --docs "
+        "folders for changed files again; a run checks them at most once, never per query.",
+    )
     docs: list[Path] = Field(
         default_factory=list,
         description="Local files or folders to research (indexed on the fly).",
