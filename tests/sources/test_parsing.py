@@ -267,3 +267,17 @@ def test_documents_read_from_any_thread_are_parsed_on_the_parser_thread() -> Non
             str(n) for n in range(8)
         ]
     assert len(set(names)) == 1 and names[0].startswith("page-parser")
+
+
+async def test_a_page_cancelled_while_it_waits_for_the_thread_is_never_parsed() -> None:
+    parsed: list[str] = []
+    busy = asyncio.create_task(thread.run(time.sleep, (0.5,), 5.0))
+    await asyncio.sleep(0.1)  # the thread is busy now
+    waiting = asyncio.create_task(thread.run(parsed.append, ("late",), 5.0))
+    await asyncio.sleep(0.1)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await busy
+    assert (await thread.run(parse_document, ("text", b"next", None), 5.0))[1] == "next"
+    assert parsed == []

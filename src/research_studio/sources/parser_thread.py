@@ -89,7 +89,12 @@ class _ParserThread:
 
         future = self._executor.submit(job)
         done = asyncio.wrap_future(future)
-        await asyncio.wait((started, done), return_when=asyncio.FIRST_COMPLETED)
+        try:
+            await asyncio.wait((started, done), return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            future.cancel()  # not started yet: the thread never parses it
+            started.cancel()
+            raise
         try:
             async with asyncio.timeout(timeout_s):
                 return await done
