@@ -16,27 +16,42 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cold_run import run_cold
 from benchmarks.harness import QUERIES, VARIANTS, Latency, run_pipelines
 from benchmarks.local_search import MILLION, QUICK_SIZES, SIZES, run_local_search
 from benchmarks.process_tree import command_cost, load, tree_cpu_s
 from benchmarks.results import explain, machine, stamp
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+VERIFY_STATEMENT = "Green tea contains caffeine"
+VERIFY_SOURCE = "# Tea\n\nGreen tea contains caffeine and is brewed at about 80 degrees Celsius.\n"
 
 
 def cold_start() -> dict[str, Any]:
-    """CPU-seconds and peak memory of `research-studio --help` and `--version`, and the time from
-    starting `research-studio run` to its first progress line."""
+    """CPU-seconds and peak memory of `research-studio --help`, `--version`, every command's
+    `--help` and `verify` of one sentence against a local file, and the time from starting
+    `research-studio run` to its first progress line."""
+    from research_studio.faces.cli import COMMANDS
+
     script = shutil.which("research-studio")
     base = (
         [script]
         if script
         else [sys.executable, "-c", "from research_studio.faces.cli import main; main()"]
     )
+    commands = {name: command_cost([*base, name, "--help"], repeats=1) for name in COMMANDS}
+    heaviest = max(commands, key=lambda name: commands[name]["cpu_s"])
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "tea.md"
+        source.write_text(VERIFY_SOURCE, encoding="utf-8")
+        verify = command_cost([*base, "verify", VERIFY_STATEMENT, "--source", str(source)])
     return {
         "command": "research-studio" if script else "python -c (no console script installed)",
         "help": command_cost([*base, "--help"]),
         "version": command_cost([*base, "--version"]),
+        "commands_help": commands,
+        "help_max": {"command": heaviest, **commands[heaviest]},
+        "verify": verify,
         "first_line": first_line(base),
     }
 
@@ -94,6 +109,8 @@ def run_bench(
         with status(f"Running {len(VARIANTS)} pipeline variants on {len(queries)} queries…"):
             runs, summary = asyncio.run(run_pipelines(queries, latency, workers))
         results["pipelines"] = {**summary, "queries": len(queries), "runs": [vars(r) for r in runs]}
+        with status(f"Running {len(queries)} cold standard multi runs, each its own process…"):
+            results["cold_run"] = run_cold(latency, workers, queries)
     if serve:
         # Imported now: the web app's modules would otherwise count in the runs' PSS above.
         from benchmarks.serve import QUICK_STEPS, STEPS, run_serve

@@ -14,7 +14,7 @@ from benchmarks.local_search import run_local_search
 from typer.testing import CliRunner
 
 import research_studio
-from research_studio.faces.cli import app
+from research_studio.faces.cli import COMMANDS, app
 
 pytestmark = pytest.mark.e2e
 
@@ -64,15 +64,30 @@ def test_quick_bench_writes_results_and_the_performance_page(tmp_path: Path) -> 
     multi = variants["standard-multi"]
     assert multi["cpu_s"] > 0 and multi["peak_pss_mb"] > 0 and multi["load"] >= 0
     assert 0 < multi["paired_wall_ratio"] < 5
+    page = (tmp_path / "performance.md").read_text()
     cold = results["cold_start"]
     assert all(cold[name]["cpu_s"] > 0 and cold[name]["rss_mb"] > 0 for name in ("help", "version"))
+    # Every command's --help, and verify of a local file, cold, each with the load beside it.
+    assert set(cold["commands_help"]) == set(COMMANDS)
+    assert cold["help_max"]["command"] in COMMANDS and cold["help_max"]["load"] >= 0
+    assert cold["verify"]["cpu_s"] > 0 and cold["verify"]["load"] >= 0
+    # A cold run as its own process: the whole tree's CPU and PSS, and its first model call.
+    run = results["cold_run"]
+    assert run["completed"] == 1 and run["runs"][0]["exit"] == 0
+    assert run["cpu_s"] > 0 and run["peak_pss_mb"] > 0 and run["model_calls"] > 0
+    assert 0 < run["first_model_call_s"] < run["wall_s"] and run["load"] >= 0
+    assert "## Cold run: what a user pays" in page and "In-process standard multi run" in page
     steps = results["serve"]["steps"]
     assert [row["runs"] for row in steps.values()] == [1, 2]
     assert all(
         row["completed"] == row["runs"] and row["runs_per_min"] > 0 for row in steps.values()
     )
     assert all(row["peak_pss_mb"] > 0 and row["load"] >= 0 for row in steps.values())
-    page = (tmp_path / "performance.md").read_text()
+    # The quick bench runs 1 and 2 at once: the 8-at-once target says so, never the 2's ratio.
+    assert (
+        "| `serve`: throughput of 8 standard multi runs at once / one run | None | >= 4.0 | not run |"
+        in page
+    )
     assert "## Serve throughput" in page and "× one run" in page
     assert "## Targets" in page and results["machine"]["python"] in page and "Amdahl" in page
     assert "Load average" in page and "## Cold start" in page

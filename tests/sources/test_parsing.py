@@ -1,4 +1,4 @@
-"""Parser workers: documents parsed in processes, bounded in time and memory; a crash costs one."""
+"""Parsing: ordinary pages on the parser thread; PDFs and large pages in bounded worker processes."""
 
 from __future__ import annotations
 
@@ -8,13 +8,16 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from research_studio.sources.parser_pool import ParseError, ParserPool
+from research_studio.sources.parser_thread import IN_THREAD_MAX_BYTES, in_parser_thread, thread
 from research_studio.sources.parsing import decode_text, parse_document
 from tests.doubles.pdf_builder import make_pdf
 
@@ -156,7 +159,7 @@ async def main():
     pool = ParserPool(workers=1, timeout_s=30.0, max_memory_mb=256)
     try:
         cli = await pool.run(imported, "research_studio.faces.cli")
-        parser = await pool.run(imported, "trafilatura")
+        parser = await pool.run(imported, "pypdf")
     finally:
         await pool.aclose()
     print(json.dumps([cli, parser]))
@@ -203,3 +206,78 @@ async def test_the_shared_pool_bounds_its_workers_across_runs() -> None:
         await pools[0].run(parse_document, "text", b"hello", None)
     assert caught.value.kind == "refused"
     assert (await pools[1].run(parse_document, "text", b"still here", None))[1] == "still here"
+
+
+async def test_an_ordinary_page_is_parsed_on_the_parser_thread_and_a_pdf_in_a_worker() -> None:
+    pool = ParserPool(workers=1, timeout_s=10.0, max_memory_mb=256)
+    try:
+        title, text, _date = await pool.parse("html", article(5), None)
+        assert title == "Article 5" and "Finding number 5" in text
+        assert (await pool.parse("text", b"plain words", None))[1] == "plain words"
+        assert pool.pids() == []  # no process started for ordinary pages
+        pdf = make_pdf("A PDF title", ["Coral cover fell by half after the heatwave."])
+        assert (await pool.parse("pdf", pdf, None))[0] == "A PDF title"
+        assert len(pool.pids()) == 1
+    finally:
+        await pool.aclose()
+
+
+async def test_a_large_page_goes_to_a_worker() -> None:
+    padding = b"<!-- " + b"x" * IN_THREAD_MAX_BYTES + b" -->"
+    large = article(6).replace(b"<footer>", padding + b"<footer>")
+    pool = ParserPool(workers=1, timeout_s=30.0, max_memory_mb=512)
+    try:
+        assert (await pool.parse("html", large, None))[0] == "Article 6"
+        assert len(pool.pids()) == 1
+    finally:
+        await pool.aclose()
+
+
+async def test_a_page_that_overruns_the_thread_fails_and_the_next_goes_to_a_worker() -> None:
+    with pytest.raises(ParseError) as caught:
+        await thread.run(time.sleep, (1.5,), 0.3)
+    assert caught.value.kind == "timeout" and "longer than 0.3 s" in caught.value.reason
+    assert thread.stuck()  # a thread cannot be stopped: it is left to finish
+    pool = ParserPool(workers=1, timeout_s=30.0, max_memory_mb=256)
+    try:
+        assert (await pool.parse("html", article(7), None))[0] == "Article 7"
+        assert len(pool.pids()) == 1  # parsed by a worker while the thread was held
+    finally:
+        await pool.aclose()
+    while thread.stuck():
+        await asyncio.sleep(0.05)
+    assert (await thread.run(parse_document, ("text", b"back", None), 5.0))[1] == "back"
+
+
+async def test_a_library_error_on_the_thread_is_that_documents_parse_error() -> None:
+    with pytest.raises(ParseError) as caught:
+        await thread.run(parse_document, ("text", b"x", "utf-8", "one too many"), 5.0)
+    assert caught.value.kind == "bad_response" and "TypeError" in caught.value.reason
+
+
+def test_documents_read_from_any_thread_are_parsed_on_the_parser_thread() -> None:
+    names = []
+
+    def where(body: bytes) -> str:
+        names.append(threading.current_thread().name)
+        return body.decode()
+
+    with ThreadPoolExecutor(max_workers=4) as callers:
+        assert list(callers.map(lambda n: in_parser_thread(where, b"%d" % n), range(8))) == [
+            str(n) for n in range(8)
+        ]
+    assert len(set(names)) == 1 and names[0].startswith("page-parser")
+
+
+async def test_a_page_cancelled_while_it_waits_for_the_thread_is_never_parsed() -> None:
+    parsed: list[str] = []
+    busy = asyncio.create_task(thread.run(time.sleep, (0.5,), 5.0))
+    await asyncio.sleep(0.1)  # the thread is busy now
+    waiting = asyncio.create_task(thread.run(parsed.append, ("late",), 5.0))
+    await asyncio.sleep(0.1)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await busy
+    assert (await thread.run(parse_document, ("text", b"next", None), 5.0))[1] == "next"
+    assert parsed == []

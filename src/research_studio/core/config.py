@@ -41,7 +41,7 @@ ReviewMode = Literal["none", "brief", "full"]
 class Configuration(BaseModel):
     """Every knob of Research Studio. Also the `context_schema` of every graph."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True)
 
     # Models
     model: str | None = Field(
@@ -127,6 +127,13 @@ class Configuration(BaseModel):
     max_concurrent_searches: int = count_field(4, "Searches in flight at once.", maximum=64)
     index_chunk_size: int = Field(
         1000, ge=200, le=20_000, description="Characters per indexed chunk."
+    )
+    index_recheck_s: float = Field(
+        60.0,
+        ge=0.0,
+        le=86_400.0,
+        description="Seconds a process (serve, mcp, eval) waits before it checks the --docs "
+        "folders for changed files again; a run checks them at most once, never per query.",
     )
     docs: list[Path] = Field(
         default_factory=list,

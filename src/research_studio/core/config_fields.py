@@ -102,7 +102,7 @@ def server_url(value: str | None) -> str | None:
 class McpServerSpec(BaseModel):
     """An MCP server whose tools research may use: a stdio `command` or a streamable HTTP `url`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str = Field(
         pattern=r"^[A-Za-z0-9_-]{1,32}$", description="Short name; prefixes its tools."

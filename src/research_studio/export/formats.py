@@ -10,9 +10,7 @@ from typing import Literal, get_args
 from research_studio.core.errors import ResearchStudioError
 from research_studio.export.citations import bibtex, ris
 from research_studio.export.document import load_run, with_display_addresses
-from research_studio.export.docx_export import docx_bytes
 from research_studio.export.html_export import report_page
-from research_studio.export.pdf_export import pdf_bytes
 
 ExportFormat = Literal["md", "html", "pdf", "docx", "bib", "ris"]
 FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
@@ -53,8 +51,12 @@ def export_run(folder: Path, fmt: ExportFormat) -> Export:
     elif fmt == "html":
         content = report_page(document).encode("utf-8")
     elif fmt == "pdf":
+        from research_studio.export.pdf_export import pdf_bytes  # fpdf2 and its fonts: PDF only
+
         content = pdf_bytes(document)
     elif fmt == "docx":
+        from research_studio.export.docx_export import docx_bytes  # python-docx: DOCX only
+
         content = docx_bytes(document)
     elif fmt == "bib":
         content = bibtex(document).encode("utf-8")

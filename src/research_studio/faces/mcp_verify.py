@@ -12,7 +12,6 @@ import asyncio
 from pathlib import Path
 from typing import Annotated
 
-from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from research_studio.core.config import Configuration
@@ -20,7 +19,6 @@ from research_studio.core.config_loading import load_configuration
 from research_studio.core.errors import ConfigError, FetchError, ResearchStudioError
 from research_studio.core.urls import is_web_url
 from research_studio.grounding.support import best_support
-from research_studio.services.clients import open_services
 from research_studio.sources.docfiles import (
     UnreadableDocument,
     read_bounded,
@@ -78,6 +76,8 @@ def _read_file(source: str, limit: int) -> tuple[str, str]:
 async def read_source(source: str, config: Configuration) -> tuple[str, str]:
     """(title, text) of a local file or a web page."""
     if is_web_url(source):
+        from research_studio.services.clients import open_services  # a page needs the fetcher
+
         async with open_services(config) as services:
             page = await services.fetcher.fetch(source)
         return page.title, page.text
@@ -137,6 +137,8 @@ async def verify(
     `text` itself. Answers with each part of the statement and the sentence of the source that
     carries it (anywhere in the source) and, when it does not support it, which part failed and
     why: missing terms, a figure, the polarity, an entity."""
+    from mcp.server.mcpserver.exceptions import ToolError  # the MCP SDK: only its tool needs it
+
     try:
         if text.strip():
             return answer(statement, source or "text", "", text)

@@ -44,8 +44,9 @@ from research_studio.services.resolution import (
     choose_search,
     server_choices,
 )
-from research_studio.sources.docindex import DocumentIndex, IndexReport
+from research_studio.sources.docindex import IndexReport
 from research_studio.sources.search import SearchChoice
+from research_studio.sources.search.local import checked_update, shared_index
 
 # Settings only some pipelines read: their specs say which, and every face refuses the others.
 SELECTIVE_SETTINGS = (
@@ -224,16 +225,14 @@ def index_documents(
 
     Fails, in one line, when no readable document was found: research on nothing is not a run.
     """
-    index = DocumentIndex.in_dir(
+    index = shared_index(
         config.cache_dir,
         chunk_size=config.index_chunk_size,
         max_bytes=config.max_document_bytes,
-        encoder=hybrid_encoder(config),
+        encoder=lambda: hybrid_encoder(config),
     )
-    try:
-        report = index.update(paths)
-    finally:
-        index.close()
+    # Checked now, and recorded: the run's first search in this process need not check again.
+    report = checked_update(index, paths, 0.0)
     say = note or (lambda _line: None)
     for path, reason in report.skipped:
         say(f"skipped {path}: {reason}")

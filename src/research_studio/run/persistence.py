@@ -6,22 +6,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import psycopg
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.store.base import BaseStore
-from langgraph.store.postgres.aio import AsyncPostgresStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
-from psycopg.conninfo import conninfo_to_dict
-from psycopg.rows import dict_row
-from psycopg_pool import AsyncConnectionPool
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError, ResearchStudioError
 from research_studio.run.runs import CHECKPOINTS_FILE, STORE_FILE
+
+if TYPE_CHECKING:  # psycopg and its savers are imported when PostgreSQL is configured
+    import psycopg
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT_S = 10
@@ -54,6 +51,9 @@ def describe(config: Configuration, folder: Path) -> str:
 
 def _server(url: str) -> str:
     """host:port/dbname of a URL, never its user or password."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
     try:
         info = conninfo_to_dict(url)
     except psycopg.Error as exc:
@@ -68,6 +68,8 @@ def _first_line(exc: BaseException, secret: str | None = None) -> str:
 
 
 def _refused(exc: psycopg.Error, url: str, server: str) -> ResearchStudioError:
+    from psycopg.conninfo import conninfo_to_dict
+
     password = conninfo_to_dict(url).get("password")
     reason = _first_line(exc, str(password) if password else None)
     return ResearchStudioError(f"cannot use {server} for checkpoints: {reason}")
@@ -75,6 +77,8 @@ def _refused(exc: psycopg.Error, url: str, server: str) -> ResearchStudioError:
 
 async def _connect_check(url: str, server: str) -> None:
     """Fail with one line naming the server when it cannot be reached or refuses us."""
+    import psycopg
+
     try:
         connection = await psycopg.AsyncConnection.connect(
             url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True
@@ -89,6 +93,8 @@ def check_checkpoints(config: Configuration) -> None:
     url = postgres_url(config)
     if url is None:
         return
+    import psycopg
+
     server = _server(url)
     try:
         psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True).close()
@@ -98,6 +104,11 @@ def check_checkpoints(config: Configuration) -> None:
 
 @asynccontextmanager
 async def _postgres(url: str) -> AsyncIterator[Persistence]:
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+    from psycopg.rows import dict_row
+    from psycopg_pool import AsyncConnectionPool
+
     server = _server(url)
     await _connect_check(url, server)
     kwargs: dict[str, Any] = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.core.files import write_atomically
@@ -70,6 +70,8 @@ def _pid_exists(pid: int) -> bool:
 class RunOwner(BaseModel):
     """The process executing a run, so others can tell a live run from a dead one."""
 
+    model_config = ConfigDict(defer_build=True)  # built on first use, not by every --help
+
     pid: int
     host: str
     started: float | None = Field(None, description="Process start time, where the OS tells it.")
@@ -92,6 +94,8 @@ class RunOwner(BaseModel):
 
 class RunRecord(BaseModel):
     """What a run folder says about its run; enough to resume it."""
+
+    model_config = ConfigDict(defer_build=True)
 
     run_id: str
     query: str

@@ -44,6 +44,7 @@ from research_studio.sources.search import (
 )
 from research_studio.sources.search.base import DeadlineSearch
 from research_studio.sources.search.dated import DatedSearch
+from research_studio.sources.search.local import shared_index
 
 
 class Services:
@@ -83,12 +84,13 @@ class Services:
     def index(self) -> DocumentIndex:
         """The local document index (in the cache folder, used even with the cache off)."""
         if self._index is None:
-            # Opens nothing yet: the index touches the disk on first use, in a worker thread.
-            self._index = DocumentIndex.in_dir(
+            # One per process, kept open across runs; it touches the disk on first use, in a
+            # worker thread.
+            self._index = shared_index(
                 self.config.cache_dir,
                 chunk_size=self.config.index_chunk_size,
                 max_bytes=self.config.max_document_bytes,
-                encoder=hybrid_encoder(self.config),
+                encoder=lambda: hybrid_encoder(self.config),
             )
         return self._index
 
@@ -99,7 +101,9 @@ class Services:
             if self.search_choice.name == "local":
                 from research_studio.sources.search.local import LocalSearch
 
-                self._search = self._dated(LocalSearch(self.index, list(self.config.docs)))
+                self._search = self._dated(
+                    LocalSearch(self.index, list(self.config.docs), self.config.index_recheck_s)
+                )
                 return self._search
             if self.search_choice.name == "mcp":
                 from research_studio.sources.search.mcp import McpSearch
@@ -289,8 +293,7 @@ class Services:
             self._mcp.close_now()
         if self.cache is not None:
             self.cache.close()
-        if self._index is not None:
-            self._index.close()
+        self._index = None  # the process's shared index stays open for the next run
         self.archive.close()
 
     async def aclose(self) -> None:

@@ -7,7 +7,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from research_studio.sources.fetch import extract_html, extract_pdf
+from research_studio.sources.parser_thread import in_parser_thread
+from research_studio.sources.parsing import extract_html, extract_pdf
 
 SUPPORTED_SUFFIXES = {
     ".md": "markdown",
@@ -45,7 +46,7 @@ def read_document(path: Path, data: bytes) -> tuple[str, str, str]:
         except Exception as exc:  # pypdf raises many types for damaged files
             raise UnreadableDocument(f"unreadable PDF ({type(exc).__name__})") from None
     elif kind == "html":
-        title, text, _date = extract_html(_read_text(data).encode("utf-8"))
+        title, text, _date = in_parser_thread(extract_html, _read_text(data).encode("utf-8"))
     else:
         text = _read_text(data)
         first = text.strip().splitlines()[0].strip() if text.strip() else ""

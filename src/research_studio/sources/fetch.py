@@ -17,7 +17,7 @@ from research_studio.sources.http_client import (
     track_private_hosts,
 )
 from research_studio.sources.parser_pool import ParseError, ParserPool
-from research_studio.sources.parsing import ContentKind, parse_document
+from research_studio.sources.parsing import ContentKind
 from research_studio.sources.parsing import (
     extract_html as extract_html,  # re-exported for the index
 )
@@ -181,7 +181,7 @@ class PageFetcher:
             raise FetchError(url, f"binary data labelled {content_type!r}", kind="unsupported")
 
         try:
-            title, text, published = await self._parser.run(parse_document, kind, body, charset)
+            title, text, published = await self._parser.parse(kind, body, charset)
         except ParseError as exc:  # HTML, PDF and text fail alike, whatever the library raised
             raise FetchError(
                 url, f"unreadable {KIND_LABELS[kind]} ({exc.reason})", kind=exc.kind

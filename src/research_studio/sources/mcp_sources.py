@@ -17,18 +17,18 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
-import mcp.types as types
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 
 from research_studio.core.config import Configuration
 from research_studio.core.config_fields import McpServerSpec
 from research_studio.core.errors import ConfigError, ProviderError
 from research_studio.core.urls import is_web_url
+
+if TYPE_CHECKING:  # the MCP SDK is imported when a server is used, not with every run
+    import mcp.types as types
+    from mcp.client.session import ClientSession
 
 _EXPOSED_NAME = re.compile(r"[^A-Za-z0-9_-]")
 CLOSE_GRACE_S = 5.0
@@ -112,6 +112,8 @@ def check_servers(config: Configuration) -> None:
 
 def result_text(result: types.CallToolResult) -> str:
     """The text of a tool result: its text blocks (and embedded text resources), else its JSON."""
+    import mcp.types as types
+
     parts: list[str] = []
     for block in result.content:
         if isinstance(block, types.TextContent):
@@ -127,6 +129,8 @@ def result_text(result: types.CallToolResult) -> str:
 
 def named_url(result: types.CallToolResult) -> str | None:
     """A web URL the result gives for itself (a resource's URI or a top-level `url`), if any."""
+    import mcp.types as types
+
     for block in result.content:
         uri = None
         if isinstance(block, types.EmbeddedResource):
@@ -213,6 +217,9 @@ class McpSources:
         return _Server(spec, ready, stop, task, errlog=errlog, http_client=client)
 
     def _transport(self, spec: McpServerSpec, errlog: TextIO | None, client: Any) -> Any:
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+        from mcp.client.streamable_http import streamable_http_client
+
         if spec.command is not None:
             params = StdioServerParameters(
                 command=spec.command,
@@ -230,6 +237,8 @@ class McpSources:
         errlog: TextIO | None,
         client: Any,
     ) -> None:
+        from mcp.client.session import ClientSession
+
         try:
             async with contextlib.AsyncExitStack() as stack:
                 if client is not None:  # the SDK does not close a client it was given

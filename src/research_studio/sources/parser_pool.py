@@ -1,7 +1,9 @@
-"""Document parsing in worker processes, each document bounded in time and memory.
+"""Document parsing: ordinary pages on one thread of this process, the rest in worker processes.
 
-lxml is not safe in parallel threads (native double frees), so HTML, PDF and text are parsed in
-separate processes; a document that crashes its worker or exceeds a bound costs that document only.
+lxml is not safe in parallel threads (native double frees), so one thread per process parses
+every ordinary page (HTML and text up to `IN_THREAD_MAX_BYTES`): no fork server, no worker and no
+pickling for the pages most runs read. A PDF, or a page larger than that, goes to a worker
+process bounded in time and memory, which a crash or a blow-up costs that document only.
 """
 
 from __future__ import annotations
@@ -19,21 +21,14 @@ from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
-from research_studio.core.errors import FailureKind
+from research_studio.sources.parser_thread import IN_THREAD_MAX_BYTES, grant, thread
+from research_studio.sources.parser_thread import ParseError as ParseError
 from research_studio.sources.parser_worker import ParserProcess, parser_context, serve
+from research_studio.sources.parsing import ContentKind, Parsed, parse_document
 
 T = TypeVar("T")
 
 STARTUP_TIMEOUT_S = 60.0  # a fresh fork server imports and warms up first; slow machines take time
-
-
-class ParseError(Exception):
-    """A document could not be parsed: it failed, crashed its worker or exceeded a bound."""
-
-    def __init__(self, reason: str, *, kind: FailureKind) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.kind: FailureKind = kind
 
 
 def _describe_exit(code: int | None) -> str:
@@ -153,15 +148,10 @@ class _Slots:
                     return
                 waiter = self._waiters.popleft()
             try:
-                waiter.get_loop().call_soon_threadsafe(_grant, waiter)
+                waiter.get_loop().call_soon_threadsafe(grant, waiter)
                 return
             except RuntimeError:  # that waiter's loop is closed: the next one gets the slot
                 continue
-
-
-def _grant(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
 
 
 class _Workers:
@@ -321,7 +311,6 @@ def _shared_workers(max_memory_mb: int) -> _Workers:
         workers = _shared.get(max_memory_mb)
         if workers is None or workers.closed:
             workers = _shared[max_memory_mb] = _Workers(min(2, os.cpu_count() or 1), max_memory_mb)
-            workers.warm_up()  # the first worker starts now, in the background
             atexit.register(workers.kill_now)
         return workers
 
@@ -358,8 +347,18 @@ class ParserPool:
         return self._workers.max_memory_mb
 
     def warm_up(self) -> None:
-        """Start one worker in the background now, so the first page does not wait for it."""
-        self._workers.warm_up()
+        """Load the page parser on the parser thread now, so the first page does not wait for it
+        (workers start when a PDF or a large page first needs one)."""
+        thread.warm_up()
+
+    async def parse(self, kind: ContentKind, body: bytes, charset: str | None) -> Parsed:
+        """Title, text and date of a document: on the parser thread when it is an ordinary page,
+        else in a worker (a PDF, a large page, or while an overrunning page holds the thread)."""
+        if self._closed:
+            raise ParseError("the parser pool is closed", kind="refused")
+        if kind == "pdf" or len(body) > IN_THREAD_MAX_BYTES or thread.stuck():
+            return await self.run(parse_document, kind, body, charset)
+        return await thread.run(parse_document, (kind, body, charset), self.timeout_s)
 
     async def run(self, func: Callable[..., T], *args: Any) -> T:
         """`func(*args)` in a worker; ParseError when it fails, crashes, times out or runs out of memory.

@@ -1,6 +1,7 @@
 """What a document says: the title, text and date of HTML, PDF and plain text (CPU-bound).
 
-These run in parser worker processes (`parser_pool.py`), never on the event loop.
+These run on the process's parser thread (`parser_thread.py`) or in parser worker processes
+(`parser_pool.py`), never on the event loop.
 """
 
 from __future__ import annotations
@@ -82,11 +83,15 @@ def parse_document(kind: ContentKind, body: bytes, charset: str | None) -> Parse
 
 
 @functools.cache
-def warm_up() -> None:
-    """Load the parsers and parse a small page once in this process, so later documents are quick."""
-    try:
-        import pypdf  # noqa: F401
-
+def warm_up_pages() -> None:
+    """Load the page parser and parse a small page once in this process (on the parser thread)."""
+    with contextlib.suppress(Exception):  # a broken parser shows up on the first real document
         parse_document("html", _WARM_UP, None)
-    except Exception:
-        pass  # a broken parser shows up on the first real document instead
+
+
+@functools.cache
+def warm_up() -> None:
+    """Load the PDF parser (in the workers' fork server): workers parse PDFs, and the rare page
+    too large for the parser thread loads the page parser when it comes."""
+    with contextlib.suppress(Exception):
+        import pypdf  # noqa: F401

@@ -87,3 +87,51 @@ async def test_the_index_is_opened_and_updated_off_the_event_loop(
             _watched.clear()
         assert results and seen == [], "file-system calls ran in the event loop"
         assert (tmp_path / "index-cache" / "documents.sqlite3").is_file()
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "roofs.md").write_text(
+        "# Roofs\n\nCool roofs reflect sunlight and lower temperatures.\n"
+    )
+    return folder
+
+
+async def _titles(config: Configuration, query: str) -> tuple[list[str], object]:
+    async with open_services(config) as services:
+        results = await services.search.search(query, 5)
+        return [result.title for result in results], services.index
+
+
+async def test_runs_of_one_process_share_the_index_and_check_the_folders_once_per_interval(
+    tmp_path: Path, make_config: Callable[..., Configuration]
+) -> None:
+    folder = _folder(tmp_path)
+    config = make_config(
+        search=None, docs=[folder], cache_dir=tmp_path / "cache", index_recheck_s=3600
+    )
+    first, first_index = await _titles(config, "cool roofs sunlight")
+    (folder / "trees.md").write_text("# Trees\n\nStreet trees shade sidewalks and cool roofs.\n")
+    second, second_index = await _titles(config, "cool roofs sunlight")
+    assert first == second == ["Roofs"]  # checked within the interval: the new file waits
+    assert second_index is first_index  # one open index for the process
+    rechecking = make_config(
+        search=None, docs=[folder], cache_dir=tmp_path / "cache", index_recheck_s=0
+    )
+    third, _index = await _titles(rechecking, "cool roofs sunlight")
+    assert sorted(third) == ["Roofs", "Trees"]
+
+
+async def test_a_run_reads_its_folders_once_never_per_query(
+    tmp_path: Path, make_config: Callable[..., Configuration]
+) -> None:
+    folder = _folder(tmp_path)
+    config = make_config(
+        search=None, docs=[folder], cache_dir=tmp_path / "cache", index_recheck_s=0
+    )
+    async with open_services(config) as services:
+        assert [r.title for r in await services.search.search("cool roofs", 5)] == ["Roofs"]
+        (folder / "trees.md").write_text("# Trees\n\nStreet trees shade cool roofs.\n")
+        again = await services.search.search("cool roofs", 5)
+        assert [r.title for r in again] == ["Roofs"]  # the second query reads the index only

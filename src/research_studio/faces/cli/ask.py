@@ -9,9 +9,7 @@ import typer
 from research_studio.core.urls import is_masked_url
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, line
-from research_studio.run.followup import FOLLOWUPS_DIR, answer_followup
 from research_studio.run.runs import check_query
-from research_studio.services.resolution import resolve
 
 
 @common.setting_options("model", "language", *common.SEARCH_SETTINGS)
@@ -24,6 +22,9 @@ def ask(
     overrides: dict[str, Any],
 ) -> None:
     """Answer a follow-up from the run's sources (researching only what they do not cover)."""
+    from research_studio.run.followup import FOLLOWUPS_DIR, answer_followup
+    from research_studio.services.resolution import resolve
+
     folder = common.open_run(run_id, config_file)
     with common.user_errors():
         # The run's own settings (masked URLs left to the environment), then this command's.

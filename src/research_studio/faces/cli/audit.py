@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -12,8 +12,9 @@ from rich.text import Text
 from research_studio.core.config import Configuration
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, line
-from research_studio.run.audit import AuditReport, SourceDrift, audit_rows, audit_run, live_drift
-from research_studio.services.clients import open_services
+
+if TYPE_CHECKING:  # imported by the command that runs, not by its --help
+    from research_studio.run.audit import AuditReport, SourceDrift
 
 LiveFlag = Annotated[
     bool,
@@ -25,12 +26,17 @@ LiveFlag = Annotated[
 
 
 async def _drift(config: Configuration, path: Path) -> list[SourceDrift]:
+    from research_studio.run.audit import live_drift
+    from research_studio.services.clients import open_services  # --live only
+
     async with open_services(config) as services:
         with common.err.status("Fetching the cited pages again…"):
             return await live_drift(path, services.fetcher)
 
 
 def _print(report: AuditReport, run_id: str) -> None:
+    from research_studio.run.audit import audit_rows
+
     table = Table(title=f"Audit of {run_id}")
     for column in ("id", "statement", "cites", "verdict", "why"):
         table.add_column(column, overflow="fold")
@@ -81,6 +87,8 @@ def audit(
 ) -> None:
     """Check a finished run from its folder alone: every printed line, statement and kept page
     against the run's manifest and its quotes (exit 1 if any check fails)."""
+    from research_studio.run.audit import audit_run
+
     folder = common.open_run(run_id, config_file)
     with common.user_errors():
         report = audit_run(folder.path)

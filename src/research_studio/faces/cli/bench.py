@@ -187,6 +187,26 @@ def bench(
                 ),
             )
         common.out.print(table)
+    if "cold_run" in results:
+        cold = results["cold_run"]
+        inside = results.get("pipelines", {}).get("variants", {}).get("standard-multi", {})
+        common.out.print(
+            f"Cold `research-studio run` (its own process, whole tree): {cold['cpu_s']} CPU-s, "
+            f"peak PSS {cold['peak_pss_mb']} MiB, start → first model call "
+            f"{cold['first_model_call_s']} s (median of {len(cold['runs'])}; load {cold['load']}); "
+            f"in-process run, modules already imported: {inside.get('cpu_s')} CPU-s, "
+            f"{inside.get('peak_pss_mb')} MiB (load {inside.get('load')})",
+            markup=False,
+        )
+    if "cold_start" in results:
+        start = results["cold_start"]
+        common.out.print(
+            f"Cold `verify` of a local file: {start['verify']['cpu_s']} CPU-s "
+            f"(load {start['verify']['load']}); the heaviest `--help` "
+            f"({start['help_max']['command']}): {start['help_max']['cpu_s']} CPU-s "
+            f"(load {start['help_max']['load']})",
+            markup=False,
+        )
     if "serve" in results:
         for row in results["serve"]["steps"].values():
             common.out.print(

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import httpx
 import typer
 
 from research_studio.core.config import Configuration
@@ -22,8 +21,6 @@ from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, line
 from research_studio.llm import local_model
 from research_studio.llm.embeddings import EMBEDDINGS_EXTRA, minilm_folder
-from research_studio.services.resolution import choose_model, choose_search
-from research_studio.sources.search import search_endpoint
 
 Verdict = Literal["ok", "warn", "fail"]
 MARKS: dict[Verdict, tuple[str, str]] = {
@@ -62,6 +59,8 @@ def _imports(module: str) -> str | None:
 
 
 def _model(config: Configuration) -> Check:
+    from research_studio.services.resolution import choose_model  # the models: not for --help
+
     try:
         choice = choose_model(config)
     except ResearchStudioError as exc:
@@ -81,6 +80,8 @@ def _model(config: Configuration) -> Check:
 
 def _reachable(url: str) -> str | None:
     """None when something answers HTTP at the URL, else why not."""
+    import httpx
+
     try:
         httpx.get(url, timeout=3.0)
     except httpx.HTTPError as exc:
@@ -91,6 +92,9 @@ def _reachable(url: str) -> str | None:
 
 
 def _search(config: Configuration) -> Check:
+    from research_studio.services.resolution import choose_search
+    from research_studio.sources.search import search_endpoint
+
     try:
         choice = choose_search(config)
     except ResearchStudioError as exc:

@@ -11,7 +11,6 @@ from rich.table import Table
 
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign
-from research_studio.run.launch import check_docs, index_documents
 
 
 def indexing(paths: list[Path]) -> AbstractContextManager[object]:
@@ -32,6 +31,8 @@ def index(
     config_file: common.ConfigFileOption = None,
 ) -> None:
     """Build or update the local document index (changed files re-indexed, removed ones dropped)."""
+    from research_studio.run.launch import check_docs, index_documents
+
     with common.user_errors():
         check_docs(paths)
         config = common.settings(config_file).config

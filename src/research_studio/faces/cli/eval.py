@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -17,13 +17,12 @@ from research_studio.evaluation.cases import (
     parse_pipelines,
     select_cases,
 )
-from research_studio.evaluation.judging import default_judge
-from research_studio.evaluation.suite import EvalPlan, EvalReport, pipeline_means, run_eval
-from research_studio.evaluation.summary import costs_lines, markdown, summary_table
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign
-from research_studio.llm.models import split_spec
 from research_studio.run.runs import write_atomically
+
+if TYPE_CHECKING:  # the suite (the pipelines, the models) is imported by a run, not by --help
+    from research_studio.evaluation.suite import EvalReport
 
 DEFAULT_SNAPSHOTS = Path("eval-snapshots")
 
@@ -36,6 +35,9 @@ def _judge(
     judge: str | None, no_judge: bool, live: bool, config: Configuration
 ) -> tuple[str | None, bool]:
     """(judge spec, use each snapshot's recorded judge)."""
+    from research_studio.evaluation.judging import default_judge
+    from research_studio.llm.models import split_spec
+
     if no_judge and judge:
         raise ConfigError("--judge and --no-judge cannot be used together")
     if no_judge:
@@ -91,6 +93,9 @@ def _list(cases: list[EvalCase]) -> None:
 
 
 def _print(report: EvalReport, details: Path) -> None:
+    from research_studio.evaluation.suite import pipeline_means
+    from research_studio.evaluation.summary import costs_lines, summary_table
+
     typer.echo(summary_table(report))
     typer.echo("")
     for label, figures in pipeline_means(report).items():
@@ -186,6 +191,9 @@ def eval_command(
     overrides: dict[str, Any],
 ) -> None:
     """Evaluate pipelines on eval cases: structural, case, judge and citation-accuracy scores."""
+    from research_studio.evaluation.suite import EvalPlan, run_eval
+    from research_studio.evaluation.summary import markdown
+
     with common.user_errors():
         if export_cases is not None:
             write_atomically(export_cases, bundled_cases_text())

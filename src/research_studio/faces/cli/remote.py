@@ -5,16 +5,17 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from research_studio.faces.cli import common
 from research_studio.faces.cli.research import PipelineOption
 from research_studio.faces.cli.terminal import foreign, line
-from research_studio.faces.remote import RemoteAsk, research_remote
-from research_studio.run.launch import check_pipeline
 from research_studio.run.runs import check_query, write_atomically
+
+if TYPE_CHECKING:
+    from research_studio.faces.remote import RemoteAsk
 
 # Settings the server's graphs take in their context (their models, keys and search stay the
 # server's): each flag generated from its declaration.
@@ -61,6 +62,9 @@ def remote(
     overrides: dict[str, Any],
 ) -> None:
     """Research on a LangGraph server (its models, keys and search come from the server)."""
+    from research_studio.faces.remote import research_remote
+    from research_studio.run.launch import check_pipeline  # the run's stack: not for --help
+
     with common.user_errors():
         # The same checks as a local run, as far as they apply: values, question, pipeline.
         limit = common.settings(None, overrides).config.max_query_chars

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -14,15 +14,17 @@ from research_studio.core.config_loading import settings_reference
 from research_studio.core.errors import FetchError
 from research_studio.core.urls import is_web_url
 from research_studio.faces.cli import common
-from research_studio.faces.cli.documents import check_docs
 from research_studio.faces.cli.terminal import foreign, line, visible
-from research_studio.services.clients import open_services
-from research_studio.services.resolution import choose_search
-from research_studio.sources.fetch import Page
-from research_studio.sources.search import SearchResult
+
+if TYPE_CHECKING:  # the services are imported by the command that runs, not by its --help
+    from research_studio.sources.fetch import Page
+    from research_studio.sources.search import SearchResult
 
 
 async def _search(config: Configuration, query: str, limit: int) -> tuple[str, list[SearchResult]]:
+    from research_studio.services.clients import open_services
+    from research_studio.services.resolution import choose_search
+
     choose_search(config)  # fail fast, naming the options, when nothing can serve
     async with open_services(config) as services:
         choice = services.search_choice
@@ -41,6 +43,8 @@ def search(
     overrides: dict[str, Any],
 ) -> None:
     """Search the web (or local documents) and list the results."""
+    from research_studio.run.launch import check_docs
+
     with common.user_errors():
         if not query.strip():
             raise typer.BadParameter("the query is empty", param_hint="QUERY")
@@ -67,6 +71,8 @@ def search(
 
 
 async def _fetch(config: Configuration, url: str) -> Page:
+    from research_studio.services.clients import open_services
+
     async with open_services(config) as services:
         with common.err.status(f"Fetching {url}…"):
             return await services.fetcher.fetch(url)

@@ -1,34 +1,102 @@
-"""The local documents provider: BM25 over the document index; pages are served from the index."""
+"""The local documents provider: BM25 over the document index; pages are served from the index.
+
+A process keeps one open index per file and settings (`shared_index`), whatever number of runs
+it serves (`serve`, `mcp`, `eval`), and checks a set of folders for changed files at most once
+per `index_recheck_s` (`checked_update`): a query is answered from the index, never by reading
+the folders again.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from research_studio.core.errors import ConfigError, FetchError
 from research_studio.sources.docindex import ChunkHit, DocumentIndex, IndexReport
 from research_studio.sources.fetch import Page
 from research_studio.sources.search.base import SearchResult
 
+if TYPE_CHECKING:
+    from research_studio.sources.vectors import ChunkEncoder
+
+
+@dataclass
+class _Check:
+    """When a set of folders was last checked against an index, and what that found."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    at: float = 0.0
+    report: IndexReport | None = None
+
+
+_indexes: dict[tuple[str, int, int, str], DocumentIndex] = {}
+_checks: dict[tuple[str, tuple[str, ...]], _Check] = {}
+_registry = threading.Lock()
+
+
+def shared_index(
+    cache_dir: Path,
+    *,
+    chunk_size: int,
+    max_bytes: int,
+    encoder: Callable[[], ChunkEncoder | None],
+) -> DocumentIndex:
+    """This process's open index in `cache_dir` for these settings (opened once, never closed
+    by a run: the next run, or the next MCP call, answers from it at once)."""
+    vectors = encoder()
+    key = (str(cache_dir.resolve()), chunk_size, max_bytes, type(vectors).__name__)
+    with _registry:
+        index = _indexes.get(key)
+        if index is None:
+            index = _indexes[key] = DocumentIndex.in_dir(
+                cache_dir, chunk_size=chunk_size, max_bytes=max_bytes, encoder=vectors
+            )
+        return index
+
+
+def checked_update(index: DocumentIndex, roots: list[Path], recheck_s: float) -> IndexReport:
+    """The folders' last check against the index, done again (blocking) only when none was done
+    in this process within `recheck_s` seconds; concurrent callers wait for one check."""
+    key = (str(index.path), tuple(sorted(str(root.expanduser().resolve()) for root in roots)))
+    with _registry:
+        check = _checks.setdefault(key, _Check())
+    with check.lock:
+        now = time.monotonic()
+        if check.report is None or now - check.at >= recheck_s:
+            check.report = index.update(roots)
+            check.at = time.monotonic()
+        return check.report
+
 
 class LocalSearch:
-    """Chunk-level results; each URL is the document's file:// URI with a #chunk-N fragment."""
+    """Chunk-level results; each URL is the document's file:// URI with a #chunk-N fragment.
+
+    A run's first query has the folders checked (`checked_update`: at most once per
+    `recheck_s` in the process); its later queries only read the index.
+    """
 
     name = "local"
 
-    def __init__(self, index: DocumentIndex, roots: list[Path]) -> None:
+    def __init__(self, index: DocumentIndex, roots: list[Path], recheck_s: float = 0.0) -> None:
         self._index = index
         self._roots = roots
+        self._recheck_s = recheck_s
         self._refreshed = False
-        self._refresh_lock = asyncio.Lock()
         self.last_report: IndexReport | None = None
 
     async def refresh(self) -> IndexReport | None:
-        """Bring the index up to date with the configured folders, once per run."""
-        async with self._refresh_lock:
-            if not self._refreshed and self._roots:
-                self.last_report = await asyncio.to_thread(self._index.update, self._roots)
-            self._refreshed = True
+        """Bring the index up to date with the configured folders: once per run, and in a
+        process that runs many, once per `recheck_s`."""
+        if not self._refreshed and self._roots:
+            self.last_report = await asyncio.to_thread(
+                checked_update, self._index, self._roots, self._recheck_s
+            )
+        self._refreshed = True
         if self.last_report is not None and not self.last_report.documents:
             raise ConfigError(f"no readable documents in {', '.join(self.last_report.empty)}")
         return self.last_report

@@ -1,0 +1,110 @@
+"""A cold command imports what it uses: each `--help`, `verify` of a local file, a standard run.
+
+Each command runs in a fresh interpreter, as a person starts it; afterwards the probe lists which
+of the heavy libraries ended up in `sys.modules`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from research_studio.faces.cli import COMMANDS
+from tests.doubles.fake_web import FakeWeb
+from tests.doubles.research_script import ResearchScript
+from tests.helpers import web_args
+
+# Libraries a command path must not load unless it uses them on that path.
+PROVIDER_SDKS = ["openai", "anthropic", "ollama", "langchain_openai", "langchain_anthropic"]
+SERVERS = ["mcp", "fastapi", "uvicorn", "starlette", "sse_starlette"]
+STORAGE = ["psycopg", "psycopg_pool"]
+GRAPH = ["langgraph", "langchain_core", "langsmith", "opentelemetry"]
+EXPORT = ["fpdf", "docx", "fontTools"]
+PARSERS = ["trafilatura", "pypdf", "lxml", "httpx"]
+EMBEDDINGS = ["numpy", "research_studio.llm.embeddings", "usearch"]
+NOT_FOR_HELP = [*PROVIDER_SDKS, *SERVERS, *STORAGE, *GRAPH, *EXPORT, *PARSERS, *EMBEDDINGS]
+# `doctor` checks the optional extras; making their imports lazy is issue 32's work.
+HELP_COMMANDS = [name for name in COMMANDS if name != "doctor"]
+
+_PROBE = """
+import json, sys
+from research_studio.faces.cli import main
+watched = json.loads(sys.argv[1])
+sys.argv = ["research-studio", *sys.argv[2:]]
+code = 0
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code or 0
+print(json.dumps({"code": code, "loaded": sorted(n for n in watched if n in sys.modules)}),
+      file=sys.stderr)
+"""
+
+
+def probe(
+    watched: list[str], *arguments: str, env: dict[str, str] | None = None, timeout: int = 60
+) -> dict[str, object]:
+    """Run the CLI cold with `arguments`; its exit code and which `watched` modules it loaded."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(watched), *arguments],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=env,
+    )
+    answer: dict[str, object] = json.loads(done.stderr.strip().splitlines()[-1])
+    return answer
+
+
+@pytest.mark.parametrize("name", HELP_COMMANDS)
+def test_a_commands_help_loads_none_of_the_heavy_libraries(name: str) -> None:
+    assert probe(NOT_FOR_HELP, name, "--help") == {"code": 0, "loaded": []}
+
+
+def test_verify_against_a_local_file_loads_only_the_support_check(tmp_path: Path) -> None:
+    source = tmp_path / "tea.md"
+    source.write_text("# Tea\n\nGreen tea contains caffeine and is brewed at 80 degrees.\n")
+    answer = probe(NOT_FOR_HELP, "verify", "Green tea contains caffeine", "--source", str(source))
+    assert answer == {"code": 0, "loaded": []}
+
+
+def test_verify_of_an_unsupported_statement_still_loads_nothing_heavy(tmp_path: Path) -> None:
+    source = tmp_path / "tea.md"
+    source.write_text("# Tea\n\nGreen tea contains caffeine.\n")
+    answer = probe(
+        NOT_FOR_HELP, "verify", "Coffee is brewed at 80 degrees", "--source", str(source)
+    )
+    assert answer == {"code": 1, "loaded": []}
+
+
+@pytest.mark.e2e
+def test_a_standard_run_over_searxng_loads_no_unused_sdk_server_or_storage(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    web.chat.responder = ResearchScript(coverage=[0.9], ready=[True]).chat_responder()
+    env = {**os.environ, "OPENAI_BASE_URL": web.url("/v1"), "OPENAI_API_KEY": "sk-local-test"}
+    unused = ["anthropic", "ollama", "langchain_anthropic", *SERVERS, *STORAGE, *EXPORT]
+    answer = probe(
+        [*unused, "openai"],
+        "run",
+        "coral bleaching heat stress",
+        "--model",
+        "openai:fake-model",
+        "--no-clarify",
+        "--iterations",
+        "1",
+        "--out",
+        str(tmp_path / "run"),
+        *web_args(web),
+        env=env,
+        timeout=300,
+    )
+    # The model it uses is loaded; nothing it does not use is.
+    assert answer == {"code": 0, "loaded": ["openai"]}
+    assert (tmp_path / "run" / "report.md").is_file()
