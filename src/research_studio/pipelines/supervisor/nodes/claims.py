@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
+from research_studio.core.extras import EMBEDDINGS_EXTRA
 from research_studio.core.records import ClaimRecord, ErrorRecord, StatementRecord
-from research_studio.llm.embeddings import EMBEDDINGS_EXTRA
 from research_studio.llm.model_faults import failure_kind
 from research_studio.pipelines.kit.node_kit import emitter
 from research_studio.pipelines.supervisor.nodes.evidence import split_passages, stored_sources
