@@ -12,6 +12,8 @@ TRACKING_PARAMETERS = frozenset(
     {"fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "igshid", "ref_src", "_hsenc"}
 )
 DEFAULT_PORTS = {"http": 80, "https": 443}
+# A TCP port a connection can be made to: 0 and anything above 65535 cannot be dialled.
+VALID_PORTS = range(1, 65536)
 
 
 def _is_tracking(name: str) -> bool:
@@ -47,12 +49,17 @@ def normalize_url(url: str) -> str:
 
 
 def is_web_url(url: str) -> bool:
-    """True for an absolute http(s) URL with a host."""
+    """True for an absolute http(s) URL with a host and, when it names one, a port that exists."""
     try:
         parts = urlsplit(url.strip())
-        return parts.scheme.lower() in DEFAULT_PORTS and bool(parts.hostname)
+        port = parts.port  # raises for a port that is no number or above 65535
     except ValueError:  # e.g. an unclosed IPv6 bracket
         return False
+    return (
+        parts.scheme.lower() in DEFAULT_PORTS
+        and bool(parts.hostname)
+        and (port is None or port in VALID_PORTS)
+    )
 
 
 def display_url(url: str, roots: Iterable[str] = ()) -> str:
