@@ -79,6 +79,27 @@ def display_url(url: str, roots: Iterable[str] = ()) -> str:
     return path.name or "local document"
 
 
+# A file: URL standing on its own in text (not the tail of another URL such as https://x/file:y).
+_FILE_URL_IN_TEXT = re.compile(r"(?<![^\s'\"(<\[])file:[^\s'\"<>()\[\]]+", re.IGNORECASE)
+
+
+def display_nested(value: Any, roots: Iterable[str] = ()) -> Any:
+    """The value with every local document's file:// URL in it, however deep, as `display_url`
+    shows it: what a run writes for others to read (result.json, its manifest) names a document
+    by its path in the documents folder, never by this machine's absolute path."""
+    if isinstance(value, str):
+        if value.strip().lower().startswith("file:"):
+            return display_url(value, roots)
+        if "file:" not in value.lower():
+            return value
+        return _FILE_URL_IN_TEXT.sub(lambda match: display_url(match.group(0), roots), value)
+    if isinstance(value, list):
+        return [display_nested(item, roots) for item in value]
+    if isinstance(value, dict):
+        return {key: display_nested(item, roots) for key, item in value.items()}
+    return value
+
+
 REDACTED = "****"
 _ABSOLUTE_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 _URL_IN_TEXT = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>]+", re.IGNORECASE)

@@ -96,11 +96,6 @@ def cited_sources(
     return cited
 
 
-def _documents_folders(settings: dict[str, Any]) -> list[str]:
-    docs = settings.get("docs") or []
-    return [str(root) for root in (docs if isinstance(docs, list) else [docs])]
-
-
 def with_display_addresses(document: RunDocument) -> str:
     """The report's Markdown with each Sources-list address as readers see it."""
     shown = {source.sid: source for source in document.sources}
@@ -134,6 +129,6 @@ def load_run(folder: Path) -> RunDocument:
         markdown=markdown,
         statements=statements,
         sources=cited_sources(
-            markdown, list(result.get("sources") or []), _documents_folders(run.record.settings)
+            markdown, list(result.get("sources") or []), run.record.documents_folders()
         ),
     )

@@ -298,7 +298,7 @@ def render_sources_section(
     """A '## Sources' section (the heading may be translated) listing the cited ids.
 
     A local document is shown by its file name, never this machine's path (`display_url`);
-    its file:// URL stays its identifier in result.json.
+    result.json names it by its path in its documents folder (`display_nested`).
     """
     lines = [f"## {heading}", ""]
     for sid in cited:

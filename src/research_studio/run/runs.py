@@ -9,6 +9,7 @@ import secrets
 import socket
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.core.files import write_atomically
+from research_studio.core.urls import display_nested
 
 RunStatus = Literal[
     "running",
@@ -113,6 +115,11 @@ class RunRecord(BaseModel):
         None, description="What a paused run asks (clarification, plan or review), until answered."
     )
     pending_options: list[str] = Field(default_factory=list)
+
+    def documents_folders(self) -> list[str]:
+        """The documents folders the run searched (`--docs`), as its settings recorded them."""
+        docs = self.settings.get("docs") or []
+        return [str(root) for root in (docs if isinstance(docs, list) else [docs])]
 
     def seen_from_here(self) -> RunRecord:
         """The record with a `running` run whose owner is gone shown as `interrupted`."""
@@ -248,21 +255,24 @@ class RunFolder:
 
     def write_outputs(self, report: str, result: dict[str, Any]) -> dict[str, Any]:
         """report.md, result.json and their manifest (see `write_outputs`); returns the result."""
-        return write_outputs(self.path, report, result)
+        return write_outputs(self.path, report, result, self.record.documents_folders())
 
 
-def write_outputs(path: Path, report: str, result: dict[str, Any]) -> dict[str, Any]:
+def write_outputs(
+    path: Path, report: str, result: dict[str, Any], roots: Sequence[str] = ()
+) -> dict[str, Any]:
     """A finished run's outputs in `path`, each written atomically; returns result.json's content.
 
     Sources are renumbered by first citation (kept texts, which must be there, included) and the
-    outputs sealed by `manifest.json`.
+    outputs sealed by `manifest.json`. A local document is named by its path in its documents
+    folder (`roots`), as report.md and the exports name it: never by this machine's path.
     """
     # Both import sources.archive, which imports this module.
     from research_studio.run.manifest import MANIFEST_FILE, seal
     from research_studio.run.numbering import renumber_outputs
 
     report, result = renumber_outputs(path, report, result)
-    result, manifest = seal(report, result, path)
+    result, manifest = seal(report, display_nested(result, roots), path)
     write_atomically(path / REPORT_FILE, report)
     write_atomically(
         path / RESULT_FILE, json.dumps(result, indent=2, ensure_ascii=False, default=str)
