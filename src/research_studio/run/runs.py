@@ -290,15 +290,13 @@ def find_run(runs_dir: Path, run: str) -> RunFolder:
     candidate = Path(run).expanduser()
     if run and (candidate / RECORD_FILE).exists():
         return RunFolder.open(candidate)
-    if run and _plain_name(run) and (runs_dir / run / RECORD_FILE).exists():
-        return RunFolder.open(runs_dir / run)
-    matches = (
-        sorted(path.parent.name for path in runs_dir.glob(f"{glob_escape(run)}*/{RECORD_FILE}"))
-        if run and _plain_name(run)
-        else []
-    )
+    found = run_path(runs_dir, run)
+    if found is not None:
+        return RunFolder.open(found)
+    folders = run_folders(runs_dir) if run and _plain_name(run) else {}
+    matches = sorted(run_id for run_id in folders if run_id.startswith(run))
     if len(matches) == 1:
-        return RunFolder.open(runs_dir / matches[0])
+        return RunFolder.open(folders[matches[0]])
     if len(matches) > 1:
         shown = ", ".join(matches[:5]) + (
             f" and {len(matches) - 5} more" if len(matches) > 5 else ""
@@ -310,14 +308,50 @@ def find_run(runs_dir: Path, run: str) -> RunFolder:
     )
 
 
+def _record_id(record_file: Path) -> str | None:
+    """The run id a run.json holds; None when it cannot be read."""
+    try:
+        data = json.loads(record_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    run_id = data.get("run_id") if isinstance(data, dict) else None
+    return run_id if isinstance(run_id, str) else None
+
+
+def run_folders(runs_dir: Path) -> dict[str, Path]:
+    """Every run folder directly under runs_dir by the id in its run.json: the id `runs`, the
+    web page and MCP show. A folder is named after its id, except one saved with `--out NAME`
+    inside runs_dir, which is found by its id all the same."""
+    found: dict[str, Path] = {}
+    for record_file in sorted(runs_dir.glob(f"*/{RECORD_FILE}")):
+        run_id = _record_id(record_file)
+        if run_id:
+            found.setdefault(run_id, record_file.parent)
+    return found
+
+
+def run_path(runs_dir: Path, run_id: str) -> Path | None:
+    """The folder under runs_dir of the run with this id, else the run folder of this name;
+    None when there is none.
+
+    The one lookup of a run in runs_dir (CLI, web page): by the id in its run.json (a folder
+    named after it first, else a scan), then by folder name (`--out NAME`, a copied folder).
+    """
+    if not run_id or not _plain_name(run_id):
+        return None
+    named = runs_dir / run_id
+    found = _record_id(named / RECORD_FILE)
+    if found == run_id:
+        return named
+    by_id = run_folders(runs_dir).get(run_id)
+    if by_id is not None:
+        return by_id
+    return named if found is not None else None
+
+
 def _plain_name(run: str) -> bool:
     """A bare folder name: no separators, no parent references (never leaves runs_dir)."""
     return run not in (".", "..") and not any(sep in run for sep in ("/", "\\", "\0"))
-
-
-def glob_escape(text: str) -> str:
-    """Text matched literally by Path.glob (its wildcards bracketed)."""
-    return "".join(f"[{char}]" if char in "*?[]" else char for char in text)
 
 
 def list_runs(runs_dir: Path, search: str | None = None) -> list[RunRecord]:

@@ -30,7 +30,7 @@ from research_studio.run.launch import (
     honoured_by,
     prepare_run,
 )
-from research_studio.run.runs import list_runs
+from research_studio.run.runs import list_runs, run_folders
 from research_studio.run.steps import AFTER_LOOP, STEP_WORDS
 from research_studio.services.resolution import choose_model, choose_search
 
@@ -235,6 +235,7 @@ def _cost(folder: Path) -> float | None:
 
 def _listing(state: WebState) -> list[dict[str, Any]]:
     rows = []
+    folders = run_folders(state.runs_dir)
     for record in list_runs(state.runs_dir):
         rows.append(
             {
@@ -245,7 +246,7 @@ def _listing(state: WebState) -> list[dict[str, Any]]:
                 "query": record.query,
                 "created": record.created,
                 "error": record.error,
-                "cost_usd": _cost(state.runs_dir / record.run_id),
+                "cost_usd": _cost(folders.get(record.run_id, state.runs_dir / record.run_id)),
                 "running_here": state.manager.running(record.run_id),
             }
         )
