@@ -14,7 +14,8 @@ from research_studio.core.urls import display_url, is_web_url
 from research_studio.run.runs import REPORT_FILE, RESULT_FILE, RunFolder
 
 # A Sources-list line as grounding.render_sources_section writes it: "- [S1] Title — URL".
-SOURCE_LINE = re.compile(r"^\s*[-*]\s+\[(S\d+)\]\s+(.*?)\s+—\s+(\S+)\s*$")
+# A web address stands in angle brackets (an autolink), the group holding what is inside them.
+SOURCE_LINE = re.compile(r"^\s*[-*]\s+\[(S\d+)\]\s+(.*?)\s+—\s+<?(\S+?)>?\s*$")
 CITATION = re.compile(r"\[(S\d+)\]")
 
 

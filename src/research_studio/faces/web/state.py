@@ -41,8 +41,18 @@ class WebState:
         except ResearchStudioError as exc:
             raise HTTPException(404, str(exc)) from None
 
+    def docs_name(self, root: Path) -> str:
+        """How the page names an allowed documents folder (never by its path on the server):
+        its name, with its parent's when two allowed folders share one."""
+        names = [other.name for other in self.allowed_docs]
+        return root.name if names.count(root.name) == 1 else f"{root.parent.name}/{root.name}"
+
     def allowed_folder(self, docs: str) -> Path | None:
-        """The documents folder when it is one of the allowed ones (or inside one), else None."""
+        """The documents folder the page names (`docs_name`), or an absolute path of one of the
+        allowed folders (or inside one); else None."""
+        for root in self.allowed_docs:
+            if docs == self.docs_name(root):
+                return root
         path = Path(docs).expanduser()
         if not path.is_absolute():
             return None
