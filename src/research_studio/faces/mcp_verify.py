@@ -9,6 +9,7 @@ module's `verify`, registered by `mcp_server`) both answer with a `VerifyAnswer`
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 from pathlib import Path
 from typing import Annotated
 
@@ -86,19 +87,39 @@ async def read_source(source: str, config: Configuration) -> tuple[str, str]:
     return await asyncio.to_thread(_read_file, source, config.max_document_bytes)
 
 
+def checked_statement(statement: str) -> str:
+    """The statement on one line; a one-line error for text no sentence is made of.
+
+    Undecodable bytes are refused as `run` refuses them in a question, and so are control
+    characters: an escape sequence such as `ESC[31m` would otherwise be read as the figure 31.
+    """
+    try:
+        statement.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(
+            "the statement holds bytes that are not valid UTF-8; pass it as UTF-8 text"
+        ) from None
+    statement = " ".join(statement.split())
+    if not statement:
+        raise ConfigError("the statement is empty")
+    if any(unicodedata.category(char) == "Cc" for char in statement):
+        raise ConfigError(
+            "the statement holds control characters (a terminal escape sequence?); "
+            "pass it as plain text"
+        )
+    return statement
+
+
 async def check_statement(statement: str, source: str, config: Configuration) -> VerifyAnswer:
     """The statement checked against the source it names (a file path or a web page)."""
-    if not " ".join(statement.split()):
-        raise ConfigError("the statement is empty")
+    checked_statement(statement)  # before any page is fetched
     title, text = await read_source(source, config)
     return answer(statement, source, title, text)
 
 
 def answer(statement: str, source: str, title: str, text: str) -> VerifyAnswer:
     """The support check of one statement against the whole text of one source."""
-    statement = " ".join(statement.split())
-    if not statement:
-        raise ConfigError("the statement is empty")
+    statement = checked_statement(statement)
     verdict = best_support(statement, text)
     return VerifyAnswer(
         statement=statement,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 from research_studio.faces.cli import app
 from research_studio.faces.mcp_server import build_server
 from tests.doubles.fake_web import FakeWeb
+from tests.helpers import cli
 
 runner = CliRunner()
 FACT = "About 54 percent of residents can take the rebate back within 30 days."
@@ -142,3 +144,41 @@ def test_the_mcp_tool_names_the_part_that_fails(tmp_path: Path) -> None:
     assert len(failed) == 1 and failed[0]["part"].startswith("and peak indoor")
     assert failed[0]["quote"].startswith("After two summers")
     assert any(reason.startswith("figure: 3") for reason in failed[0]["reasons"])
+
+
+def test_a_non_utf8_statement_is_refused_as_run_refuses_a_question(tmp_path: Path) -> None:
+    page = long_page(tmp_path)
+    result = subprocess.run(
+        cli("verify", b"caf\xe9 54 percent", "--source", str(page)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2 and not result.stdout
+    assert result.stderr.strip() == (
+        "error: the statement holds bytes that are not valid UTF-8; pass it as UTF-8 text"
+    )
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "About 54 percent\x1b[31m of residents can take the rebate back.",
+        "About 54 percent of residents\x1b]0;title\x07 can take the rebate back.",
+        "About 54\x00 percent of residents can take the rebate back.",
+    ],
+)
+def test_escape_sequences_in_a_statement_are_refused_not_read_as_figures(
+    tmp_path: Path, statement: str
+) -> None:
+    result = runner.invoke(app, ["verify", statement, "--source", str(long_page(tmp_path))])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
+    assert result.output.strip().splitlines() == [
+        "error: the statement holds control characters (a terminal escape sequence?); "
+        "pass it as plain text"
+    ]
+    with pytest.raises(ToolError, match="control characters"):
+        asyncio.run(build_server().call_tool("verify", {"statement": statement, "text": FACT}))
+    with pytest.raises(ToolError, match="not valid UTF-8"):
+        asyncio.run(build_server().call_tool("verify", {"statement": "caf\udce9", "text": FACT}))
