@@ -37,7 +37,8 @@ def test_headings_are_translated_and_fall_back_to_english() -> None:
     assert heading("Sources", "de") == "Quellen"
     assert heading("Research Quality", "fr") == "Qualité de la recherche"
     assert heading("Limitations of this run", "es") == "Limitaciones de esta ejecución"
-    assert heading("Sources", "it") == "Sources"  # no Italian table: English
+    assert heading("Sources", "it") == "Fonti"
+    assert heading("Sources", "ja") == "Sources"  # no Japanese table: English
     assert heading("A writer's own heading", "de") == "A writer's own heading"
 
 

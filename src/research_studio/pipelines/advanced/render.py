@@ -81,7 +81,11 @@ def appendix(
     Both are written by code: the gaps from the question coverage, never the model's gap prose.
     """
     blocks = []
-    gaps = unanswered_section(coverage, localized("Remaining gaps", language)) if coverage else ""
+    gaps = (
+        unanswered_section(coverage, localized("Remaining gaps", language), language)
+        if coverage
+        else ""
+    )
     if gaps:
         blocks.append(gaps)
     rows = "\n".join(f"| {name} | {value} |" for name, value in quality.items())
