@@ -19,6 +19,7 @@ from research_studio.core.config import Configuration
 from research_studio.core.config_loading import load_configuration
 from research_studio.core.errors import ConfigError, FetchError, ResearchStudioError
 from research_studio.core.urls import is_web_url
+from research_studio.faces.mcp_bounds import MAX_STATEMENT_CHARS, bounded
 from research_studio.grounding.support import best_support
 from research_studio.services.clients import open_services
 from research_studio.sources.docfiles import (
@@ -72,7 +73,8 @@ async def check_statement(statement: str, source: str, config: Configuration) ->
     if not " ".join(statement.split()):
         raise ConfigError("the statement is empty")
     title, text = await read_source(source, config)
-    return answer(statement, source, title, text)
+    # The support check is CPU work (seconds for a long document): never on the event loop.
+    return await asyncio.to_thread(answer, statement, source, title, text)
 
 
 def answer(statement: str, source: str, title: str, text: str) -> VerifyAnswer:
@@ -103,13 +105,15 @@ async def verify(
     """Does the source support the statement? `source` is an http(s) URL, or give the document's
     `text` itself. Answers with the best supporting passage and, when it does not support it,
     why: missing terms, a figure, the polarity, an entity."""
+    bounded("statement", statement, MAX_STATEMENT_CHARS)
+    bounded("source", source)
     try:
-        if text.strip():
-            return answer(statement, source or "text", "", text)
+        config = await asyncio.to_thread(lambda: load_configuration().config)
+        if bounded("text", text, config.max_document_bytes).strip():
+            return await asyncio.to_thread(answer, statement, source or "text", "", text)
         if not is_web_url(source):
             # A client that a model may drive reads no files of the server's machine.
             raise ToolError("source must be an absolute http(s) URL, or give the text itself")
-        config = await asyncio.to_thread(lambda: load_configuration().config)
         return await check_statement(statement, source, config)
     except ResearchStudioError as exc:
         raise ToolError(str(exc).splitlines()[0]) from None
