@@ -199,6 +199,42 @@ HEADINGS: dict[str, dict[str, str]] = {
         "laten de meeste van de onderzoeksvragen open (aan het eind opgesomd). Lees ze als wat er "
         "gevonden is, niet als een antwoord.",
     },
+    "Overall confidence": {"de": "Gesamtvertrauen", "fr": "Confiance globale",
+                           "es": "Confianza global", "it": "Affidabilità complessiva",
+                           "pt": "Confiança global", "nl": "Algeheel vertrouwen"},
+    "Cross-validated claims": {"de": "Mehrfach bestätigte Aussagen",
+                               "fr": "Affirmations recoupées", "es": "Afirmaciones contrastadas",
+                               "it": "Affermazioni confermate da più fonti",
+                               "pt": "Afirmações confirmadas por várias fontes",
+                               "nl": "Door meerdere bronnen bevestigde beweringen"},
+    "Hallucination score": {"de": "Halluzinationswert", "fr": "Score d'hallucination",
+                            "es": "Puntuación de alucinación", "it": "Punteggio di allucinazione",
+                            "pt": "Pontuação de alucinação", "nl": "Hallucinatiescore"},
+    "Sources used": {"de": "Genutzte Quellen", "fr": "Sources utilisées",
+                     "es": "Fuentes usadas", "it": "Fonti usate", "pt": "Fontes usadas",
+                     "nl": "Gebruikte bronnen"},
+    "Iterations": {"de": "Durchläufe", "fr": "Itérations", "es": "Iteraciones",
+                   "it": "Iterazioni", "pt": "Iterações", "nl": "Iteraties"},
+    "Checks switched off": {"de": "Ausgeschaltete Prüfungen", "fr": "Vérifications désactivées",
+                            "es": "Comprobaciones desactivadas", "it": "Controlli disattivati",
+                            "pt": "Verificações desligadas", "nl": "Uitgeschakelde controles"},
+    (
+        "Indicators: ✓✓ cross-validated by two or more sources and confidence ≥ 0.8 · ✓ "
+        "confidence ≥ 0.6 · ⚠ lower confidence."
+    ): {
+        "de": "Zeichen: ✓✓ von zwei oder mehr Quellen bestätigt und Vertrauen ≥ 0.8 · ✓ "
+        "Vertrauen ≥ 0.6 · ⚠ geringeres Vertrauen.",
+        "fr": "Indicateurs : ✓✓ recoupé par deux sources ou plus et confiance ≥ 0.8 · ✓ "
+        "confiance ≥ 0.6 · ⚠ confiance plus faible.",
+        "es": "Indicadores: ✓✓ contrastado por dos o más fuentes y confianza ≥ 0.8 · ✓ "
+        "confianza ≥ 0.6 · ⚠ confianza menor.",
+        "it": "Indicatori: ✓✓ confermato da due o più fonti e affidabilità ≥ 0.8 · ✓ "
+        "affidabilità ≥ 0.6 · ⚠ affidabilità minore.",
+        "pt": "Indicadores: ✓✓ confirmado por duas ou mais fontes e confiança ≥ 0.8 · ✓ "
+        "confiança ≥ 0.6 · ⚠ confiança menor.",
+        "nl": "Tekens: ✓✓ bevestigd door twee of meer bronnen en vertrouwen ≥ 0.8 · ✓ "
+        "vertrouwen ≥ 0.6 · ⚠ lager vertrouwen.",
+    },
 }  # fmt: skip
 
 

@@ -88,9 +88,13 @@ def appendix(
     )
     if gaps:
         blocks.append(gaps)
-    rows = "\n".join(f"| {name} | {value} |" for name, value in quality.items())
+    rows = "\n".join(
+        f"| {localized(name, language)} | {value} |" for name, value in quality.items()
+    )
     title, metric, value = (
         localized(key, language) for key in ("Research Quality", "Metric", "Value")
     )
-    blocks.append(f"## {title}\n\n| {metric} | {value} |\n|---|---|\n{rows}\n\n{LEGEND}")
+    blocks.append(
+        f"## {title}\n\n| {metric} | {value} |\n|---|---|\n{rows}\n\n{localized(LEGEND, language)}"
+    )
     return blocks
