@@ -52,7 +52,7 @@ def match_key(word: str) -> str:
     kept = "".join(
         char
         for char in decomposed
-        if unicodedata.category(char) != "Mn" and char not in JOINERS[1:]
+        if unicodedata.category(char) != "Mn" and char not in JOINERS[2:]
     )
     return unicodedata.normalize("NFC", kept.replace("\u2019", "'"))
 
