@@ -1,7 +1,8 @@
 """What one MCP tool call may carry: a client that a model drives may send text of any size.
 
-A question, a query, an address, a run id or a setting is a line; a statement is a paragraph;
-a document's text is as large as a document file the server indexes (`max_document_bytes`).
+An address, a run id, an answer or a setting is a line; a statement is a paragraph; a question
+or a query is as long as `max_query_chars` allows (as for `run`); a document's text is as large
+as a document file the server indexes (`max_document_bytes`).
 Anything larger is refused in one line before any work starts.
 """
 

@@ -310,8 +310,7 @@ def research_request(tool: Tool) -> Tool:
         **kwargs: Any,
     ) -> Any:
         mode = "single" if single_agent else "multi"
-        bounded("question", question)
-        bounded("answer", answer or "")
+        bounded("answer", answer or "")  # the question: max_query_chars, as for `run`
         try:
             prepared = await asyncio.to_thread(_prepare, question, pipeline, mode, overrides)
         except ResearchStudioError as exc:
@@ -419,10 +418,11 @@ async def search(
 ) -> list[SearchResult]:
     """Search the web, or documents folders (`docs`, else the server's), with the configured
     provider (or the one `search` names)."""
-    if not bounded("query", query).strip():
+    if not query.strip():
         raise ToolError("the query is empty")
     try:
         config = await asyncio.to_thread(_search_settings, overrides)
+        bounded("query", query, config.max_query_chars)
         await asyncio.to_thread(choose_search, config)
         async with open_services(config) as services:
             return await services.search.search(query, max(1, min(max_results, 50)))

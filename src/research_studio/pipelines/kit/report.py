@@ -194,6 +194,8 @@ def _found(term: str, words: set[str]) -> bool:
     key = match_key(term)
     if is_wide(key):
         return any(key in word for word in words)
+    if len(key) <= 2:  # "uv" is no stem: the word itself, never the start of another
+        return key in words
     return any(word.startswith(_stem(key)) for word in words)
 
 
