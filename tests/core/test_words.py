@@ -73,7 +73,7 @@ def test_content_words_are_whole_words_and_never_one_letter(text: str) -> None:
     whole = {match_key(word) for word in words(text)}
     for word in content_words(text):
         key = match_key(word)
-        assert len(key) > 1 or unicodedata.east_asian_width(key) in "WF"
+        assert len(key) > 1 or key.isdigit() or unicodedata.east_asian_width(key) in "WF"
         # A content word is a word of the text (an elided article or possessive taken off).
         assert any(key == other or other.endswith(key) or other.startswith(key) for other in whole)
 
@@ -113,6 +113,13 @@ def test_every_place_that_splits_words_keeps_them_whole() -> None:
         assert {"dächer", "bäume", "städte"} <= {match_key(word) for word in found} | set(found)
         assert not {"d", "cher", "b", "ume", "und", "die"} & set(found)
     assert tokens("Dächer kühlen um 3,5 Grad") == ["dacher", "kuhlen", "um", "3,5", "grad"]
+
+
+def test_searches_keep_single_letters_and_digits_apart() -> None:
+    assert content_words("vitamin D and round 2") == ["vitamin", "round", "2"]
+    assert query_words("vitamin D and round 2") == ["vitamin", "d", "round", "2"]
+    assert similarity("vitamin C benefits", "vitamin D benefits") < 1.0
+    assert similarity("heat evidence round 2", "heat evidence round 3") < 1.0
 
 
 def test_diacritics_fold_for_matching_not_for_printing() -> None:

@@ -22,12 +22,10 @@ def normalize_query(query: str) -> str:
 
 
 def content_words(query: str) -> list[str]:
-    """Distinct words that carry meaning, lower-case as written (stop words of the query's
-    language dropped; all its words when it has nothing else)."""
+    """Distinct whole words that carry meaning, lower-case as written (stop words of the query's
+    language dropped, single letters and digits kept; all its words when it has nothing else)."""
     every = (vocabulary.printed(word) for word in vocabulary.words(query))
-    return vocabulary.content_words(query) or list(
-        dict.fromkeys(word for word in every if vocabulary.is_content(word, frozenset()))
-    )
+    return vocabulary.content_words(query, single_letters=True) or list(dict.fromkeys(every))
 
 
 def similarity(first: str, second: str) -> float:

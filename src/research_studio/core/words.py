@@ -209,19 +209,27 @@ def _content_form(word: str) -> str:
     return word
 
 
-def is_content(word: str, stops: frozenset[str]) -> bool:
-    """A word that carries a topic: no stop word, and no single sign outside scripts written
-    without spaces."""
+def is_content(word: str, stops: frozenset[str], *, single_letters: bool = False) -> bool:
+    """A word that carries a topic: no stop word, and no single letter (a digit is a number,
+    a sign of a script written without spaces a word) unless `single_letters`."""
     key = match_key(word)
-    return key not in stops and (len(key) > 1 or is_wide(key)) and any(c.isalnum() for c in key)
+    single = len(key) == 1 and not (key.isdigit() or is_wide(key) or single_letters)
+    return key not in stops and not single and any(c.isalnum() for c in key)
 
 
-def content_words(text: str, language: str | None = None) -> list[str]:
+def content_words(
+    text: str, language: str | None = None, *, single_letters: bool = False
+) -> list[str]:
     """The distinct words that carry the text's topic, as printed (stop words of `language`,
-    else of the text's own language, dropped)."""
+    else of the text's own language, dropped; single letters too, unless `single_letters`:
+    a search tells "vitamin C" from "vitamin D")."""
     stops = stop_words(language or detect_language(text))
     found = (printed(_content_form(word)) for word in words(text))
-    return list(dict.fromkeys(word for word in found if is_content(word, stops)))
+    return list(
+        dict.fromkeys(
+            word for word in found if is_content(word, stops, single_letters=single_letters)
+        )
+    )
 
 
 def content_keys(text: str, language: str | None = None) -> list[str]:
