@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from research_studio.core.queries import STOP_WORDS
+from research_studio.core.words import stop_words
 
 DOC_ROOTS = [
     *sorted(Path("/usr/share/doc").glob("python3*/html")),
@@ -185,7 +185,7 @@ def questions(corpus: Corpus, count: int, seed: int = 11) -> list[str]:
         words = [
             word.lower()
             for word in _WORD.findall(rng.choice(corpus.paragraphs))
-            if word.lower() not in STOP_WORDS
+            if word.lower() not in stop_words()
         ]
         if len(words) < 3:
             continue

@@ -388,3 +388,36 @@ async def test_with_no_model_configured_the_server_finds_ollama_off_its_event_lo
         _assert_cited_report(state["values"], log)
     assert web.ollama.requests, "the model must be the Ollama the server found"
     assert web.requests_to("/api/tags"), "the server asked Ollama which models it has"
+
+
+async def test_a_server_without_a_model_tells_the_client_why_in_one_line(tmp_path: Path) -> None:
+    """No key, no Ollama, no embedded model: the client's stream ends with the reason."""
+    from langgraph_sdk import get_client
+
+    from research_studio.llm import local_model
+
+    if local_model.embedded_model_available():
+        pytest.skip("the embedded model is installed: a model can serve")
+    environment = {
+        "OLLAMA_HOST": f"http://127.0.0.1:{_free_port()}",
+        "PYTHONPATH": str(ROOT / "src"),  # this tree's code, whichever copy is installed
+    }
+    with _dev_server(tmp_path, environment) as (url, _log):
+        client = get_client(url=url)
+        assistant = await _assistant(client, "pipeline")
+        thread = await client.threads.create()
+        parts = [
+            part
+            async for part in client.runs.stream(
+                thread["thread_id"],
+                assistant["assistant_id"],
+                input={"query": "coral bleaching heat stress"},
+                stream_mode="values",
+            )
+        ]
+    errors = [part.data for part in parts if part.event == "error"]
+    assert errors, f"the stream must end with an error: {parts}"
+    error = errors[-1]
+    assert error["error"] == "ConfigError"
+    assert error["message"].startswith("no chat model can serve: set OPENAI_API_KEY")
+    assert "\n" not in error["message"] and "internal error" not in error["message"]

@@ -37,7 +37,8 @@ def test_headings_are_translated_and_fall_back_to_english() -> None:
     assert heading("Sources", "de") == "Quellen"
     assert heading("Research Quality", "fr") == "Qualité de la recherche"
     assert heading("Limitations of this run", "es") == "Limitaciones de esta ejecución"
-    assert heading("Sources", "it") == "Sources"  # no Italian table: English
+    assert heading("Sources", "it") == "Fonti"
+    assert heading("Sources", "ja") == "Sources"  # no Japanese table: English
     assert heading("A writer's own heading", "de") == "A writer's own heading"
 
 
@@ -112,7 +113,7 @@ def test_passage_notes_have_translations_with_the_same_placeholders() -> None:
         for reason, text in NOTES[code].items():
             assert fields(text) == fields(PASSAGE_NOTES[reason]), (code, reason)
             assert notes[reason] == text
-    assert localized_notes(PASSAGE_NOTES, "it") == PASSAGE_NOTES
+    assert localized_notes(PASSAGE_NOTES, "ja") == PASSAGE_NOTES
 
 
 def test_limitation_sentences_have_translations_with_the_same_placeholders() -> None:
@@ -138,3 +139,27 @@ async def test_a_german_report_says_what_the_run_lost_in_german(
     limitations = state["report"].split("## Grenzen dieses Laufs", 1)[1].split("## Quellen")[0]
     assert "Seite(n) konnten nicht gelesen werden" in limitations
     assert "could not be read" not in limitations
+
+
+def test_every_code_written_text_is_in_every_supported_language() -> None:
+    import string
+
+    from research_studio.core.languages import HEADINGS, LANGUAGE_NAMES
+    from research_studio.evidence.passage_notes import NOTES
+    from research_studio.evidence.passages import PASSAGE_NOTES
+    from research_studio.grounding.limitations import SENTENCES
+
+    def fields(text: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+    supported = set(LANGUAGE_NAMES) - {"en"}
+    tables = [(english, table) for english, table in HEADINGS.items()]
+    tables += [(table["en"], table) for table in SENTENCES.values()]
+    tables += [
+        (english, {code: NOTES[code][reason] for code in supported})
+        for reason, english in PASSAGE_NOTES.items()
+    ]
+    for english, table in tables:
+        assert supported <= set(table), english
+        for code in supported:  # the same placeholders, so .format() fills every language
+            assert fields(table[code]) == fields(english), (code, english)

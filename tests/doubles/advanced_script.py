@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from research_studio.core.prompt_blocks import LIST_SEPARATOR, NONE
-from research_studio.core.queries import STOP_WORDS
+from research_studio.core.words import stop_words
 from research_studio.pipelines.advanced import discovery_prompts as discovery
 from research_studio.pipelines.advanced import prompts as advanced
 from research_studio.pipelines.advanced import trust_prompts as trust
@@ -75,7 +75,7 @@ def _words(text: str) -> set[str]:
     return {
         word
         for word in re.findall(r"[a-z0-9]+", text.lower())
-        if len(word) > 3 and word not in STOP_WORDS and word != "research"
+        if len(word) > 3 and word not in stop_words() and word != "research"
     }
 
 

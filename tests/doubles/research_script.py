@@ -25,7 +25,7 @@ from research_studio.core.prompt_blocks import (
     QUESTIONS_LABEL,
     REQUEST_LABEL,
 )
-from research_studio.core.queries import STOP_WORDS
+from research_studio.core.words import stop_words
 from research_studio.grounding.statements import ReportDraft
 from research_studio.llm.model_prompts import SCHEMA_LABEL
 from research_studio.pipelines.advanced import prompts as advanced
@@ -64,7 +64,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 def _terms(text: str) -> set[str]:
     return {
-        word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS and len(word) > 2
+        word for word in _WORD.findall(text.lower()) if word not in stop_words() and len(word) > 2
     }
 
 

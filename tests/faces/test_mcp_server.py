@@ -92,6 +92,11 @@ async def test_an_mcp_client_gets_a_cited_audited_report(web: FakeWeb, tmp_path:
     cited = set(re.findall(r"\[(S\d+)\]", answer["report"]))
     assert cited and cited <= {source["sid"] for source in answer["sources"]}
     assert answer["audit"]["ok"], answer["audit"]
+    # The same verdict on "answered" as the report and the CLI: answered and open questions.
+    verdict = answer["audit"]
+    assert isinstance(verdict["answered"], bool)
+    assert ("address the question" in verdict["summary"]) is verdict["answered"]
+    assert all(question in answer["report"] for question in verdict["unanswered"])
     assert audit["ok"] and audit["statements"]
     assert Path(answer["folder"], "report.md").read_text(encoding="utf-8") == answer["report"]
     assert progress and any("finished" in (message or "") for _, message in progress)

@@ -59,7 +59,7 @@ def test_an_off_topic_question_opens_with_a_plain_notice_and_audit_keeps_it_apar
     verdict = json.loads(audit.stdout)
     assert verdict["answered"] is False
     if verdict["statements"]:  # citations may hold although the question is not answered
-        assert "do NOT answer" in runner.invoke(app, ["audit", "off-topic"]).stdout
+        assert "do not answer the question" in runner.invoke(app, ["audit", "off-topic"]).stdout
 
 
 @pytest.mark.e2e

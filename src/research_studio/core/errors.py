@@ -29,8 +29,12 @@ FailureKind = Literal[
 PERMANENT_MODEL_KINDS: frozenset[FailureKind] = frozenset({"network", "auth", "not_found"})
 
 
-class ResearchStudioError(Exception):
-    """Base class; the CLI prints its message on one line instead of a traceback."""
+class ResearchStudioError(RuntimeError):
+    """Base class; the CLI prints its message on one line instead of a traceback.
+
+    A RuntimeError, so that a LangGraph server passes its one-line reason to the client (it
+    hides the message of any error outside the builtin kinds as "An internal error occurred").
+    """
 
     def __init__(self, *args: object) -> None:
         # Messages are shown and saved: credentials inside any URL they quote are masked.

@@ -2,59 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
-# Frequent function words of each language; a question's language is the one it uses most.
-_WORDS: dict[str, str] = {
-    "en": (
-        "the of and to in is are what how why which does do for on with that this by from "
-        "was were be can should between about it its an as at or"
-    ),
-    "de": (
-        "der die das und ist sind wie was warum welche wer nicht mit für von zu im in den dem "
-        "des ein eine einer eines auf bei auch sich durch wird werden kann können über zwischen "
-        "es hat haben oder"
-    ),
-    "fr": (
-        "le la les et est sont comment pourquoi quel quelle quels quelles des du de un une "
-        "dans pour sur avec par qui que ce cette ces au aux il elle ne pas peut entre ou"
-    ),
-    "es": (
-        "el la los las y es son cómo como qué que por qué cuál cuáles del de un una en para "
-        "con por se su sus al lo entre pueden puede o más"
-    ),
-    "it": (
-        "il lo la gli le e è sono come perché quale quali che del della dei delle di un una "
-        "in per con su da nel nella tra può possono o"
-    ),
-    "pt": (
-        "o a os as e é são como por que qual quais do da dos das de um uma em para com no "
-        "na nos nas pelo pela entre pode podem ou mais"
-    ),
-    "nl": (
-        "de het een en is zijn hoe wat waarom welke van in op met voor door dat die niet "
-        "te bij ook kan kunnen tussen of"
-    ),
-}
-_STOP_WORDS = {code: frozenset(words.split()) for code, words in _WORDS.items()}
-# Ties go to the earlier language (English first: sources and defaults are English).
-_ORDER = ("en", "de", "fr", "es", "it", "pt", "nl")
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-# Letters that only some of the languages use; each one is a vote for them.
-_LETTERS: dict[str, str] = {
-    "ß": "de",
-    "ä": "de",
-    "ö": "de",
-    "ü": "de",
-    "ñ": "es",
-    "¿": "es",
-    "ç": "fr",
-    "è": "fr",
-    "ê": "fr",
-    "ã": "pt",
-    "õ": "pt",
-}
+# One detection, by the tokenizer and function words of `core.words`; re-exported here.
+from research_studio.core.words import detect_language as detect_language
 
 LANGUAGE_NAMES: dict[str, str] = {
     "en": "English",
@@ -65,17 +16,6 @@ LANGUAGE_NAMES: dict[str, str] = {
     "pt": "Portuguese",
     "nl": "Dutch",
 }
-
-
-def detect_language(text: str) -> str:
-    """The ISO 639-1 code of the language `text` is most likely in; "en" when unsure."""
-    words = [word.lower() for word in _WORD.findall(text)]
-    scores = {code: sum(word in _STOP_WORDS[code] for word in words) for code in _ORDER}
-    for char in text.lower():
-        if char in _LETTERS:
-            scores[_LETTERS[char]] += 1
-    best = max(_ORDER, key=lambda code: (scores[code], -_ORDER.index(code)))
-    return best if scores[best] > 0 else "en"
 
 
 def report_language(setting: str | None, question: str) -> str:
@@ -108,46 +48,194 @@ def writing_rule(code: str) -> str:
     )
 
 
-# Headings and labels code renders, by English text; languages without an entry use English.
+# Headings, labels and sentences code writes into a report, by English text; a language
+# without an entry keeps the English.
 HEADINGS: dict[str, dict[str, str]] = {
-    "Summary": {"de": "Zusammenfassung", "fr": "Résumé", "es": "Resumen"},
-    "Conclusion": {"de": "Fazit", "fr": "Conclusion", "es": "Conclusión"},
-    "Sources": {"de": "Quellen", "fr": "Sources", "es": "Fuentes"},
+    "Summary": {"de": "Zusammenfassung", "fr": "Résumé", "es": "Resumen", "it": "Sintesi",
+                "pt": "Resumo", "nl": "Samenvatting"},
+    "Conclusion": {"de": "Fazit", "fr": "Conclusion", "es": "Conclusión", "it": "Conclusione",
+                   "pt": "Conclusão", "nl": "Conclusie"},
+    "Sources": {"de": "Quellen", "fr": "Sources", "es": "Fuentes", "it": "Fonti",
+                "pt": "Fontes", "nl": "Bronnen"},
     "Research Quality": {
         "de": "Qualität der Recherche",
         "fr": "Qualité de la recherche",
         "es": "Calidad de la investigación",
+        "it": "Qualità della ricerca",
+        "pt": "Qualidade da pesquisa",
+        "nl": "Kwaliteit van het onderzoek",
     },
     "Remaining gaps": {
         "de": "Offene Lücken",
         "fr": "Lacunes restantes",
         "es": "Lagunas pendientes",
+        "it": "Lacune rimanenti",
+        "pt": "Lacunas restantes",
+        "nl": "Resterende hiaten",
     },
     "Limitations of this run": {
         "de": "Grenzen dieses Laufs",
         "fr": "Limites de cette exécution",
         "es": "Limitaciones de esta ejecución",
+        "it": "Limiti di questa esecuzione",
+        "pt": "Limitações desta execução",
+        "nl": "Beperkingen van deze run",
     },
     "About this report": {
         "de": "Über diesen Bericht",
         "fr": "À propos de ce rapport",
         "es": "Acerca de este informe",
+        "it": "Informazioni su questo rapporto",
+        "pt": "Sobre este relatório",
+        "nl": "Over dit rapport",
     },
     "Other findings": {
         "de": "Weitere Ergebnisse",
         "fr": "Autres résultats",
         "es": "Otros hallazgos",
+        "it": "Altri risultati",
+        "pt": "Outras conclusões",
+        "nl": "Overige bevindingen",
     },
-    "Findings": {"de": "Ergebnisse", "fr": "Résultats", "es": "Hallazgos"},
+    "Findings": {"de": "Ergebnisse", "fr": "Résultats", "es": "Hallazgos", "it": "Risultati",
+                 "pt": "Resultados", "nl": "Bevindingen"},
     "Verified claims": {
         "de": "Geprüfte Aussagen",
         "fr": "Affirmations vérifiées",
         "es": "Afirmaciones verificadas",
+        "it": "Affermazioni verificate",
+        "pt": "Afirmações verificadas",
+        "nl": "Geverifieerde beweringen",
     },
-    "Bottom line": {"de": "Fazit", "fr": "En bref", "es": "En resumen"},
-    "Metric": {"de": "Kennzahl", "fr": "Indicateur", "es": "Métrica"},
-    "Value": {"de": "Wert", "fr": "Valeur", "es": "Valor"},
-}
+    "Bottom line": {"de": "Fazit", "fr": "En bref", "es": "En resumen", "it": "In breve",
+                    "pt": "Em resumo", "nl": "Kortom"},
+    "Metric": {"de": "Kennzahl", "fr": "Indicateur", "es": "Métrica", "it": "Indicatore",
+               "pt": "Métrica", "nl": "Maatstaf"},
+    "Value": {"de": "Wert", "fr": "Valeur", "es": "Valor", "it": "Valore", "pt": "Valor",
+              "nl": "Waarde"},
+    "Research questions": {
+        "de": "Forschungsfragen",
+        "fr": "Questions de recherche",
+        "es": "Preguntas de investigación",
+        "it": "Domande di ricerca",
+        "pt": "Perguntas de pesquisa",
+        "nl": "Onderzoeksvragen",
+    },
+    "Question": {"de": "Frage", "fr": "Question", "es": "Pregunta", "it": "Domanda",
+                 "pt": "Pergunta", "nl": "Vraag"},
+    "Answer": {"de": "Antwort", "fr": "Réponse", "es": "Respuesta", "it": "Risposta",
+               "pt": "Resposta", "nl": "Antwoord"},
+    "answered by cited statements": {
+        "de": "durch zitierte Aussagen beantwortet",
+        "fr": "répondue par des affirmations citées",
+        "es": "respondida por afirmaciones citadas",
+        "it": "con risposta in affermazioni citate",
+        "pt": "respondida por afirmações citadas",
+        "nl": "beantwoord door geciteerde uitspraken",
+    },
+    "not answered by the sources read": {
+        "de": "von den gelesenen Quellen nicht beantwortet",
+        "fr": "sans réponse dans les sources lues",
+        "es": "sin respuesta en las fuentes leídas",
+        "it": "senza risposta nelle fonti lette",
+        "pt": "sem resposta nas fontes lidas",
+        "nl": "niet beantwoord door de gelezen bronnen",
+    },
+    "its key terms": {
+        "de": "ihre Schlüsselbegriffe",
+        "fr": "ses termes clés",
+        "es": "sus términos clave",
+        "it": "i suoi termini chiave",
+        "pt": "os seus termos-chave",
+        "nl": "de kernbegrippen ervan",
+    },
+    "Research report": {
+        "de": "Recherchebericht",
+        "fr": "Rapport de recherche",
+        "es": "Informe de investigación",
+        "it": "Rapporto di ricerca",
+        "pt": "Relatório de pesquisa",
+        "nl": "Onderzoeksrapport",
+    },
+    (
+        "The sources read do not answer this question: the passages cited below do not mention "
+        "{terms}. Read them as what was found, not as an answer."
+    ): {
+        "de": "Die gelesenen Quellen beantworten diese Frage nicht: Die unten zitierten Passagen "
+        "erwähnen {terms} nicht. Lesen Sie sie als das, was gefunden wurde, nicht als Antwort.",
+        "fr": "Les sources lues ne répondent pas à cette question : les passages cités ci-dessous "
+        "ne mentionnent pas {terms}. Lisez-les comme ce qui a été trouvé, non comme une réponse.",
+        "es": "Las fuentes leídas no responden a esta pregunta: los pasajes citados a "
+        "continuación no mencionan {terms}. Léalos como lo que se encontró, no como una "
+        "respuesta.",
+        "it": "Le fonti lette non rispondono a questa domanda: i passaggi citati qui sotto non "
+        "menzionano {terms}. Leggeteli come ciò che è stato trovato, non come una risposta.",
+        "pt": "As fontes lidas não respondem a esta pergunta: os trechos citados abaixo não "
+        "mencionam {terms}. Leia-os como o que foi encontrado, não como uma resposta.",
+        "nl": "De gelezen bronnen beantwoorden deze vraag niet: de hieronder geciteerde passages "
+        "noemen {terms} niet. Lees ze als wat er gevonden is, niet als een antwoord.",
+    },
+    (
+        "The sources read do not answer this question: the passages cited below leave most of "
+        "its research questions unanswered (listed at the end). Read them as what was found, not "
+        "as an answer."
+    ): {
+        "de": "Die gelesenen Quellen beantworten diese Frage nicht: Die unten zitierten Passagen "
+        "lassen die meisten ihrer Forschungsfragen offen (am Ende aufgeführt). Lesen Sie sie als "
+        "das, was gefunden wurde, nicht als Antwort.",
+        "fr": "Les sources lues ne répondent pas à cette question : les passages cités ci-dessous "
+        "laissent sans réponse la plupart de ses questions de recherche (énumérées à la fin). "
+        "Lisez-les comme ce qui a été trouvé, non comme une réponse.",
+        "es": "Las fuentes leídas no responden a esta pregunta: los pasajes citados a "
+        "continuación dejan sin respuesta la mayoría de sus preguntas de investigación "
+        "(enumeradas al final). Léalos como lo que se encontró, no como una respuesta.",
+        "it": "Le fonti lette non rispondono a questa domanda: i passaggi citati qui sotto "
+        "lasciano senza risposta la maggior parte delle sue domande di ricerca (elencate alla "
+        "fine). Leggeteli come ciò che è stato trovato, non come una risposta.",
+        "pt": "As fontes lidas não respondem a esta pergunta: os trechos citados abaixo deixam "
+        "sem resposta a maioria das suas perguntas de pesquisa (listadas no final). Leia-os como "
+        "o que foi encontrado, não como uma resposta.",
+        "nl": "De gelezen bronnen beantwoorden deze vraag niet: de hieronder geciteerde passages "
+        "laten de meeste van de onderzoeksvragen open (aan het eind opgesomd). Lees ze als wat er "
+        "gevonden is, niet als een antwoord.",
+    },
+    "Overall confidence": {"de": "Gesamtvertrauen", "fr": "Confiance globale",
+                           "es": "Confianza global", "it": "Affidabilità complessiva",
+                           "pt": "Confiança global", "nl": "Algeheel vertrouwen"},
+    "Cross-validated claims": {"de": "Mehrfach bestätigte Aussagen",
+                               "fr": "Affirmations recoupées", "es": "Afirmaciones contrastadas",
+                               "it": "Affermazioni confermate da più fonti",
+                               "pt": "Afirmações confirmadas por várias fontes",
+                               "nl": "Door meerdere bronnen bevestigde beweringen"},
+    "Hallucination score": {"de": "Halluzinationswert", "fr": "Score d'hallucination",
+                            "es": "Puntuación de alucinación", "it": "Punteggio di allucinazione",
+                            "pt": "Pontuação de alucinação", "nl": "Hallucinatiescore"},
+    "Sources used": {"de": "Genutzte Quellen", "fr": "Sources utilisées",
+                     "es": "Fuentes usadas", "it": "Fonti usate", "pt": "Fontes usadas",
+                     "nl": "Gebruikte bronnen"},
+    "Iterations": {"de": "Durchläufe", "fr": "Itérations", "es": "Iteraciones",
+                   "it": "Iterazioni", "pt": "Iterações", "nl": "Iteraties"},
+    "Checks switched off": {"de": "Ausgeschaltete Prüfungen", "fr": "Vérifications désactivées",
+                            "es": "Comprobaciones desactivadas", "it": "Controlli disattivati",
+                            "pt": "Verificações desligadas", "nl": "Uitgeschakelde controles"},
+    (
+        "Indicators: ✓✓ cross-validated by two or more sources and confidence ≥ 0.8 · ✓ "
+        "confidence ≥ 0.6 · ⚠ lower confidence."
+    ): {
+        "de": "Zeichen: ✓✓ von zwei oder mehr Quellen bestätigt und Vertrauen ≥ 0.8 · ✓ "
+        "Vertrauen ≥ 0.6 · ⚠ geringeres Vertrauen.",
+        "fr": "Indicateurs : ✓✓ recoupé par deux sources ou plus et confiance ≥ 0.8 · ✓ "
+        "confiance ≥ 0.6 · ⚠ confiance plus faible.",
+        "es": "Indicadores: ✓✓ contrastado por dos o más fuentes y confianza ≥ 0.8 · ✓ "
+        "confianza ≥ 0.6 · ⚠ confianza menor.",
+        "it": "Indicatori: ✓✓ confermato da due o più fonti e affidabilità ≥ 0.8 · ✓ "
+        "affidabilità ≥ 0.6 · ⚠ affidabilità minore.",
+        "pt": "Indicadores: ✓✓ confirmado por duas ou mais fontes e confiança ≥ 0.8 · ✓ "
+        "confiança ≥ 0.6 · ⚠ confiança menor.",
+        "nl": "Tekens: ✓✓ bevestigd door twee of meer bronnen en vertrouwen ≥ 0.8 · ✓ "
+        "vertrouwen ≥ 0.6 · ⚠ lager vertrouwen.",
+    },
+}  # fmt: skip
 
 
 def heading(english: str, code: str = "en") -> str:

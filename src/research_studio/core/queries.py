@@ -7,71 +7,25 @@ from collections.abc import Iterable
 
 from rapidfuzz import fuzz
 
-_WORD = re.compile(r"[a-z0-9]+")
+from research_studio.core import words as vocabulary
+from research_studio.core.words import match_key
+
 _SPACE = re.compile(r"\s+")
 # A web address alone: a model's guess at a page, not words a search engine can match.
 _BARE_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S*$", re.IGNORECASE)
-# Words that carry no topic: ignored when comparing searches and weighing terms.
-STOP_WORDS = frozenset(
-    {
-        "a",
-        "about",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "than",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "this",
-        "to",
-        "vs",
-        "was",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-    }
-)
 TOKEN_MATCH = 88  # rapidfuzz ratio at which two words count as the same (plurals, typos)
 
 
 def normalize_query(query: str) -> str:
-    """Lower-case words, single-spaced."""
-    return " ".join(_WORD.findall(query.lower()))
+    """The query's words folded for matching (case, diacritics), single-spaced."""
+    return " ".join(match_key(word) for word in vocabulary.words(query))
 
 
 def content_words(query: str) -> list[str]:
-    """Distinct words that carry meaning (stop words dropped)."""
-    words = [word for word in _WORD.findall(query.lower()) if word not in STOP_WORDS]
-    return list(dict.fromkeys(words)) or _WORD.findall(query.lower())
+    """Distinct whole words that carry meaning, lower-case as written (stop words of the query's
+    language dropped, single letters and digits kept; all its words when it has nothing else)."""
+    every = (vocabulary.printed(word) for word in vocabulary.words(query))
+    return vocabulary.content_words(query, single_letters=True) or list(dict.fromkeys(every))
 
 
 def similarity(first: str, second: str) -> float:
@@ -80,7 +34,8 @@ def similarity(first: str, second: str) -> float:
     "applications of quantum computing" and "quantum computing applications" score 1.0, while
     adding a qualifier ("... challenges") makes a different search.
     """
-    a, b = content_words(first), content_words(second)
+    a = [match_key(word) for word in content_words(first)]
+    b = [match_key(word) for word in content_words(second)]
     if not a or not b:
         return 0.0
     unmatched = list(b)

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from research_studio.core.words import words
 from research_studio.evaluation.verdicts import Check, verdict
 from research_studio.grounding.quotes import strip_sources_section
 
@@ -15,7 +16,6 @@ StructuralCheck = Callable[[Document], Check]
 MIN_WORDS = 200
 _CITATION = re.compile(r"\[(S\d+)\]")
 _LISTED = re.compile(r"^\s*[-*]\s*\[(S\d+)\]", re.MULTILINE)
-_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 _INT, _NUMBER = (int,), (int, float)
 # Metadata every run records (report.build_metadata), with the type each must have.
 METADATA_FIELDS: dict[str, tuple[type, ...]] = {
@@ -64,7 +64,7 @@ def report_prose(document: Document) -> str:
 
 def word_count(text: str) -> int:
     """Words in prose, with markdown markers and citation markers left out."""
-    return len(_WORD.findall(_CITATION.sub(" ", text.replace("#", " "))))
+    return len(words(_CITATION.sub(" ", text.replace("#", " "))))
 
 
 def _records(document: Document, key: str) -> list[Any]:

@@ -10,6 +10,8 @@ import asyncio
 import contextlib
 import functools
 import inspect
+import logging
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -25,9 +27,10 @@ from research_studio.core.declarations import DECLARED, Declared, reword
 from research_studio.core.errors import FetchError, ResearchStudioError
 from research_studio.core.urls import is_web_url
 from research_studio.faces import mcp_verify
+from research_studio.faces.mcp_bounds import bounded, bounded_settings
 from research_studio.pipelines.registry import PipelineName
 from research_studio.run.audit import AuditReport, audit_run
-from research_studio.run.launch import PreparedRun, RunSetup, prepare
+from research_studio.run.launch import PreparedRun, RunSetup, check_docs, prepare
 from research_studio.run.runner import execute
 from research_studio.run.runs import RunFolder
 from research_studio.services.clients import open_services
@@ -54,6 +57,8 @@ MCP_SETTINGS = (
     "max_cost_usd",
     "max_wall_s",
 )
+# The settings `search` takes: the documents folders and the provider, as `research` does.
+SEARCH_SETTINGS = ("docs", "search")
 # Seconds between progress notifications while a run works (clients reset timeouts on them).
 HEARTBEAT_S = 5.0
 
@@ -73,6 +78,12 @@ class AuditVerdict(BaseModel):
     summary: str
     problems: list[str] = Field(default_factory=list)
     failing: list[str] = Field(default_factory=list, description="Statements that fail.")
+    answered: bool | None = Field(
+        None, description="Whether the cited statements answer the question (None: not known)."
+    )
+    unanswered: list[str] = Field(
+        default_factory=list, description="The research questions no cited statement answers."
+    )
 
 
 class ResearchAnswer(BaseModel):
@@ -127,6 +138,7 @@ def setting_parameters(*names: str) -> Callable[[Tool], Tool]:
         @functools.wraps(tool)
         async def wrapper(*args: Any, **kwargs: Any) -> Any:
             overrides = {name: kwargs.pop(name, None) for name in names}
+            bounded_settings(overrides)
             return await tool(*args, overrides=overrides, **kwargs)
 
         params = [*own, *(_parameter(DECLARED[name]) for name in names)]
@@ -136,11 +148,16 @@ def setting_parameters(*names: str) -> Callable[[Tool], Tool]:
     return decorate
 
 
-def _in_mcp_words(declared: Declared) -> str:
-    """A setting as an MCP user can set it: a parameter of `research`, or the server's settings."""
-    if declared.name in MCP_SETTINGS:
-        return f"the `{declared.name}` parameter"
-    return f"the server's `{declared.name}` setting"
+def _in_mcp_words(parameters: tuple[str, ...]) -> Callable[[Declared], str]:
+    """A setting as an MCP user can set it: a parameter of the tool called, or the server's
+    settings."""
+
+    def words(declared: Declared) -> str:
+        if declared.name in parameters:
+            return f"the `{declared.name}` parameter"
+        return f"the server's `{declared.name}` setting"
+
+    return words
 
 
 def _prepare(question: str, pipeline: str, mode: str, overrides: dict[str, Any]) -> PreparedRun:
@@ -162,6 +179,8 @@ def _verdict(report: AuditReport) -> AuditVerdict:
         summary=report.summary(),
         problems=report.problems,
         failing=[check.statement for check in report.statements if check.verdict == "fails"],
+        answered=report.answered,
+        unanswered=report.unanswered,
     )
 
 
@@ -212,9 +231,11 @@ class _Progress:
             beat.cancel()
 
 
-def _one_line(exc: Exception) -> ToolError:
+def _one_line(exc: Exception, parameters: tuple[str, ...] = MCP_SETTINGS) -> ToolError:
+    """The error's first line, its settings named as the tool called (with `parameters`) takes
+    them."""
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return ToolError(reword(text, _in_mcp_words))
+    return ToolError(reword(text, _in_mcp_words(parameters)))
 
 
 QuestionParam = Annotated[str, Field(description="The research question.")]
@@ -289,6 +310,7 @@ def research_request(tool: Tool) -> Tool:
         **kwargs: Any,
     ) -> Any:
         mode = "single" if single_agent else "multi"
+        bounded("answer", answer or "")  # the question: max_query_chars, as for `run`
         try:
             prepared = await asyncio.to_thread(_prepare, question, pipeline, mode, overrides)
         except ResearchStudioError as exc:
@@ -363,7 +385,7 @@ async def research_status(
     run_id: Annotated[str, Field(description="The run id research_start returned.")],
 ) -> StartedRun:
     """Where a run started by research_start stands; its answer once it has ended."""
-    task = _BACKGROUND.tasks.get(run_id)
+    task = _BACKGROUND.tasks.get(bounded("run_id", run_id))
     if task is None:
         raise ToolError(f"no run {run_id!r} was started by research_start on this server")
     progress = _BACKGROUND.latest.get(run_id, "")
@@ -376,28 +398,43 @@ async def research_status(
     return StartedRun(run_id=run_id, status=result.status, progress=progress, result=result)
 
 
+def _search_settings(overrides: dict[str, Any]) -> Configuration:
+    """The server's settings with the client's documents folders and provider on top; the
+    folders are checked as `research` checks them (blocking; run it in a worker thread)."""
+    docs = [Path(path).expanduser().resolve() for path in overrides.get("docs") or []]
+    check_docs(docs)
+    given = {**overrides, "docs": [str(path) for path in docs] or None}
+    return load_configuration(given).config
+
+
+@setting_parameters(*SEARCH_SETTINGS)
 async def search(
     query: Annotated[str, Field(description="What to search for.")],
     max_results: Annotated[
         int, Field(description="Results wanted (1 to 50).", json_schema_extra={"maximum": 50})
     ] = 5,
+    *,
+    overrides: dict[str, Any],
 ) -> list[SearchResult]:
-    """Search the web (or the configured local documents) with the configured provider."""
+    """Search the web, or documents folders (`docs`, else the server's), with the configured
+    provider (or the one `search` names)."""
     if not query.strip():
         raise ToolError("the query is empty")
     try:
-        config = await asyncio.to_thread(_settings)
+        config = await asyncio.to_thread(_search_settings, overrides)
+        bounded("query", query, config.max_query_chars)
         await asyncio.to_thread(choose_search, config)
         async with open_services(config) as services:
             return await services.search.search(query, max(1, min(max_results, 50)))
     except ResearchStudioError as exc:
-        raise _one_line(exc) from None
+        raise _one_line(exc, SEARCH_SETTINGS) from None
 
 
 async def fetch(
     url: Annotated[str, Field(description="An absolute http(s) URL.")],
 ) -> Page:
     """Fetch a page and return its main text."""
+    bounded("url", url)
     try:
         if not is_web_url(url):
             raise FetchError(url, "not an absolute http(s) URL", kind="refused")
@@ -405,11 +442,11 @@ async def fetch(
         async with open_services(config) as services:
             return await services.fetcher.fetch(url)
     except ResearchStudioError as exc:
-        raise _one_line(exc) from None
+        raise _one_line(exc, ()) from None
     except Exception as exc:  # unforeseen by the fetcher: still its reason, never a bare error
         reason = str(exc).strip().splitlines()
         detail = f"{type(exc).__name__}: {reason[0]}" if reason else type(exc).__name__
-        raise _one_line(FetchError(url, detail, kind="network")) from None
+        raise _one_line(FetchError(url, detail, kind="network"), ()) from None
 
 
 def _audit(run: str) -> AuditReport:
@@ -432,9 +469,9 @@ async def audit(
 ) -> AuditReport:
     """Re-check every citation of a finished run (run id or folder) against its kept pages."""
     try:
-        return await asyncio.to_thread(_audit, run)
+        return await asyncio.to_thread(_audit, bounded("run", run))
     except ResearchStudioError as exc:
-        raise _one_line(exc) from None
+        raise _one_line(exc, ()) from None
 
 
 def build_server() -> MCPServer:
@@ -443,6 +480,7 @@ def build_server() -> MCPServer:
         name="research-studio",
         version=__version__,
         instructions="Deep research with cited, audited reports: research, search, fetch, audit.",
+        log_level="WARNING",
     )
     for tool in (research, research_start, research_status, search, fetch, audit):
         server.tool()(tool)
@@ -450,6 +488,16 @@ def build_server() -> MCPServer:
     return server
 
 
+def quiet_logging(level: int = logging.WARNING) -> None:
+    """Plain warning lines on stderr (clients show a server's stderr): no library's INFO lines,
+    such as one per HTTP request, and no terminal styling. Set before the server is built, whose
+    own logging set-up then leaves it alone."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+
+
 def serve() -> None:
     """Serve over stdio until the client closes the connection."""
+    quiet_logging()
     build_server().run("stdio")

@@ -114,7 +114,8 @@ async def check_statement(statement: str, source: str, config: Configuration) ->
     """The statement checked against the source it names (a file path or a web page)."""
     checked_statement(statement)  # before any page is fetched
     title, text = await read_source(source, config)
-    return answer(statement, source, title, text)
+    # The support check is CPU work (seconds for a long document): never on the event loop.
+    return await asyncio.to_thread(answer, statement, source, title, text)
 
 
 def answer(statement: str, source: str, title: str, text: str) -> VerifyAnswer:
@@ -158,15 +159,20 @@ async def verify(
     `text` itself. Answers with each part of the statement and the sentence of the source that
     carries it (anywhere in the source) and, when it does not support it, which part failed and
     why: missing terms, a figure, the polarity, an entity."""
-    from mcp.server.mcpserver.exceptions import ToolError  # the MCP SDK: only its tool needs it
+    # The MCP SDK: only the tool needs it (the CLI's verify shares this module).
+    from mcp.server.mcpserver.exceptions import ToolError
 
+    from research_studio.faces.mcp_bounds import MAX_STATEMENT_CHARS, bounded
+
+    bounded("statement", statement, MAX_STATEMENT_CHARS)
+    bounded("source", source)
     try:
-        if text.strip():
-            return answer(statement, source or "text", "", text)
+        config = await asyncio.to_thread(lambda: load_configuration().config)
+        if bounded("text", text, config.max_document_bytes).strip():
+            return await asyncio.to_thread(answer, statement, source or "text", "", text)
         if not is_web_url(source):
             # A client that a model may drive reads no files of the server's machine.
             raise ToolError("source must be an absolute http(s) URL, or give the text itself")
-        config = await asyncio.to_thread(lambda: load_configuration().config)
         return await check_statement(statement, source, config)
     except ResearchStudioError as exc:
         raise ToolError(str(exc).splitlines()[0]) from None

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from research_studio.core.chunking import split_sentences
+from research_studio.core.words import words as words_of_text
 from research_studio.grounding.terms import word_set
 
 THRESHOLD = 2
@@ -29,7 +30,6 @@ _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _PHONE = re.compile(
     r"(?<![\w.])(?!(?:1[0-9]|20)\d\d\s?[-\u2013/]\s?(?:1[0-9]|20)\d\d(?![\w.-]))(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)[\s.-]?)?\d{3,4}[\s.-]\d{3,4}(?:[\s.-]\d{2,4})?(?![\w.])"
 )
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 # Verbs whose bare form opens a command; "Note" and "See" too, as in "Note to AI …".
 _IMPERATIVES = word_set("""ignore disregard forget override bypass skip click tap download install upload visit
     contact call phone email e-mail text message write reply respond answer subscribe register
@@ -96,7 +96,7 @@ def contact_data(text: str) -> list[str]:
 
 def _opening_imperative(sentence: str) -> bool:
     rest = _VOCATIVE.sub("", sentence, count=1)
-    found = [word.lower() for word in _WORD.findall(rest)[:3]]
+    found = [word.lower() for word in words_of_text(rest)[:3]]
     if found and found[0] == "please":
         found = found[1:]
     if not found or found[0] not in _IMPERATIVES:
@@ -115,7 +115,7 @@ def _opening_imperative(sentence: str) -> bool:
 def classify(sentence: str) -> Address:
     """Score one sentence for addressing its reader or an AI."""
     text = unicodedata.normalize("NFKC", sentence).replace("\u2019", "'")
-    words = {word.lower() for word in _WORD.findall(text)}
+    words = {word.lower() for word in words_of_text(text)}
     features: list[tuple[str, int]] = []
     if contact_data(text):
         features.append(("contact data", THRESHOLD))

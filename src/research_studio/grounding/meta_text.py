@@ -15,6 +15,7 @@ import re
 import unicodedata
 
 from research_studio.core.chunking import split_sentences
+from research_studio.core.words import words as words_of_text
 
 # Words a page uses for itself when it describes itself.
 _DOCUMENT = (
@@ -81,7 +82,6 @@ _SHARING = re.compile(
     re.IGNORECASE,
 )
 _CRUMB_SEPARATOR = re.compile(r"\s+(?:[›»>|/→]|::)\s+")
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 SHORT_WORDS = 8  # furniture is short; a long sentence opening "Share" is prose
 CRUMB_WORDS = 4
 ROLE_WORDS = 4
@@ -91,7 +91,7 @@ def _crumbs(sentence: str) -> bool:
     """A trail of short links: "Home › News › Climate", "Health / Heat / Fact sheets"."""
     parts = [part for part in _CRUMB_SEPARATOR.split(sentence.strip(" .")) if part.strip()]
     return len(parts) >= 3 and all(
-        len(_WORD.findall(part)) <= CRUMB_WORDS and not re.search(r"[.!?]$", part.strip())
+        len(words_of_text(part)) <= CRUMB_WORDS and not re.search(r"[.!?]$", part.strip())
         for part in parts
     )
 
@@ -99,13 +99,13 @@ def _crumbs(sentence: str) -> bool:
 def meta_kind(sentence: str) -> str | None:
     """What kind of page furniture the sentence is ("byline", "dateline", …), or None."""
     text = " ".join(unicodedata.normalize("NFKC", sentence).split()).strip(" \"'“”‘’*_")
-    words = len(_WORD.findall(text))
+    words = len(words_of_text(text))
     if not words:
         return None
     byline = _BYLINE.match(text)
     # What follows the name is a role, an outlet or a date ("staff writer", "Reuters, 3 May").
     role = re.sub(_DATE, " ", byline.group("rest") or "", flags=re.IGNORECASE) if byline else ""
-    if byline and len(_WORD.findall(role)) <= ROLE_WORDS:
+    if byline and len(words_of_text(role)) <= ROLE_WORDS:
         return "byline"
     if _DATELINE.match(text) or (_LAST_UPDATED.match(text) and words <= SHORT_WORDS * 2):
         return "dateline"

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 
 from research_studio.core.chunking import BLOCK_BREAK
 from research_studio.core.urls import display_url, is_web_url
+from research_studio.core.words import tokens as word_tokens
 from research_studio.grounding.terms import content_words, figures, negations
 
 _QUOTES = str.maketrans(
@@ -29,7 +30,6 @@ _QUOTES = str.maketrans(
     }
 )
 _SPACE = re.compile(r"\s+")
-_TOKEN = re.compile(r"[a-z0-9]+(?:[.,'][a-z0-9]+)*")
 _MARKDOWN_NOISE = re.compile(r"[*_`#>]+")
 # [S3], [S3, S5], [S3; S5], [S3][S5] — any bracket group made only of source ids.
 CITATION_GROUP = re.compile(r"\[\s*S\d+(?:\s*[,;]\s*S?\d+)*\s*\]")
@@ -51,8 +51,8 @@ def normalize_for_match(text: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case word tokens (numbers like 3.5 or 1,200 stay whole)."""
-    return _TOKEN.findall(normalize_for_match(text).lower())
+    """Word tokens of any script folded for matching (numbers like 3.5 or 1,200 stay whole)."""
+    return word_tokens(normalize_for_match(text))
 
 
 # Characters that carry no letters of their own: soft hyphens, zero-width marks, emphasis.

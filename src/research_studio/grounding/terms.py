@@ -6,6 +6,9 @@ import re
 import unicodedata
 from decimal import Decimal
 
+from research_studio.core import words as vocabulary
+from research_studio.core.words import detect_language, match_key, stop_words
+
 
 def words_of(text: str) -> list[str]:
     """The whitespace-separated words of a vocabulary string."""
@@ -17,7 +20,6 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(words_of(text))
 
 
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
 _STOP = word_set("""a an the this that these those it its it's they them their there here he she his her we
     our you your i me my of in on at by for with from to into onto over under about as and or
     but nor so yet if then than because since while although though when where which who whom
@@ -158,8 +160,10 @@ def _normal(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """Lower-case words of a text (apostrophes folded, numbers included)."""
-    return [word.replace("\u2019", "'") for word in _WORD.findall(_normal(text).lower())]
+    """Lower-case words of a text in any script (apostrophes folded, numbers included)."""
+    return [
+        vocabulary.printed(word).replace("\u2019", "'") for word in vocabulary.words(_normal(text))
+    ]
 
 
 _SUFFIXES = (
@@ -192,8 +196,9 @@ _CANON = {stem(member): group.split()[0] for group in _SYNONYMS for member in gr
 
 
 def canon(word: str) -> str:
-    """A word's stem, with synonyms mapped to one member of their group."""
-    stemmed = stem(word)
+    """A word's stem (case and diacritics folded), with synonyms mapped to one member of their
+    group."""
+    stemmed = stem(match_key(word))
     return _CANON.get(stemmed, stemmed)
 
 
@@ -204,11 +209,14 @@ DIRECTIONS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
 
 
 def content_words(text: str) -> list[str]:
-    """The words that carry a statement's content (no function words, no figures)."""
+    """The words that carry a statement's content (no function words of English or of the
+    statement's language, no figures)."""
+    stops = stop_words(detect_language(text))
     return [
         word
         for word in words(text)
         if word not in _STOP
+        and match_key(word) not in stops
         and len(word) > 1
         and not any(char.isdigit() for char in word)
         and word not in _NUMBER_WORDS
@@ -287,7 +295,6 @@ def figures(text: str) -> set[tuple[str, str]]:
 
 
 _ENTITY = re.compile(r"(?<![\w#+])([A-Z][\w]*(?:[#+]+)?|[a-z]+_[\w]+|\w+[#+]+)")
-_LOWER_WORD = re.compile(r"[a-z]+")
 
 
 def entities(text: str, *, leading: bool = False) -> list[str]:

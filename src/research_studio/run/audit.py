@@ -20,7 +20,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from research_studio.core.errors import ResearchStudioError
-from research_studio.pipelines.kit.report import ANSWER_COVERAGE, question_coverage
+from research_studio.core.words import words as words_of_text
+from research_studio.pipelines.kit.report import ANSWER_COVERAGE, answer_line, question_coverage
 from research_studio.run.audit_checks import clip, figures, folded, quote_on_page
 from research_studio.run.audit_files import read_run_json, read_run_text
 from research_studio.run.audit_seal import seal_problems
@@ -33,7 +34,6 @@ Verdict = Literal["holds", "fails"]
 CROSS_VALIDATION_SOURCES = 2
 _LISTED_SOURCE = re.compile(r"^- \[(S\d+)\]", re.MULTILINE)
 _MARKER = re.compile(r"\[(S\d+)\]")
-_WORD = re.compile(r"\w+")
 
 
 class StatementCheck(BaseModel):
@@ -74,6 +74,7 @@ class AuditReport(BaseModel):
     claims: list[ClaimAudit] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
     answered: bool | None = None
+    asked: list[str] = Field(default_factory=list, description="The research questions.")
     unanswered: list[str] = Field(default_factory=list)
     drift: list[SourceDrift] = Field(default_factory=list)
 
@@ -81,11 +82,7 @@ class AuditReport(BaseModel):
         held = sum(1 for check in self.statements if check.verdict == "holds")
         claims_held = sum(1 for claim in self.claims if claim.verdict == "holds")
         verdict = "all checks hold" if self.ok else "FAILED"
-        answer = {
-            True: "the cited sources address the question",
-            False: "the sources read do NOT answer the question",
-            None: "whether the question is answered is not known",
-        }[self.answered]
+        answer = answer_line(self.answered, len(self.asked), len(self.unanswered))
         return (
             f"audit {verdict}: {held}/{len(self.statements)} cited statements hold, "
             f"{claims_held}/{len(self.claims)} cross-validated claims hold, "
@@ -150,8 +147,8 @@ def _grounding(
                 "fails",
                 f"printed with {', '.join(marks) or 'no citation'} but its record cites {', '.join(sids)}",
             )
-        words = _WORD.findall(folded(_MARKER.sub("", printed)))
-        if words != _WORD.findall(folded(str(record.get("text", "")))):
+        words = words_of_text(folded(_MARKER.sub("", printed)))
+        if words != words_of_text(folded(str(record.get("text", "")))):
             return "fails", "the printed words differ from the statement's record"
     quotes: list[Mapping[str, Any]] = list(record.get("quotes", []))
     for sid in sids:
@@ -265,9 +262,10 @@ def audit_run(path: Path) -> AuditReport:
     claims = _check_claims(run)
     if not statements and run.result.get("sources"):
         problems.append("the report cites nothing")
+    grounding = run.result.get("metadata", {}).get("grounding") or {}
     coverage = question_coverage(
         str(run.result.get("query", "")),
-        list(run.result.get("metadata", {}).get(ANSWER_COVERAGE, {}).get("questions_asked", [])),
+        list((grounding.get(ANSWER_COVERAGE) or {}).get("questions_asked", [])),
         [run.records[check.tid] for check in statements if check.verdict == "holds"],
     )
     ok = (
@@ -282,6 +280,7 @@ def audit_run(path: Path) -> AuditReport:
         claims=claims,
         problems=problems,
         answered=coverage["answered"],
+        asked=coverage["questions_asked"],
         unanswered=[item["question"] for item in coverage["questions"] if not item["answered"]],
     )
 

@@ -17,8 +17,8 @@ from research_studio.core.prompt_blocks import (
     QUESTIONS_LABEL,
     numbered,
 )
-from research_studio.core.queries import STOP_WORDS
 from research_studio.core.records import FindingRecord
+from research_studio.core.words import detect_language, stop_words
 from research_studio.grounding.meta_text import is_meta
 from research_studio.grounding.quotes import tokens, verbatim_quote
 from research_studio.llm.structured import ModelCaller
@@ -85,8 +85,13 @@ class Extracted:
 
 
 def query_terms(*texts: str) -> Counter[str]:
-    """Content-word counts of the texts (stop words dropped)."""
-    return Counter(token for text in texts for token in tokens(text) if token not in STOP_WORDS)
+    """Content-word counts of the texts (stop words of each text's language dropped)."""
+    return Counter(
+        token
+        for text in texts
+        for token in tokens(text)
+        if token not in stop_words(detect_language(text))
+    )
 
 
 def select_chunks(text: str, terms: Counter[str], size: int, count: int) -> list[str]:

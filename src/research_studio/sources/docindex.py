@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import sqlite3
 import sys
 import threading
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from research_studio.core.chunking import chunk_text
-from research_studio.core.queries import STOP_WORDS
+from research_studio.core.words import detect_language, match_key, printed, stop_words, words
 from research_studio.sources.chunkstore import ChunkStore, ChunkWrites, StoredChunk
 from research_studio.sources.docfiles import (
     DEFAULT_MAX_DOCUMENT_BYTES,
@@ -53,7 +52,6 @@ CREATE TABLE IF NOT EXISTS documents (
 # 3: chunks keyed for hybrid search, documents marked when their vectors are stored;
 # 2: chunks in tantivy beside the SQLite file; 1: chunks in an FTS5 table of that file.
 _FORMAT = 3
-_WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_WORDS = 12
 # Text written per transaction: big enough for few index segments, short enough to take turns.
 _BATCH_CHARACTERS = 4_000_000
@@ -137,8 +135,10 @@ class _Writes:
 
 def query_words(query: str) -> list[str]:
     """The distinct content words of a query, lower-cased, in order (stop words only if no other)."""
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))
-    return ([word for word in words if word not in STOP_WORDS] or words)[:MAX_QUERY_WORDS]
+    # Single letters stay: "vitamin D" and "C compilers" are searched with them.
+    found = list(dict.fromkeys(printed(word) for word in words(query)))
+    stops = stop_words(detect_language(query))
+    return ([word for word in found if match_key(word) not in stops] or found)[:MAX_QUERY_WORDS]
 
 
 def path_of_uri(uri: str) -> str:

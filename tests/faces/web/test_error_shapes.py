@@ -76,3 +76,26 @@ def test_served_pages_carry_a_strict_content_security_policy(server: LiveServer)
             directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
             assert directives["default-src"] == "'self'" and directives["script-src"] == "'self'"
             assert "unsafe" not in policy and directives["object-src"] == "'none'"
+
+
+def test_a_body_larger_than_a_form_is_refused_in_one_line(
+    server: LiveServer, tmp_path: Path
+) -> None:
+    big = ('{"question": "' + "x" * 2_000_000 + '"}').encode()
+    json_type = {"content-type": "application/json"}
+    with httpx.Client(base_url=server.url) as client:
+        declared = client.post("/api/runs", content=big, headers=json_type)
+        # Sent in chunks, without a declared length: refused once the limit is passed.
+        chunked = client.post(
+            "/api/runs",
+            content=(big[start : start + 65536] for start in range(0, len(big), 65536)),
+            headers=json_type,
+        )
+        assert client.get("/api/runs").status_code == 200  # the server lives on
+    for response in (declared, chunked):
+        assert response.status_code == 413, response.text
+        assert response.json() == {
+            "field": None,
+            "message": "the body is larger than 1,000,000 bytes",
+        }
+    assert not any((tmp_path / "runs").iterdir())

@@ -11,6 +11,7 @@ from rich.text import Text
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.cli.progress import elapsed_text
 from research_studio.faces.cli.terminal import foreign, line
+from research_studio.pipelines.kit.report import coverage_line
 from research_studio.run.audit import audit_run
 from research_studio.run.runs import RunFolder, RunRecord
 
@@ -59,14 +60,11 @@ def _audit_line(folder: RunFolder) -> Text:
 
 
 def _answer_line(grounding: dict[str, Any]) -> Text:
+    said = coverage_line(grounding)
     answered = grounding.get("question_answered")
     if answered is False:
-        return line(
-            ("the sources read do not answer the question (see the report's note)", "yellow")
-        )
-    if answered:
-        return line("the cited sources address the question")
-    return line(("not assessed", "dim"))
+        return line((f"{said}; see the report's note", "yellow"))
+    return line((said, "dim" if answered is None else ""))
 
 
 def closing_summary(folder: RunFolder, metadata: dict[str, Any], *, seconds: float) -> Group:

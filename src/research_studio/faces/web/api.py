@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -44,6 +45,9 @@ ExportName = Literal["md", "html", "pdf", "docx", "bib", "ris"]
 # The form sends a flat object; deeper bodies are refused before anything walks them.
 MAX_JSON_DEPTH = 16
 TOO_DEEP = f"the body nests deeper than {MAX_JSON_DEPTH} levels"
+# A form's body (a question, settings, an answer) is small; more is refused before it is read.
+MAX_BODY_BYTES = 1_000_000
+TOO_LARGE = f"the body is larger than {MAX_BODY_BYTES:,} bytes"
 
 
 def _in_web_words(declared: Declared) -> str:
@@ -67,8 +71,16 @@ async def _json_body(request: Request) -> dict[str, Any]:
     # JSON only: a cross-site form cannot send it without a preflight this server never allows.
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise HTTPException(415, "send JSON (application/json)")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise HTTPException(413, TOO_LARGE)
+    raw = bytearray()
+    async for chunk in request.stream():  # a body sent in chunks declares no length
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise HTTPException(413, TOO_LARGE)
     try:
-        body = await request.json()
+        body = json.loads(raw)
     except RecursionError:  # the decoder recursed through nesting no form ever sends
         raise HTTPException(422, TOO_DEEP) from None
     except ValueError:

@@ -81,12 +81,20 @@ def appendix(
     Both are written by code: the gaps from the question coverage, never the model's gap prose.
     """
     blocks = []
-    gaps = unanswered_section(coverage, localized("Remaining gaps", language)) if coverage else ""
+    gaps = (
+        unanswered_section(coverage, localized("Remaining gaps", language), language)
+        if coverage
+        else ""
+    )
     if gaps:
         blocks.append(gaps)
-    rows = "\n".join(f"| {name} | {value} |" for name, value in quality.items())
+    rows = "\n".join(
+        f"| {localized(name, language)} | {value} |" for name, value in quality.items()
+    )
     title, metric, value = (
         localized(key, language) for key in ("Research Quality", "Metric", "Value")
     )
-    blocks.append(f"## {title}\n\n| {metric} | {value} |\n|---|---|\n{rows}\n\n{LEGEND}")
+    blocks.append(
+        f"## {title}\n\n| {metric} | {value} |\n|---|---|\n{rows}\n\n{localized(LEGEND, language)}"
+    )
     return blocks

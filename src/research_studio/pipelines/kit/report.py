@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
 from research_studio.core.config import Configuration, ReportStructure
-from research_studio.core.languages import heading
+from research_studio.core.languages import heading as localized
 from research_studio.core.queries import content_words
 from research_studio.core.records import (
     ErrorRecord,
@@ -17,6 +16,7 @@ from research_studio.core.records import (
     RunSummary,
     SourceRecord,
 )
+from research_studio.core.words import is_wide, keys, match_key
 from research_studio.grounding.addressing import contact_data
 from research_studio.grounding.printed import GroundedSection
 from research_studio.grounding.quotes import escape_markdown
@@ -152,10 +152,15 @@ def result_document(output: Mapping[str, Any], *, pipeline: str) -> dict[str, An
 # --- Does the report answer its question? (code decides, from the cited quotes) ---------------
 
 ANSWER_COVERAGE = "answer_coverage"
-_QUOTE_WORD = re.compile(r"\w+")
 NOT_ANSWERED_NOTICE = (
     "The sources read do not answer this question: the passages cited below do not mention "
     "{terms}. Read them as what was found, not as an answer."
+)
+# When the question's own terms are there but most research questions are left open.
+QUESTIONS_OPEN_NOTICE = (
+    "The sources read do not answer this question: the passages cited below leave most of its "
+    "research questions unanswered (listed at the end). Read them as what was found, not as an "
+    "answer."
 )
 QUESTIONS_HEADING = "Research questions"
 ANSWERED, NOT_ANSWERED = "answered by cited statements", "not answered by the sources read"
@@ -183,9 +188,20 @@ def _stem(word: str) -> str:
     return word[: max(4, len(word) - 3)] if len(word) > 5 else word
 
 
+def _found(term: str, words: set[str]) -> bool:
+    """A question's term among the quotes' words (match keys): by its stem, or inside a run of a
+    script written without spaces."""
+    key = match_key(term)
+    if is_wide(key):
+        return any(key in word for word in words)
+    if len(key) <= 2:  # "uv" is no stem: the word itself, never the start of another
+        return key in words
+    return any(word.startswith(_stem(key)) for word in words)
+
+
 def _answer(question: str, words: set[str]) -> QuestionAnswer:
     terms = content_words(question)
-    missing = [term for term in terms if not any(word.startswith(_stem(term)) for word in words)]
+    missing = [term for term in terms if not _found(term, words)]
     # Most key terms must be there: "python" asked of urban-heat pages has none of its one term.
     answered = bool(terms) and len(missing) * 2 <= len(terms) and len(missing) < len(terms)
     return QuestionAnswer(question=question, answered=answered, missing_terms=missing)
@@ -198,56 +214,96 @@ def question_coverage(
 
     No cited statement answers nothing: zero statements never count as coverage.
     """
-    words = {
-        word
-        for record in records
-        if record.get("sids")
-        for quote in record.get("quotes", [])
-        for word in _QUOTE_WORD.findall(str(quote.get("quote", "")).lower())
-    }
+    words = _quote_words(record for record in records if record.get("sids"))
     main = _answer(query, words)
     asked = [question for question in dict.fromkeys(questions) if question.strip()]
+    answers = [_answer(question, words) for question in asked]
+    # One verdict for every face: the question is answered when its own key terms are there
+    # and most of its research questions are answered too, so the table never says otherwise.
     return AnswerCoverage(
-        answered=main["answered"],
+        answered=main["answered"] and not _mostly_open(answers),
         missing_terms=main["missing_terms"],
         questions_asked=asked,
-        questions=[_answer(question, words) for question in asked],
+        questions=answers,
     )
 
 
-def coverage_notice(coverage: AnswerCoverage) -> str:
-    """The plain notice a report opens with when its sources do not answer the question."""
+def _mostly_open(answers: Sequence[QuestionAnswer]) -> bool:
+    return sum(1 for item in answers if not item["answered"]) * 2 > len(answers)
+
+
+def answer_line(answered: bool | None, asked: int = 0, unanswered: int = 0) -> str:
+    """The verdict on the question in one line, as the CLI, the audit, MCP and the web page all
+    print it: answered or not, and how many of the research questions cited statements answer."""
+    if answered is None:
+        return "whether the question is answered is not known"
+    said = (
+        "the cited sources address the question"
+        if answered
+        else "the sources read do not answer the question"
+    )
+    if asked:
+        plural = "s" if asked != 1 else ""
+        said += f" ({asked - unanswered} of {asked} research question{plural} answered)"
+    return said
+
+
+def coverage_line(grounding: Mapping[str, Any]) -> str:
+    """`answer_line` of a run's grounding figures (result.json's metadata)."""
+    coverage = grounding.get(ANSWER_COVERAGE) or {}
+    questions = list(coverage.get("questions") or [])
+    return answer_line(
+        grounding.get("question_answered"),
+        len(questions),
+        sum(1 for item in questions if not item.get("answered")),
+    )
+
+
+def coverage_notice(coverage: AnswerCoverage, language: str = "en") -> str:
+    """The plain notice a report opens with when its sources do not answer the question, in the
+    report's language."""
     if coverage["answered"]:
         return ""
     missing = coverage["missing_terms"]
-    terms = ", ".join(f'"{escape_markdown(term)}"' for term in missing) or "its key terms"
-    return NOT_ANSWERED_NOTICE.format(terms=terms)
+    if not missing and _mostly_open(coverage["questions"]):
+        return localized(QUESTIONS_OPEN_NOTICE, language)
+    terms = ", ".join(f'"{escape_markdown(term)}"' for term in missing)
+    return localized(NOT_ANSWERED_NOTICE, language).format(
+        terms=terms or localized("its key terms", language)
+    )
 
 
 def questions_section(
-    coverage: AnswerCoverage, heading: str = QUESTIONS_HEADING, *, bullets: bool = False
+    coverage: AnswerCoverage,
+    heading: str = QUESTIONS_HEADING,
+    *,
+    bullets: bool = False,
+    language: str = "en",
 ) -> str:
     """Code-written: each research question and whether cited statements answer it, as a table
-    (or as bullets, in a bullet-point report)."""
+    (or as bullets, in a bullet-point report), labelled in the report's language."""
     if not coverage["questions"]:
         return ""
+    answered, unanswered = localized(ANSWERED, language), localized(NOT_ANSWERED, language)
     answers = [
-        (escape_markdown(item["question"]), ANSWERED if item["answered"] else NOT_ANSWERED)
+        (escape_markdown(item["question"]), answered if item["answered"] else unanswered)
         for item in coverage["questions"]
     ]
     if bullets:
         return f"## {heading}\n\n" + "\n".join(f"- {q}: {a}" for q, a in answers)
     rows = "\n".join(f"| {question} | {answer} |" for question, answer in answers)
-    return f"## {heading}\n\n| Question | Answer |\n|---|---|\n{rows}"
+    question, answer = localized("Question", language), localized("Answer", language)
+    return f"## {heading}\n\n| {question} | {answer} |\n|---|---|\n{rows}"
 
 
-def unanswered_section(coverage: AnswerCoverage, heading: str) -> str:
+def unanswered_section(coverage: AnswerCoverage, heading: str, language: str = "en") -> str:
     """The research questions the cited statements leave open (code-written "Remaining gaps")."""
     open_questions = [item["question"] for item in coverage["questions"] if not item["answered"]]
     if not open_questions:
         return ""
+    unanswered = localized(NOT_ANSWERED, language)
     return f"## {heading}\n\n" + "\n".join(
-        f"- {escape_markdown(question)}: {NOT_ANSWERED}" for question in open_questions
+        f"- {escape_markdown(question)}: {unanswered}" for question in open_questions
     )
 
 
@@ -285,12 +341,10 @@ def _heading_holds(heading: str, records: Sequence[Mapping[str, Any]], title: st
 
 
 def _quote_words(records: Iterable[Mapping[str, Any]]) -> set[str]:
-    return {
-        word
-        for record in records
-        for quote in record.get("quotes", [])
-        for word in _QUOTE_WORD.findall(str(quote.get("quote", "")).lower())
-    }
+    """The match keys of every word the records' quotes hold."""
+    return keys(
+        str(quote.get("quote", "")) for record in records for quote in record.get("quotes", [])
+    )
 
 
 def checked_headings(report: GroundedReport, questions: Sequence[str], title: str) -> int:
@@ -337,7 +391,7 @@ def close_report(
     report.title = report_title(query)
     checked_headings(report, questions, query)
     coverage = question_coverage(query, questions, report.printed(structure))
-    notice = coverage_notice(coverage)
+    notice = coverage_notice(coverage, language)
     if notice:  # the report opens with it: the summary moves below, as a section
         if report.summary:
             summary = GroundedSection(heading="Summary", paragraphs=[report.summary])
@@ -349,7 +403,10 @@ def close_report(
         report.sections = [about, *(s for s in report.sections if s is not about)]
         about.intro = f"{notice}\n\n{about.intro}" if about.intro else notice
     listing = questions_section(
-        coverage, heading(QUESTIONS_HEADING, language), bullets=structure == "bullet_points"
+        coverage,
+        localized(QUESTIONS_HEADING, language),
+        bullets=structure == "bullet_points",
+        language=language,
     )
     if listing:
         report.appendix.insert(0, listing)

@@ -10,10 +10,10 @@ from langgraph.types import Send
 
 from research_studio.core.config import Configuration
 from research_studio.core.prompt_blocks import numbered, request_block
-from research_studio.core.queries import STOP_WORDS, dedupe_queries
+from research_studio.core.queries import dedupe_queries
 from research_studio.core.records import ErrorRecord, FindingRecord, PageRecord
+from research_studio.core.words import content_keys
 from research_studio.evidence.gathering import GatherRequest, gather
-from research_studio.grounding.quotes import tokens
 from research_studio.pipelines.kit.consolidate import consolidate
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import call_records, emitter, node_tools, services_of
@@ -152,10 +152,10 @@ async def orchestrate(state: ResearchState, runtime: Runtime[Configuration]) -> 
 def plan_split(questions: list[str], searches: list[str]) -> list[tuple[str, list[str]]]:
     """Each planned search under the question it shares most words with (a question with none
     is searched as asked)."""
-    words = {question: set(tokens(question)) - STOP_WORDS for question in questions}
+    words = {question: set(content_keys(question)) for question in questions}
     split: dict[str, list[str]] = {question: [] for question in questions}
     for search in searches:
-        terms = set(tokens(search)) - STOP_WORDS
+        terms = set(content_keys(search))
         if questions:
             best = max(questions, key=lambda question: len(words[question] & terms))
             split[best].append(search)

@@ -7,15 +7,15 @@ a later round. The orchestrator runs them as the next round's refinement queries
 
 from __future__ import annotations
 
-import re
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
 from research_studio.core.queries import content_words, dedupe_queries
 from research_studio.core.records import DeadEnd
+from research_studio.core.words import printed, words
 from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.state import AgentState, PlanQuery, TrajectoryStep
 from research_studio.pipelines.kit.node_kit import emitter
@@ -33,7 +33,6 @@ HANDLED_REASONS = (
 )
 ALTERNATIVE_DOMAINS = ("site:wikipedia.org",)
 AUTHORITATIVE_DOMAINS = ("site:.edu", "site:.gov")
-_SLUG = re.compile(r"[a-z0-9]+")
 
 
 def dead_end_key(end: DeadEnd) -> str:
@@ -63,7 +62,8 @@ def _with_anchor(words: list[str], anchor: str) -> list[str]:
 def _path_words(url: str) -> list[str]:
     """What a page was about, from its address (a failed page has no text)."""
     path = urlsplit(url).path.rsplit(".", 1)[0]
-    return [w for w in _SLUG.findall(path.lower()) if w not in {"pages", "docs", "text", "html"}]
+    found = [printed(word) for word in words(unquote(path).replace("_", " "))]
+    return [word for word in found if word not in {"pages", "docs", "text", "html"}]
 
 
 def alternatives(end: DeadEnd, anchor: str, context_terms: list[str]) -> list[str]:
