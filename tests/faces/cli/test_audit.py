@@ -374,3 +374,51 @@ def test_a_weak_model_leaves_no_uncited_factual_prose(
         assert record["sids"] or not is_factual(record["text"])
     assert document["metadata"]["grounding"]["statements_dropped_unsupported"] > 0
     assert runner.invoke(app, ["audit", str(folder)]).exit_code == 0
+
+
+POSTGRES_HISTORY = (
+    "<html><head><title>A Brief History of POSTGRES</title></head><body><article>"
+    "<h1>A Brief History of POSTGRES</h1>"
+    "<p>The implementation of POSTGRES began in 1986. The initial concepts for the system were "
+    "presented in <a href='biblio.html#STON86'>[ston86]</a>, and the definition of the initial "
+    "data model appeared in <a href='biblio.html#ROWE87'>[rowe87]</a>.</p>"
+    "<p>Version 1, described in <a href='biblio.html#STON90A'>[ston90a]</a>, was released to a "
+    "few external users in June 1989. In response to a critique of the first rule system "
+    "(<a href='biblio.html#STON89'>[ston89]</a>), the rule system was redesigned, and Version 2 "
+    "was released in June 1990 with the new rule system.</p>"
+    "<p>The POSTGRES query language, <em>PostQUEL</em>, used the <code>snake_case</code> names of "
+    "its *system* catalogs, and AT&amp;T's C:\\ports of POSTGRES kept the same release numbers.</p>"
+    "<ul><li>1. Version 3 of POSTGRES appeared in 1991 and added support for multiple storage "
+    "managers.</li></ul></article></body></html>"
+)
+
+
+@pytest.mark.parametrize("shape", [["--single-agent"], ["--pipeline", "advanced"]])
+def test_audit_passes_a_run_over_pages_with_bracketed_references(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: list[str]
+) -> None:
+    """Quotes holding what a converted page escapes (bracketed references, emphasis, code,
+    underscores, backslashes, entities, list markers) are found by the audit where the writer's
+    check found them: an unedited run passes."""
+    from tests.doubles.scripted_model import use_scripted_model
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "history.html").write_text(POSTGRES_HISTORY)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    query = "When was POSTGRES Version 1 released and what described the rule system?"
+    args = ["run", query, "--docs", str(docs), "--out", "history", "--no-clarify", *shape]
+    model = use_scripted_model(ResearchScript(coverage=[0.9], ready=[True]).model())
+    result = runner.invoke(app, [*args, "--model", model])
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "history"
+    quotes = [
+        quote["quote"]
+        for record in json.loads((folder / "result.json").read_text())["statements"]
+        for quote in record["quotes"]
+    ]
+    assert any("[ston90a]" in quote for quote in quotes), quotes
+    audit = runner.invoke(app, ["audit", str(folder), "--json"])
+    assert audit.exit_code == 0, audit.output
+    assert all(check["verdict"] == "holds" for check in json.loads(audit.stdout)["statements"])
