@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 # Inside a word: apostrophes ("don't", "l'île"), the soft hyphen and the zero-width (non-)joiner
 # some scripts write between letters. Each sits between two runs of letters, marks or digits.
-JOINERS = "'\u2019\u00ad\u200c\u200d"
+APOSTROPHES = "'\u2019"
+INVISIBLE_JOINERS = "\u00ad\u200c\u200d"
+JOINERS = APOSTROPHES + INVISIBLE_JOINERS
 _RUN = r"[\p{L}\p{M}\p{N}]+"
 _WORD_PATTERN = rf"{_RUN}(?:[{JOINERS}]{_RUN})*"
 # Numbers stay whole in the quote tokens of grounding: "3.5", "1,200".
@@ -52,7 +54,7 @@ def match_key(word: str) -> str:
     kept = "".join(
         char
         for char in decomposed
-        if unicodedata.category(char) != "Mn" and char not in JOINERS[2:]
+        if unicodedata.category(char) != "Mn" and char not in INVISIBLE_JOINERS
     )
     return unicodedata.normalize("NFC", kept.replace("\u2019", "'"))
 
@@ -67,7 +69,7 @@ def printed(word: str) -> str:
     return unicodedata.normalize("NFC", word.lower()).translate(_INVISIBLE)
 
 
-_INVISIBLE = str.maketrans("", "", JOINERS[2:])
+_INVISIBLE = str.maketrans("", "", INVISIBLE_JOINERS)
 
 
 def is_wide(word: str) -> bool:
