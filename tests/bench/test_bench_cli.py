@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -107,11 +108,17 @@ def test_local_search_bench_grows_real_text_and_times_questions() -> None:
 
 
 def test_the_bench_outside_a_source_checkout_says_so_in_one_line(tmp_path: Path) -> None:
-    source = Path(research_studio.__file__).parents[1]  # src/, without the repository root
+    # The package alone, as a wheel installs it: no benchmarks folder beside it.
+    site = tmp_path / "site"
+    shutil.copytree(
+        Path(research_studio.__file__).parent,
+        site / "research_studio",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     done = subprocess.run(
         [sys.executable, "-c", "from research_studio.faces.cli import main; main()", "bench"],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(source)},
+        env={**os.environ, "PYTHONPATH": str(site)},
         capture_output=True,
         text=True,
         timeout=120,
@@ -120,6 +127,35 @@ def test_the_bench_outside_a_source_checkout_says_so_in_one_line(tmp_path: Path)
     assert done.returncode == 2
     assert "the bench needs a source checkout" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_benchmarks_package_in_the_working_directory_is_never_run(tmp_path: Path) -> None:
+    planted = tmp_path / "benchmarks"
+    planted.mkdir()
+    marker = tmp_path / "ran"
+    for name in ("__init__", "bench", "harness", "results"):
+        (planted / f"{name}.py").write_text(f"open({str(marker)!r}, 'w').write('{name}')\n")
+    source = Path(research_studio.__file__).parents[1]
+    skipped = ["--skip-pipelines", "--skip-local", "--skip-serve"]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from research_studio.faces.cli import main; main()",
+            "bench",
+            *skipped,
+            "--out",
+            str(tmp_path / "results.json"),
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(source)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert not marker.exists(), "the working directory's benchmarks package ran"
+    assert done.returncode == 0, done.stderr
 
 
 def test_the_console_script_finds_the_bench_of_the_checkout_it_runs_in(tmp_path: Path) -> None:

@@ -110,3 +110,14 @@ def test_dark_mode_follows_the_system(chromium: Browser, finished_run: str) -> N
         colours[scheme] = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
         context.close()
     assert colours["light"] != colours["dark"]
+
+
+def test_links_one_taps_are_touch_targets_at_every_width(
+    sized: tuple[str, Page], finished_run: str, scripted_server: ServeProcess
+) -> None:
+    _name, page = sized
+    page.goto(scripted_server.url + "/runs")
+    expect(page.locator("#runs-table a.open").first).to_be_visible()
+    for target in [*page.locator("nav a").all(), page.locator("#runs-table a.open").first]:
+        box = target.bounding_box()
+        assert box is not None and box["height"] >= 44, (target, box)

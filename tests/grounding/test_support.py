@@ -164,3 +164,20 @@ def test_the_check_never_raises_on_any_text(statement: str, quote: str) -> None:
     verdict = supports(statement, quote)
     assert verdict.ok in (True, False)
     assert best_support(statement, quote).ok in (True, False)
+
+
+def test_without_its_weights_the_check_refuses_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from research_studio.core.errors import ConfigError
+    from research_studio.grounding import support
+
+    support.model.cache_clear()
+    monkeypatch.setattr(support, "MODEL_FILE", "no-such-weights.json")
+    try:
+        with pytest.raises(ConfigError, match="cannot load its weights"):
+            supports("Cool roofs lowered indoor temperatures.", QUOTES["roofs"])
+    finally:
+        monkeypatch.undo()
+        support.model.cache_clear()
+    assert supports(FAITHFUL[0][1], QUOTES["roofs"]).ok

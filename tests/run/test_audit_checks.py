@@ -66,3 +66,50 @@ def test_outside_text_never_breaks_the_checks(text: str) -> None:
     figures(text)
     lead, found = split_line(text, [("T1", "Reefs bleach [S1].")])
     assert isinstance(lead, str) and len(found) <= 1
+
+
+# What pages converted to Markdown hold: bracketed references, escapes, emphasis, code, list
+# markers, entities, underscores and backslashes that are page text.
+_PIECE = st.sampled_from(
+    [
+        "Version", "1,", "described", "in", "[ston90a],", "\\[ston90a\\],", "was", "released",
+        "*stars*", "\\*stars\\*", "`code`", "snake_case", "\\_private", "C:\\path", "1\\.",
+        "- item", "\\- item", "AT&T", "&amp;", "\\&amp;", "#tag", "\\#", "a\\\\b", "(x)",
+        "\\(y\\)", "**bold**", "___", "\\\\\\[", "\u00adsoft", "»", "“quoted”", "\u2026",
+    ]
+)  # fmt: skip
+_PAGE = st.lists(_PIECE, min_size=3, max_size=30).map(" ".join)
+
+
+@given(_PAGE, st.integers(0, 400), st.integers(3, 200), st.booleans())
+def test_every_quote_grounding_keeps_is_on_its_page_for_the_audit(
+    page: str, start: int, length: int, unescaped: bool
+) -> None:
+    """The quote grounding keeps (`verbatim_quote`: the page's own characters, unescaped) is
+    always found by the audit on the same kept page: the two agree on what a quote is."""
+    from research_studio.grounding.quotes import unescape_markdown, verbatim_quote
+
+    start = start % len(page)
+    asked = page[start : start + length]
+    kept = verbatim_quote(unescape_markdown(asked) if unescaped else asked, page)
+    if kept is not None:
+        assert quote_on_page(kept, page), (kept, page)
+
+
+def test_a_bracketed_reference_on_a_converted_page_is_found() -> None:
+    from research_studio.grounding.quotes import verbatim_quote
+    from research_studio.sources.parsing import extract_html
+
+    html = (
+        b"<html><body><article><h1>History</h1><p>Version 1, described in "
+        b"<a href='biblio.html#STON90A'>[ston90a]</a>, was released to a few external users in "
+        b"June 1989. The <code>snake_case</code> name and *stars* and C:\\path and AT&amp;T."
+        b"</p></article></body></html>"
+    )
+    _title, page, _date = extract_html(html)
+    assert "\\[ston90a\\]" in page  # the converter escapes the brackets
+    kept = verbatim_quote("Version 1, described in [ston90a], was released", page)
+    assert kept == "Version 1, described in [ston90a], was released"
+    assert quote_on_page(kept, page)
+    assert quote_on_page("The snake_case name and *stars* and C:\\path and AT&T.", page)
+    assert not quote_on_page("Version 2, described in [ston90a], was released", page)

@@ -27,6 +27,8 @@ MALFORMED = [
     "http://example.com:x/",
     "http://[::1/",
 ]
+# Parsed by every URL library, but no socket can be made to them (OverflowError once).
+NO_SUCH_PORT = ["http://127.0.0.1:99999/x", "http://127.0.0.1:0/x", "http://[::1]:65536/"]
 
 
 @pytest.mark.parametrize("url", MALFORMED)
@@ -54,7 +56,10 @@ def test_cli_fetch_of_a_malformed_url_prints_one_line(url: str) -> None:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("shape", [["--single-agent"], [], ["--pipeline", "advanced"]])
+@pytest.mark.parametrize(
+    "shape",
+    [["--single-agent"], [], ["--pipeline", "advanced"], ["--pipeline", "supervisor"]],
+)
 def test_malformed_urls_in_search_results_are_losses_not_a_failed_run(
     shape: list[str], web: FakeWeb, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -62,7 +67,10 @@ def test_malformed_urls_in_search_results_are_losses_not_a_failed_run(
 
     def hostile(*args: Any) -> dict[str, object]:
         payload = real(*args)
-        bad = [{"url": url, "title": "Bad", "content": "coral bleaching"} for url in MALFORMED]
+        bad = [
+            {"url": url, "title": "Bad", "content": "coral bleaching"}
+            for url in [*NO_SUCH_PORT, *MALFORMED]
+        ]
         payload["results"] = bad + list(payload["results"])  # type: ignore[operator]
         return payload
 
@@ -73,6 +81,7 @@ def test_malformed_urls_in_search_results_are_losses_not_a_failed_run(
     assert document["report"].startswith("# ")
     refused = [error for error in document["metadata"]["errors"] if error.get("kind") == "refused"]
     assert refused and all("malformed URL" in error["message"] for error in refused)
+    assert not any(url in json.dumps(document["metadata"]) for url in NO_SUCH_PORT)
 
 
 async def test_odd_searxng_hits_are_dropped_or_cleaned_never_raised(

@@ -70,6 +70,11 @@ class Configuration(BaseModel):
     local_model_context: int = Field(
         8192, ge=512, le=131_072, description="Context tokens of the embedded model."
     )
+    # One thread by default: llama.cpp's threads spin-wait for each other, so two threads on a
+    # busy 2-core machine generated 3-5 tokens/s against 50-68 with one (docs/performance.md).
+    local_model_threads: int = Field(
+        1, ge=1, le=64, description="CPU threads of the embedded model (one is fastest on a busy machine)."
+    )
     # Cost and budgets: a run stops researching at the first budget reached and writes its
     # report from what it has.
     max_llm_calls: int | None = budget_field(

@@ -12,6 +12,8 @@ TRACKING_PARAMETERS = frozenset(
     {"fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "igshid", "ref_src", "_hsenc"}
 )
 DEFAULT_PORTS = {"http": 80, "https": 443}
+# A TCP port a connection can be made to: 0 and anything above 65535 cannot be dialled.
+VALID_PORTS = range(1, 65536)
 
 
 def _is_tracking(name: str) -> bool:
@@ -47,12 +49,17 @@ def normalize_url(url: str) -> str:
 
 
 def is_web_url(url: str) -> bool:
-    """True for an absolute http(s) URL with a host."""
+    """True for an absolute http(s) URL with a host and, when it names one, a port that exists."""
     try:
         parts = urlsplit(url.strip())
-        return parts.scheme.lower() in DEFAULT_PORTS and bool(parts.hostname)
+        port = parts.port  # raises for a port that is no number or above 65535
     except ValueError:  # e.g. an unclosed IPv6 bracket
         return False
+    return (
+        parts.scheme.lower() in DEFAULT_PORTS
+        and bool(parts.hostname)
+        and (port is None or port in VALID_PORTS)
+    )
 
 
 def display_url(url: str, roots: Iterable[str] = ()) -> str:
@@ -70,6 +77,27 @@ def display_url(url: str, roots: Iterable[str] = ()) -> str:
         if path.is_relative_to(root) and path != root:
             return str(PurePosixPath(root.name) / path.relative_to(root))
     return path.name or "local document"
+
+
+# A file: URL standing on its own in text (not the tail of another URL such as https://x/file:y).
+_FILE_URL_IN_TEXT = re.compile(r"(?<![^\s'\"(<\[])file:[^\s'\"<>()\[\]]+", re.IGNORECASE)
+
+
+def display_nested(value: Any, roots: Iterable[str] = ()) -> Any:
+    """The value with every local document's file:// URL in it, however deep, as `display_url`
+    shows it: what a run writes for others to read (result.json, its manifest) names a document
+    by its path in the documents folder, never by this machine's absolute path."""
+    if isinstance(value, str):
+        if value.strip().lower().startswith("file:"):
+            return display_url(value, roots)
+        if "file:" not in value.lower():
+            return value
+        return _FILE_URL_IN_TEXT.sub(lambda match: display_url(match.group(0), roots), value)
+    if isinstance(value, list):
+        return [display_nested(item, roots) for item in value]
+    if isinstance(value, dict):
+        return {key: display_nested(item, roots) for key, item in value.items()}
+    return value
 
 
 REDACTED = "****"

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from research_studio.core.config import Configuration
 from research_studio.core.config_loading import error_message
 from research_studio.core.errors import ConfigError
+from research_studio.core.urls import is_web_url
 from research_studio.evaluation.structural import MIN_WORDS, report_prose
 from research_studio.evaluation.verdicts import Check, verdict
 from research_studio.pipelines.registry import names
@@ -219,9 +220,7 @@ def case_checks(
             )
         )
     if expect.local_sources_only:
-        remote = [
-            str(s.get("sid")) for s in sources if not str(s.get("url", "")).startswith("file://")
-        ]
+        remote = [str(s.get("sid")) for s in sources if is_web_url(str(s.get("url", "")))]
         checks.append(
             verdict(
                 "local_sources_only",

@@ -30,6 +30,7 @@ class Run:
     cite: str | None = None
     url: str | None = None
     indicator: Indicator = ""
+    whole: bool = False  # an address: kept on one line where it fits one (not split at "-")
 
 
 @dataclass
@@ -101,7 +102,7 @@ def _source_entry(runs: list[Run], sources: dict[str, CitedSource]) -> tuple[str
     return sid, [
         replace(runs[0], cite=None, bold=True),
         Run(f" {title} — "),
-        Run(" ".join(source.address.split()), url=source.link),
+        Run(" ".join(source.address.split()), url=source.link, whole=True),
     ]
 
 

@@ -14,7 +14,8 @@ from research_studio.core.urls import display_url, is_web_url
 from research_studio.run.runs import REPORT_FILE, RESULT_FILE, RunFolder
 
 # A Sources-list line as grounding.render_sources_section writes it: "- [S1] Title — URL".
-SOURCE_LINE = re.compile(r"^\s*[-*]\s+\[(S\d+)\]\s+(.*?)\s+—\s+(\S+)\s*$")
+# A web address stands in angle brackets (an autolink), the group holding what is inside them.
+SOURCE_LINE = re.compile(r"^\s*[-*]\s+\[(S\d+)\]\s+(.*?)\s+—\s+<?(\S+?)>?\s*$")
 CITATION = re.compile(r"\[(S\d+)\]")
 
 
@@ -96,11 +97,6 @@ def cited_sources(
     return cited
 
 
-def _documents_folders(settings: dict[str, Any]) -> list[str]:
-    docs = settings.get("docs") or []
-    return [str(root) for root in (docs if isinstance(docs, list) else [docs])]
-
-
 def with_display_addresses(document: RunDocument) -> str:
     """The report's Markdown with each Sources-list address as readers see it."""
     shown = {source.sid: source for source in document.sources}
@@ -134,6 +130,6 @@ def load_run(folder: Path) -> RunDocument:
         markdown=markdown,
         statements=statements,
         sources=cited_sources(
-            markdown, list(result.get("sources") or []), _documents_folders(run.record.settings)
+            markdown, list(result.get("sources") or []), run.record.documents_folders()
         ),
     )

@@ -69,8 +69,23 @@ class _Writer:
             self.pdf.set_font(self.mono if run.code else self.family, style + underline, size)
             colour = _INDICATOR.get(run.indicator) or (_LINK if link != "" else _INK)
             self.pdf.set_text_color(*colour)
-            self.pdf.write(height, self.text(run.text, style, run.code), link=link)
+            text = self.text(run.text, style, run.code)
+            if run.whole and self._kept_whole(text, height, link):
+                continue
+            self.pdf.write(height, text, link=link)
         self.pdf.set_text_color(*_INK)
+
+    def _kept_whole(self, text: str, height: float, link: str | int) -> bool:
+        """An address drawn on one line (the next one when the rest of this is too short);
+        False for one longer than a line, which `write` breaks where it must."""
+        pdf = self.pdf
+        width = pdf.get_string_width(text) + 2 * pdf.c_margin  # a cell pads its text
+        if width > pdf.w - pdf.l_margin - pdf.r_margin:
+            return False
+        if pdf.get_x() + width > pdf.w - pdf.r_margin:
+            pdf.ln(height)
+        pdf.cell(width, height, text, link=link)
+        return True
 
     def heading(self, block: Block) -> None:
         size = _SIZES.get(block.level, _BODY)

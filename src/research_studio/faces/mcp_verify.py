@@ -2,13 +2,14 @@
 
 `check_statement` reads a local file (Markdown, text, HTML, PDF; through `sources.docfiles`) or
 fetches a web page (through the configured fetcher) and asks `grounding.support.best_support`
-which window of it carries the statement. The CLI's `verify` and the MCP tool `verify` (this
+which of its sentences carry each part of the statement. The CLI's `verify` and the MCP tool `verify` (this
 module's `verify`, registered by `mcp_server`) both answer with a `VerifyAnswer`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 from pathlib import Path
 from typing import Annotated
 
@@ -27,14 +28,33 @@ from research_studio.sources.docfiles import (
 )
 
 
+class PartFound(BaseModel):
+    """One part of the statement and the sentence of the source that carries it, or why not."""
+
+    part: str
+    quote: str = Field(default="", description="The source's sentence found for this part.")
+    also: str = Field(default="", description="A second sentence carrying words the first lacks.")
+    coverage: float = Field(default=0.0, description="Share of the part's terms it has.")
+    missing_terms: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list, description="Why this part fails.")
+
+
 class VerifyAnswer(BaseModel):
-    """Whether a source supports a statement, its best supporting passage, and why not."""
+    """Whether a source supports a statement, its supporting passages, and why not."""
 
     statement: str
     source: str
     title: str = ""
     supported: bool
-    quote: str = Field(default="", description="The source's passage closest to the statement.")
+    quote: str = Field(
+        default="", description="The source's sentences closest to the statement, joined by …"
+    )
+    quotes: list[str] = Field(
+        default_factory=list, description="Each sentence of the source the check found."
+    )
+    parts: list[PartFound] = Field(
+        default_factory=list, description="Each part of the statement and where it was found."
+    )
     reasons: list[str] = Field(default_factory=list, description="Why it does not support it.")
     missing_terms: list[str] = Field(default_factory=list)
     coverage: float = Field(default=0.0, description="Share of the statement's terms it has.")
@@ -67,19 +87,39 @@ async def read_source(source: str, config: Configuration) -> tuple[str, str]:
     return await asyncio.to_thread(_read_file, source, config.max_document_bytes)
 
 
+def checked_statement(statement: str) -> str:
+    """The statement on one line; a one-line error for text no sentence is made of.
+
+    Undecodable bytes are refused as `run` refuses them in a question, and so are control
+    characters: an escape sequence such as `ESC[31m` would otherwise be read as the figure 31.
+    """
+    try:
+        statement.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(
+            "the statement holds bytes that are not valid UTF-8; pass it as UTF-8 text"
+        ) from None
+    statement = " ".join(statement.split())
+    if not statement:
+        raise ConfigError("the statement is empty")
+    if any(unicodedata.category(char) == "Cc" for char in statement):
+        raise ConfigError(
+            "the statement holds control characters (a terminal escape sequence?); "
+            "pass it as plain text"
+        )
+    return statement
+
+
 async def check_statement(statement: str, source: str, config: Configuration) -> VerifyAnswer:
     """The statement checked against the source it names (a file path or a web page)."""
-    if not " ".join(statement.split()):
-        raise ConfigError("the statement is empty")
+    checked_statement(statement)  # before any page is fetched
     title, text = await read_source(source, config)
     return answer(statement, source, title, text)
 
 
 def answer(statement: str, source: str, title: str, text: str) -> VerifyAnswer:
     """The support check of one statement against the whole text of one source."""
-    statement = " ".join(statement.split())
-    if not statement:
-        raise ConfigError("the statement is empty")
+    statement = checked_statement(statement)
     verdict = best_support(statement, text)
     return VerifyAnswer(
         statement=statement,
@@ -87,6 +127,20 @@ def answer(statement: str, source: str, title: str, text: str) -> VerifyAnswer:
         title=title,
         supported=verdict.ok,
         quote=verdict.quote,
+        quotes=list(
+            dict.fromkeys(q for part in verdict.parts for q in (part.quote, part.also) if q)
+        ),
+        parts=[
+            PartFound(
+                part=part.text,
+                quote=part.quote,
+                also=part.also,
+                coverage=part.coverage,
+                missing_terms=list(part.missing),
+                reasons=list(part.reasons),
+            )
+            for part in verdict.parts
+        ],
         reasons=list(verdict.reasons),
         missing_terms=list(verdict.missing),
         coverage=verdict.coverage,
@@ -101,7 +155,8 @@ async def verify(
     text: Annotated[str, Field(description="The document's text itself, instead of a URL.")] = "",
 ) -> VerifyAnswer:
     """Does the source support the statement? `source` is an http(s) URL, or give the document's
-    `text` itself. Answers with the best supporting passage and, when it does not support it,
+    `text` itself. Answers with each part of the statement and the sentence of the source that
+    carries it (anywhere in the source) and, when it does not support it, which part failed and
     why: missing terms, a figure, the polarity, an entity."""
     from mcp.server.mcpserver.exceptions import ToolError  # the MCP SDK: only its tool needs it
 

@@ -25,8 +25,9 @@ _URL = re.compile(
     re.IGNORECASE,
 )
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+# A span of years ("2018-2019", "1990 - 1995") is no phone number.
 _PHONE = re.compile(
-    r"(?<![\w.])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)[\s.-]?)?\d{3,4}[\s.-]\d{3,4}(?:[\s.-]\d{2,4})?(?![\w.])"
+    r"(?<![\w.])(?!(?:1[0-9]|20)\d\d\s?[-\u2013/]\s?(?:1[0-9]|20)\d\d(?![\w.-]))(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)[\s.-]?)?\d{3,4}[\s.-]\d{3,4}(?:[\s.-]\d{2,4})?(?![\w.])"
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 # Verbs whose bare form opens a command; "Note" and "See" too, as in "Note to AI …".

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from research_studio.core.languages import heading
 from research_studio.core.records import ErrorRecord
+from research_studio.grounding.quotes import escape_markdown, markdown_address
 
 MAX_LISTED = 5
 
@@ -113,10 +114,16 @@ def _say(kind: str, language: str, **values: object) -> str:
     return texts.get(language, texts["en"]).format(**values)
 
 
+def _target(error: ErrorRecord) -> str:
+    """What failed, on a Markdown line: a page as the Sources list writes its address (never a
+    path of this machine), a search's query as the foreign text it is."""
+    if _is_page(error):
+        return markdown_address(error["target"])
+    return escape_markdown(error["target"] or error["node"])
+
+
 def _listed(errors: Sequence[ErrorRecord], language: str) -> str:
-    lines = [
-        f"  - {error['target'] or error['node']}: {error['kind']}" for error in errors[:MAX_LISTED]
-    ]
+    lines = [f"  - {_target(error)}: {error['kind']}" for error in errors[:MAX_LISTED]]
     if len(errors) > MAX_LISTED:
         lines.append(f"  - {_say('more', language, n=len(errors) - MAX_LISTED)}")
     return "\n".join(lines)

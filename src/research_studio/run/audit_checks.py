@@ -1,7 +1,9 @@
 """The audit's own text checks: a quote found on its page, the figures a text states.
 
 Written apart from grounding/quotes.py on purpose: the audit re-checks a run with code of its
-own, so a fault in the writer's checks cannot hide itself.
+own, so a fault in the writer's checks cannot hide itself. Both must still agree on what a quote
+is: a kept page is Markdown, so its escaping backslashes (`\\[ston90a\\]`), emphasis and code
+marks and invisible characters are not text, on the page and in the quote alike.
 """
 
 from __future__ import annotations
@@ -27,8 +29,17 @@ _FOLD = str.maketrans(
 )
 
 
+# A backslash before one of these escapes it in Markdown (CommonMark's ASCII punctuation that the
+# report kit escapes); any other backslash is text. Every such backslash goes, itself escaped or
+# not, as grounding's `fold` does: the page's own characters and the quote kept from them agree.
+_ESCAPING_BACKSLASH = re.compile(r"\\(?=[\\`*_{}\[\]()#+\-.!|<>~&])")
+_NOT_TEXT = str.maketrans("", "", "\u00ad\u200b\u200c\u200d\u2060\ufeff*`")
+
+
 def folded(text: str) -> str:
-    """Text as the audit compares it: Unicode- and typography-folded, spaces collapsed, casefolded."""
+    """Text as the audit compares it: Markdown escapes, emphasis and code marks dropped,
+    Unicode- and typography-folded, spaces collapsed, casefolded."""
+    text = _ESCAPING_BACKSLASH.sub("", text).translate(_NOT_TEXT)
     text = unicodedata.normalize("NFKC", text).translate(_FOLD)
     return " ".join(text.split()).casefold()
 

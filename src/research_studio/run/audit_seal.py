@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from research_studio.run.audit_checks import clip
-from research_studio.run.manifest import digest, kept_text_digest, record_digest, split_line
+from research_studio.run.manifest import digest, record_digest, split_line
 
 if TYPE_CHECKING:
     from research_studio.run.audit import AuditedRun
@@ -87,7 +87,8 @@ def _record_problems(run: AuditedRun, manifest: Mapping[str, Any]) -> list[str]:
         source = run.sources.get(sid)
         if source is None or record_digest(source) != entry.get("record"):
             problems.append(f"source {sid} of result.json was edited (url or title)")
-        if kept_text_digest(run.path, sid) != entry.get("kept_text"):
+        page = run.page(sid)  # read as the audit reads every file: inside the folder, bounded
+        if (digest(page) if page is not None else None) != entry.get("kept_text"):
             problems.append(f"the kept page text of {sid} (sources/{sid}.txt) was edited")
     problems += [
         f"result.json has a source the run did not read: {sid}"

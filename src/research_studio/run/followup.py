@@ -21,6 +21,7 @@ from research_studio.core.languages import report_language, writing_rule
 from research_studio.core.prompt_blocks import additional_instructions, request_block
 from research_studio.core.queries import content_words
 from research_studio.core.records import EvidenceRecord, FindingRecord, SourceRecord
+from research_studio.core.urls import display_nested
 from research_studio.evidence.gathering import GatherRequest, gather
 from research_studio.evidence.passages import is_safe_passage, passage_report, usable_evidence
 from research_studio.grounding.printed import cited_sources
@@ -314,7 +315,8 @@ def _write(folder: RunFolder, followup: FollowUp) -> None:
         "evidence": followup.evidence,
         "sources": followup.sources,
     }
-    write_atomically(stem.with_suffix(".json"), json.dumps(record, indent=2, ensure_ascii=False))
+    shared = display_nested(record, folder.record.documents_folders())  # no machine paths
+    write_atomically(stem.with_suffix(".json"), json.dumps(shared, indent=2, ensure_ascii=False))
 
 
 async def _join_thread(

@@ -9,6 +9,7 @@ import secrets
 import socket
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.core.files import write_atomically
+from research_studio.core.urls import display_nested
 
 RunStatus = Literal[
     "running",
@@ -117,6 +119,11 @@ class RunRecord(BaseModel):
         None, description="What a paused run asks (clarification, plan or review), until answered."
     )
     pending_options: list[str] = Field(default_factory=list)
+
+    def documents_folders(self) -> list[str]:
+        """The documents folders the run searched (`--docs`), as its settings recorded them."""
+        docs = self.settings.get("docs") or []
+        return [str(root) for root in (docs if isinstance(docs, list) else [docs])]
 
     def seen_from_here(self) -> RunRecord:
         """The record with a `running` run whose owner is gone shown as `interrupted`."""
@@ -252,21 +259,24 @@ class RunFolder:
 
     def write_outputs(self, report: str, result: dict[str, Any]) -> dict[str, Any]:
         """report.md, result.json and their manifest (see `write_outputs`); returns the result."""
-        return write_outputs(self.path, report, result)
+        return write_outputs(self.path, report, result, self.record.documents_folders())
 
 
-def write_outputs(path: Path, report: str, result: dict[str, Any]) -> dict[str, Any]:
+def write_outputs(
+    path: Path, report: str, result: dict[str, Any], roots: Sequence[str] = ()
+) -> dict[str, Any]:
     """A finished run's outputs in `path`, each written atomically; returns result.json's content.
 
     Sources are renumbered by first citation (kept texts, which must be there, included) and the
-    outputs sealed by `manifest.json`.
+    outputs sealed by `manifest.json`. A local document is named by its path in its documents
+    folder (`roots`), as report.md and the exports name it: never by this machine's path.
     """
     # Both import sources.archive, which imports this module.
     from research_studio.run.manifest import MANIFEST_FILE, seal
     from research_studio.run.numbering import renumber_outputs
 
     report, result = renumber_outputs(path, report, result)
-    result, manifest = seal(report, result, path)
+    result, manifest = seal(report, display_nested(result, roots), path)
     write_atomically(path / REPORT_FILE, report)
     write_atomically(
         path / RESULT_FILE, json.dumps(result, indent=2, ensure_ascii=False, default=str)
@@ -284,15 +294,13 @@ def find_run(runs_dir: Path, run: str) -> RunFolder:
     candidate = Path(run).expanduser()
     if run and (candidate / RECORD_FILE).exists():
         return RunFolder.open(candidate)
-    if run and _plain_name(run) and (runs_dir / run / RECORD_FILE).exists():
-        return RunFolder.open(runs_dir / run)
-    matches = (
-        sorted(path.parent.name for path in runs_dir.glob(f"{glob_escape(run)}*/{RECORD_FILE}"))
-        if run and _plain_name(run)
-        else []
-    )
+    found = run_path(runs_dir, run)
+    if found is not None:
+        return RunFolder.open(found)
+    folders = run_folders(runs_dir) if run and _plain_name(run) else {}
+    matches = sorted(run_id for run_id in folders if run_id.startswith(run))
     if len(matches) == 1:
-        return RunFolder.open(runs_dir / matches[0])
+        return RunFolder.open(folders[matches[0]])
     if len(matches) > 1:
         shown = ", ".join(matches[:5]) + (
             f" and {len(matches) - 5} more" if len(matches) > 5 else ""
@@ -304,14 +312,50 @@ def find_run(runs_dir: Path, run: str) -> RunFolder:
     )
 
 
+def _record_id(record_file: Path) -> str | None:
+    """The run id a run.json holds; None when it cannot be read."""
+    try:
+        data = json.loads(record_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    run_id = data.get("run_id") if isinstance(data, dict) else None
+    return run_id if isinstance(run_id, str) else None
+
+
+def run_folders(runs_dir: Path) -> dict[str, Path]:
+    """Every run folder directly under runs_dir by the id in its run.json: the id `runs`, the
+    web page and MCP show. A folder is named after its id, except one saved with `--out NAME`
+    inside runs_dir, which is found by its id all the same."""
+    found: dict[str, Path] = {}
+    for record_file in sorted(runs_dir.glob(f"*/{RECORD_FILE}")):
+        run_id = _record_id(record_file)
+        if run_id:
+            found.setdefault(run_id, record_file.parent)
+    return found
+
+
+def run_path(runs_dir: Path, run_id: str) -> Path | None:
+    """The folder under runs_dir of the run with this id, else the run folder of this name;
+    None when there is none.
+
+    The one lookup of a run in runs_dir (CLI, web page): by the id in its run.json (a folder
+    named after it first, else a scan), then by folder name (`--out NAME`, a copied folder).
+    """
+    if not run_id or not _plain_name(run_id):
+        return None
+    named = runs_dir / run_id
+    found = _record_id(named / RECORD_FILE)
+    if found == run_id:
+        return named
+    by_id = run_folders(runs_dir).get(run_id)
+    if by_id is not None:
+        return by_id
+    return named if found is not None else None
+
+
 def _plain_name(run: str) -> bool:
     """A bare folder name: no separators, no parent references (never leaves runs_dir)."""
     return run not in (".", "..") and not any(sep in run for sep in ("/", "\\", "\0"))
-
-
-def glob_escape(text: str) -> str:
-    """Text matched literally by Path.glob (its wildcards bracketed)."""
-    return "".join(f"[{char}]" if char in "*?[]" else char for char in text)
 
 
 def list_runs(runs_dir: Path, search: str | None = None) -> list[RunRecord]:

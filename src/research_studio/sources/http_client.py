@@ -24,6 +24,7 @@ import httpcore
 import httpx
 
 from research_studio.core.config import Configuration
+from research_studio.core.urls import VALID_PORTS
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -231,6 +232,8 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             )
         host = request.url.raw_host.decode("ascii").lower()
         port = request.url.port or DEFAULT_PORTS[request.url.scheme]
+        if port not in VALID_PORTS:  # httpx takes any number; the socket would raise OverflowError
+            raise BlockedAddressError(f"port {port} does not exist", request=request)
         try:
             addresses = await resolve_host(host, port)
         except OSError as exc:

@@ -128,7 +128,7 @@ def kept_page_text_edited(run: Folder) -> None:
 
 def source_url_changed(run: Folder) -> None:
     url = run.result["sources"][0]["url"]
-    run.replace_in_report(f"— {url}", "— https://evil.example/buy-now")
+    run.replace_in_report(f"— <{url}>", "— <https://evil.example/buy-now>")
 
 
 def source_title_changed(run: Folder) -> None:

@@ -28,8 +28,7 @@ EXPORT = ["fpdf", "docx", "fontTools"]
 PARSERS = ["trafilatura", "pypdf", "lxml", "httpx"]
 EMBEDDINGS = ["numpy", "research_studio.llm.embeddings", "usearch"]
 NOT_FOR_HELP = [*PROVIDER_SDKS, *SERVERS, *STORAGE, *GRAPH, *EXPORT, *PARSERS, *EMBEDDINGS]
-# `doctor` checks the optional extras; making their imports lazy is issue 32's work.
-HELP_COMMANDS = [name for name in COMMANDS if name != "doctor"]
+
 
 _PROBE = """
 import json, sys
@@ -62,7 +61,7 @@ def probe(
     return answer
 
 
-@pytest.mark.parametrize("name", HELP_COMMANDS)
+@pytest.mark.parametrize("name", COMMANDS)
 def test_a_commands_help_loads_none_of_the_heavy_libraries(name: str) -> None:
     assert probe(NOT_FOR_HELP, name, "--help") == {"code": 0, "loaded": []}
 

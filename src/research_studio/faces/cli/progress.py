@@ -43,11 +43,18 @@ def _own_message(node: str, message: str) -> str:
 class ProgressView:
     """Consumes run events; a live display in a terminal, one line per event elsewhere."""
 
-    def __init__(self, console: Console, *, title: str, clock: Any = time.monotonic) -> None:
+    def __init__(
+        self,
+        console: Console,
+        *,
+        title: str,
+        clock: Any = time.monotonic,
+        started: float | None = None,
+    ) -> None:
         self.console = console
         self.title = title
         self.clock = clock
-        self.started = clock()
+        self.started = clock() if started is None else started  # `clock`'s time of the start
         self.node = "run"
         self.message = "starting"
         self.iterations_done = 0
@@ -149,9 +156,12 @@ class ProgressView:
             return
         with Live(self, console=self.console, refresh_per_second=8, transient=False) as live:
             self._live = live
-            self.ended = False
             try:
-                yield self
+                yield self  # the spinner turns while `ended` is None
+            except BaseException:
+                self.ended = False
+                raise
+            else:
                 self.ended = True
             finally:
                 live.refresh()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -93,12 +94,15 @@ async def _execute(
     interactive: bool,
     plan_reply: str | None = None,
 ) -> Outcome:
+    from research_studio.faces.cli import command_elapsed
     from research_studio.faces.cli.progress import ProgressView
     from research_studio.faces.cli.review import reviewer
     from research_studio.run.runner import RunStopped, execute
 
     view = ProgressView(
-        common.err, title=f"{folder.record.pipeline}/{folder.record.mode}: {folder.record.query}"
+        common.err,
+        title=f"{folder.record.pipeline}/{folder.record.mode}: {folder.record.query}",
+        started=time.monotonic() - command_elapsed(),  # the command's clock, set-up included
     )
     try:
         with view.shown():
@@ -153,7 +157,9 @@ def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool, verbose:
         return
     if verbose:
         common.out.print(metrics_table(folder, metadata))
-    common.out.print(closing_summary(folder, metadata))
+    from research_studio.faces.cli import command_elapsed
+
+    common.out.print(closing_summary(folder, metadata, seconds=command_elapsed()))
 
 
 # The settings `run` takes as flags, each generated from its declaration in core/config.py.

@@ -69,10 +69,12 @@ def _answer_line(grounding: dict[str, Any]) -> Text:
     return line(("not assessed", "dim"))
 
 
-def closing_summary(folder: RunFolder, metadata: dict[str, Any]) -> Group:
+def closing_summary(folder: RunFolder, metadata: dict[str, Any], *, seconds: float) -> Group:
     """What a reader wants after a run: the report first, then sources, citations, audit, cost, time.
 
-    One line per row, never wrapped by us: the report path and the run id stay whole to copy.
+    `seconds` is the command's time, on the clock the live display showed (the run's own
+    `elapsed_s` leaves out the set-up before it). One line per row, never wrapped by us: the
+    report path and the run id stay whole to copy.
     """
     grounding = metadata.get("grounding") or {}
     statements = grounding.get("factual_statements", 0)
@@ -106,7 +108,7 @@ def closing_summary(folder: RunFolder, metadata: dict[str, Any]) -> Group:
         ),
         (
             "Time",
-            f"{elapsed_text(float(metadata.get('elapsed_s') or 0))} · {iterations} "
+            f"{elapsed_text(seconds)} · {iterations} "
             f"iteration{'s' if iterations != 1 else ''}" + (f" · stopped: {stop}" if stop else ""),
         ),
         ("Run", run_note),

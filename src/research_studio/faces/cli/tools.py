@@ -29,7 +29,7 @@ async def _search(config: Configuration, query: str, limit: int) -> tuple[str, l
     async with open_services(config) as services:
         choice = services.search_choice
         common.err.print(foreign(f"search: {choice.name} ({choice.reason})", "dim"))
-        with common.err.status(f"Searching {choice.name}…"):
+        with common.err.status(foreign(f"Searching {choice.name}…")):
             return choice.name, await services.search.search(query, limit)
 
 
@@ -74,7 +74,7 @@ async def _fetch(config: Configuration, url: str) -> Page:
     from research_studio.services.clients import open_services
 
     async with open_services(config) as services:
-        with common.err.status(f"Fetching {url}…"):
+        with common.err.status(foreign(f"Fetching {url}…")):  # the URL is never read as markup
             return await services.fetcher.fetch(url)
 
 

@@ -26,8 +26,9 @@ def verify(
     *,
     overrides: dict[str, Any],
 ) -> None:
-    """Say whether the source supports the statement, show its best passage, and say why not
-    (missing terms, a figure, polarity, an entity). Exit 1 when it does not support it."""
+    """Say whether the source supports the statement, show the sentences that carry each of its
+    parts, and say which part fails and why (missing terms, a figure, polarity, an entity).
+    Exit 1 when it does not support it."""
     with common.user_errors():
         config = common.settings(config_file, overrides).config
     answer = common.run_async(check_statement(statement, source, config))
@@ -40,6 +41,16 @@ def verify(
         if answer.quote:
             label = "Supporting passage" if answer.supported else "Closest passage"
             common.out.print(f"{label}: “{escape(answer.quote)}”", highlight=False)
+        if len(answer.parts) > 1 or not answer.supported:
+            for part in answer.parts:
+                where = f"“{escape(part.quote)}”" if part.quote else "nowhere in the source"
+                where += f" and “{escape(part.also)}”" if part.also else ""
+                gap = "; ".join(part.reasons) or (
+                    "lacks " + ", ".join(part.missing_terms) if part.missing_terms else "carried"
+                )
+                common.out.print(
+                    f"  “{escape(part.part)}” → {where} ({escape(gap)})", highlight=False
+                )
         for reason in answer.reasons:
             common.err.print(f"- {escape(reason)}", highlight=False)
     if not answer.supported:

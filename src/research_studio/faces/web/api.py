@@ -30,7 +30,7 @@ from research_studio.run.launch import (
     honoured_by,
     prepare_run,
 )
-from research_studio.run.runs import list_runs
+from research_studio.run.runs import list_runs, run_folders
 from research_studio.run.steps import AFTER_LOOP, STEP_WORDS
 from research_studio.services.resolution import choose_model, choose_search
 
@@ -95,30 +95,26 @@ def _nesting(value: Any) -> int:
     return deepest
 
 
-def _docs_label(root: Path, roots: list[Path]) -> str:
-    """A documents folder as the form shows it: its name (with its parent's when names clash)."""
-    label = (
-        root.name
-        if [other.name for other in roots].count(root.name) == 1
-        else (f"{root.parent.name}/{root.name}")
-    )
-    return f"{label} (example)" if root == EXAMPLE_DOCS else label
+def _docs_label(state: WebState, root: Path) -> str:
+    """A documents folder as the form shows it: its name, marked when it is the example."""
+    name = state.docs_name(root)
+    return f"{name} (example)" if root == EXAMPLE_DOCS else name
 
 
 def _default_docs(state: WebState, config: Configuration) -> str:
-    """The folder preselected: the configured one, else the example when no web search is set."""
-    offered = [str(root) for root in state.allowed_docs]
+    """The folder preselected (by the name the form offers it under): the configured one, else
+    the example when no web search is set."""
     for path in config.docs:
         folder = state.allowed_folder(str(path))
-        if folder is not None and str(folder) in offered:
-            return str(folder)
+        if folder is not None and folder in state.allowed_docs:
+            return state.docs_name(folder)
     web_search = (
         config.search not in (None, "local")
         or config.searxng_url
         or config.secret("tavily_api_key")
     )
-    if not web_search and str(EXAMPLE_DOCS) in offered:
-        return str(EXAMPLE_DOCS)
+    if not web_search and EXAMPLE_DOCS in state.allowed_docs:
+        return state.docs_name(EXAMPLE_DOCS)
     return ""
 
 
@@ -136,7 +132,7 @@ async def options(state: State) -> dict[str, Any]:
         "settings": {name: DECLARED[name].form() for name in (*FORM_SETTINGS, "docs")},
         "honoured_by": {name: list(pipelines) for name, pipelines in honoured_by().items()},
         "docs": [
-            {"value": str(root), "label": _docs_label(root, state.allowed_docs)}
+            {"value": state.docs_name(root), "label": _docs_label(state, root)}
             for root in state.allowed_docs
         ],
         "default_docs": default_docs,
@@ -235,6 +231,7 @@ def _cost(folder: Path) -> float | None:
 
 def _listing(state: WebState) -> list[dict[str, Any]]:
     rows = []
+    folders = run_folders(state.runs_dir)
     for record in list_runs(state.runs_dir):
         rows.append(
             {
@@ -245,7 +242,7 @@ def _listing(state: WebState) -> list[dict[str, Any]]:
                 "query": record.query,
                 "created": record.created,
                 "error": record.error,
-                "cost_usd": _cost(state.runs_dir / record.run_id),
+                "cost_usd": _cost(folders.get(record.run_id, state.runs_dir / record.run_id)),
                 "running_here": state.manager.running(record.run_id),
             }
         )
@@ -263,6 +260,8 @@ async def run_detail(run_id: str, state: State) -> dict[str, Any]:
     """The run record, its status (and pending question), and its metadata when finished."""
     folder = await asyncio.to_thread(state.folder, run_id)
     record = folder.record.model_dump(mode="json", exclude={"owner"})
+    if record["settings"].get("docs"):  # by name, as the form offers them: no server path
+        record["settings"]["docs"] = [Path(root).name for root in record["settings"]["docs"]]
     metadata = await asyncio.to_thread(result_metadata, folder.path)
     return {"record": record, **state.status(folder), "metadata": metadata}
 
@@ -320,7 +319,9 @@ async def source(
     """A citation's source card: the quotes backing the statement, located in the kept text."""
     folder = await asyncio.to_thread(state.folder, run_id)
     try:
-        return await asyncio.to_thread(source_card, folder.path, check_sid(sid), statement)
+        return await asyncio.to_thread(
+            source_card, folder.path, check_sid(sid), statement, folder.record.documents_folders()
+        )
     except NotFound as exc:
         raise HTTPException(404, str(exc)) from None
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from research_studio.core.errors import ResearchStudioError
+from research_studio.core.urls import display_url
 from research_studio.export.report_html import report_html
 from research_studio.grounding.quotes import locate_quote as locate_in_page
 from research_studio.pipelines.registry import specs
@@ -57,8 +59,13 @@ def locate_quote(quote: str, text: str) -> tuple[int, int] | None:
     return (spans[0][0], spans[-1][1]) if spans else None
 
 
-def source_card(folder: Path, sid: str, statement: int | None) -> dict[str, Any]:
-    """Title, URL, credibility, the quotes backing the statement, and the kept text with spans."""
+def source_card(
+    folder: Path, sid: str, statement: int | None, roots: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Title, URL, credibility, the quotes backing the statement, and the kept text with spans.
+
+    A local document's address is its path in its documents folder (`roots`), never the
+    server's path (a run written before result.json said so holds its file:// URL)."""
     result = read_result(folder)
     source = next((item for item in result.get("sources", []) if item.get("sid") == sid), None)
     if source is None:
@@ -84,10 +91,11 @@ def source_card(folder: Path, sid: str, statement: int | None) -> dict[str, Any]
         located.append(
             {"quote": quote, "start": span[0] if span else None, "end": span[1] if span else None}
         )
+    address = display_url(str(source.get("url", "")), roots)
     return {
         "sid": sid,
-        "title": source.get("title") or source.get("url", ""),
-        "url": source.get("url", ""),
+        "title": source.get("title") or address,
+        "url": address,
         "credibility": source.get("credibility"),
         "statement": statement,
         "quotes": located,

