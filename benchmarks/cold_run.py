@@ -43,9 +43,13 @@ while True:
     except ChildProcessError:
         break
     if pid == 0:
-        if time.monotonic() > deadline:
-            for line in open(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read().split():
-                os.kill(int(line), signal.SIGKILL)
+        if time.monotonic() > deadline:  # a stuck orphan: ended, its CPU still counted
+            try:
+                left = open(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read().split()
+            except OSError:
+                left = []
+            for child in left:
+                os.kill(int(child), signal.SIGKILL)
         time.sleep(0.02)
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"cpu_s": usage.ru_utime + usage.ru_stime, "exit": run.returncode}))
