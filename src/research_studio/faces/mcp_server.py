@@ -32,7 +32,7 @@ from research_studio.pipelines.registry import PipelineName
 from research_studio.run.audit import AuditReport, audit_run
 from research_studio.run.launch import PreparedRun, RunSetup, check_docs, prepare
 from research_studio.run.runner import execute
-from research_studio.run.runs import RunFolder
+from research_studio.run.runs import RunFolder, run_path
 from research_studio.services.clients import open_services
 from research_studio.services.resolution import choose_search
 from research_studio.sources.fetch import Page
@@ -453,7 +453,8 @@ def _audit(run: str) -> AuditReport:
     """The audit of a run of this server's runs folder; errors name the run, never a path."""
     runs_dir = _settings().runs_dir.resolve()
     shown = repr(run.strip()[:80])
-    path = (runs_dir / run.strip()).resolve()
+    found = run_path(runs_dir, run.strip())  # the one lookup: by id, then by folder name
+    path = (found or runs_dir / run.strip()).resolve()
     if path == runs_dir or not path.is_relative_to(runs_dir):
         raise ResearchStudioError(f"no run {shown} in this server's runs")
     try:

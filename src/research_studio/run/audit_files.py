@@ -119,8 +119,8 @@ def _decoded(data: bytes) -> str:
 def read_run_text(folder: Path, name: str) -> str | None:
     """The UTF-8 text of the folder's file `name` (a path inside it); None when there is none.
 
-    Raises a one-line ResearchStudioError for a file that is no regular file inside the folder,
-    too large, binary or not UTF-8.
+    Raises a one-line ResearchStudioError for a file that is no regular file inside the folder
+    (a link out of it, a pipe), too large, or not UTF-8 text (binary data).
     """
     root = Path(os.path.realpath(folder))
     file = folder / name

@@ -58,6 +58,10 @@ def test_a_covered_follow_up_is_answered_from_the_kept_sources(web: FakeWeb) -> 
     answer = (folder / "followups" / "F1.md").read_text()
     cited = set(re.findall(r"\[(S\d+)\]", answer))
     assert cited and cited <= known and "## Sources" in answer
+    # The run's numbers (S7 is the run's S7, its kept text sources/S7.txt), each resolving to
+    # an entry of the answer's own Sources list and record.
+    listed = set(re.findall(r"^- \[(S\d+)\]", answer.split("## Sources", 1)[1], re.MULTILINE))
+    assert cited == listed == {source["sid"] for source in record["sources"]}
     assert all(statement["sids"] for statement in record["statements"] if statement["ids"])
     assert "What causes coral bleaching?" in model.calls_for("ReportDraft")[-1].prompt
     messages = _thread_messages(folder)

@@ -4,7 +4,9 @@ result), through the real CLI."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import Result
@@ -12,7 +14,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from research_studio.core.config import Configuration
+from research_studio.core.errors import FetchError
+from research_studio.core.urls import is_web_url
 from research_studio.faces.cli import app
+from research_studio.services.clients import open_services
+from tests.doubles import fake_web
 from tests.doubles.fake_web import FakeWeb
 
 runner = CliRunner()
@@ -129,3 +136,29 @@ def test_verify_takes_any_statement_and_source(statement: str, source: str) -> N
 @example(run="runs/a[/]b")
 def test_audit_takes_any_run_name(run: str) -> None:
     one_line_or_result(runner.invoke(app, ["audit", run or "x"]))
+
+
+@PROPERTY
+@given(urls=st.lists(ODD_URLS, min_size=1, max_size=4))
+@example(urls=["http://127.0.0.1:99999/x", "http://[::1]:65536/", "http://127.0.0.1/a[/]b"])
+async def test_search_results_hold_only_addresses_a_fetch_can_take(
+    urls: list[str], make_config: Callable[..., Configuration], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a run's search hands its readers: each hit an address that is fetched or refused as
+    one lost page (private networks open, as for the local web: no odd port reaches a socket)."""
+    real = fake_web.searx_payload
+
+    def odd(*args: Any) -> dict[str, object]:
+        payload = real(*args)
+        payload["results"] = [{"url": url, "title": "t", "content": "coral"} for url in urls]
+        return payload
+
+    monkeypatch.setattr(fake_web, "searx_payload", odd)
+    async with open_services(make_config(fetch_timeout_s=1.0)) as services:
+        results = await services.search.search("coral bleaching", 10)
+        for result in results:
+            assert is_web_url(result.url)
+            try:
+                await services.fetcher.fetch(result.url)
+            except FetchError as exc:
+                assert "\n" not in str(exc).strip()

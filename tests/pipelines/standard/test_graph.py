@@ -281,7 +281,7 @@ async def test_failing_searches_and_pages_become_errors_and_the_run_completes(
     )
     limitations = state["report"].split("## Limitations of this run", 1)[1].split("## Sources")[0]
     assert "search(es) failed" in limitations and "page(s) could not be read" in limitations
-    assert "solid-state-electrolytes-explained.html: server_error" in limitations
+    assert "solid-state-electrolytes-explained.html>: server_error" in limitations
 
 
 @pytest.mark.parametrize("capability", ["json_mode_only", "function_calling_only"])
