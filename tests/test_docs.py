@@ -39,7 +39,7 @@ def test_the_development_script_installs_the_models_and_runs_the_suite() -> None
 
 def test_ci_proves_the_base_install_and_the_local_extra_without_a_compiler() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
-    assert 'pip install -q .\n' in ci and "base_install_smoke.py\n" in ci
+    assert "pip install -q .\n" in ci and "base_install_smoke.py\n" in ci
     assert "CC=/bin/false" in ci and "base_install_smoke.py --embedded" in ci
 
 

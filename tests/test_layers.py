@@ -118,9 +118,7 @@ def test_every_subpackage_is_a_known_layer() -> None:
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_imports_only_go_down(path: Path) -> None:
-    found = upward(
-        path.read_text(encoding="utf-8"), _module_name(path), path.name == "__init__.py"
-    )
+    found = upward(path.read_text(encoding="utf-8"), _module_name(path), path.name == "__init__.py")
     assert not found, "\n".join(found)
 
 
@@ -136,7 +134,11 @@ def test_imports_only_go_down(path: Path) -> None:
         ("from research_studio.core import config", "research_studio", True),
         # a module loaded by name
         ("importlib.import_module('research_studio.run.runner')", "research_studio.llm.x", False),
-        ("importlib.import_module(f'research_studio.faces.{name}')", "research_studio.run.x", False),
+        (
+            "importlib.import_module(f'research_studio.faces.{name}')",
+            "research_studio.run.x",
+            False,
+        ),
         ('REF = "research_studio.faces.cli:main"', "research_studio.pipelines.spec", False),
     ],
 )

@@ -73,7 +73,10 @@ class Configuration(BaseModel):
     # One thread by default: llama.cpp's threads spin-wait for each other, so two threads on a
     # busy 2-core machine generated 3-5 tokens/s against 50-68 with one (docs/performance.md).
     local_model_threads: int = Field(
-        1, ge=1, le=64, description="CPU threads of the embedded model (one is fastest on a busy machine)."
+        1,
+        ge=1,
+        le=64,
+        description="CPU threads of the embedded model (one is fastest on a busy machine).",
     )
     # Cost and budgets: a run stops researching at the first budget reached and writes its
     # report from what it has.
