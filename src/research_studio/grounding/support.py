@@ -52,7 +52,7 @@ class Verdict:
         lines = []
         for part in self.parts:
             where = f'found in "{part.quote}"' if part.quote else "found nowhere in the source"
-            where += f' and "{part.also}"' if part.also else ""
+            where += "".join(f' and "{other}"' for other in part.also)
             lacking = ", ".join(f"'{word}'" for word in part.missing)
             detail = "; ".join(part.reasons) or (f"lacks {lacking}" if lacking else "carried")
             lines.append(f'"{part.text}": {where} ({detail})')
