@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from decimal import Decimal
+from functools import lru_cache
 
 from research_studio.core import words as vocabulary
 from research_studio.core.words import detect_language, match_key, stop_words
@@ -205,6 +206,7 @@ def stem(word: str) -> str:
 _CANON = {stem(member): group.split()[0] for group in _SYNONYMS for member in group.split()}
 
 
+@lru_cache(maxsize=65536)  # a page's words recur across its sentences and its checks
 def canon(word: str) -> str:
     """A word's stem (case and diacritics folded), with synonyms mapped to one member of their
     group."""
