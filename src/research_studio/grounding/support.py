@@ -133,11 +133,17 @@ def _names(text: str, *, leading: bool = False) -> list[str]:
     ]
 
 
+@lru_cache(maxsize=16)
+def _folded(source: str) -> str:
+    """A source folded for finding names (cached: a page is checked for many statements)."""
+    return fold(source)[0]
+
+
 def _entity_reasons(statement: str, alignment: Alignment, source: str) -> list[str]:
     """Names of the statement the source never gives; or a first word the source lacks where
     the sentences found name someone the statement does not ("Honda plans …" for "Toyota
     plans …"): one name put for another."""
-    folded_source = fold(source)[0]
+    folded_source = _folded(source)
     lost = [name for name in _names(statement) if not _entity_in(name, folded_source)]
     statement_folded = fold(statement)[0]
     found = " ".join(alignment.quotes)
