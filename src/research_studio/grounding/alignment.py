@@ -6,10 +6,11 @@ conjunctions, a part too small to say anything joined to the one before it), fin
 the sentence of the source that best carries it (anywhere in the source, adjacent or not), and
 tests each part against its own sentence with the hard vetoes: a figure or unit that differs,
 a flipped polarity, a negation the source does not make. Words a part's sentence lacks may be
-found in one more sentence that carries at least two of them (support spread over two
-sentences); figures pool only with sentences sharing two of the part's terms and with the
-source's datelines: "2 °C in 2023" never borrows "2023" from an unrelated sentence. What the
-parts found is what `support.judge` decides on: how much of each part the source carries.
+found in up to two more sentences, each carrying at least two of them (support spread over
+three sentences); words match by stem and by word family (`kin`). Figures pool only with
+sentences sharing two of the part's terms and with the source's datelines: "2 °C in 2023"
+never borrows "2023" from an unrelated sentence. What the parts found is what `support.judge`
+decides on: how much of each part the source carries.
 """
 
 from __future__ import annotations
