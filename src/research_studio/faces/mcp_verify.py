@@ -33,7 +33,10 @@ class PartFound(BaseModel):
 
     part: str
     quote: str = Field(default="", description="The source's sentence found for this part.")
-    also: str = Field(default="", description="A second sentence carrying words the first lacks.")
+    also: list[str] = Field(
+        default_factory=list,
+        description="Further sentences (up to two) carrying words the first lacks.",
+    )
     coverage: float = Field(default=0.0, description="Share of the part's terms it has.")
     missing_terms: list[str] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list, description="Why this part fails.")
@@ -129,13 +132,13 @@ def answer(statement: str, source: str, title: str, text: str) -> VerifyAnswer:
         supported=verdict.ok,
         quote=verdict.quote,
         quotes=list(
-            dict.fromkeys(q for part in verdict.parts for q in (part.quote, part.also) if q)
+            dict.fromkeys(q for part in verdict.parts for q in (part.quote, *part.also) if q)
         ),
         parts=[
             PartFound(
                 part=part.text,
                 quote=part.quote,
-                also=part.also,
+                also=list(part.also),
                 coverage=part.coverage,
                 missing_terms=list(part.missing),
                 reasons=list(part.reasons),

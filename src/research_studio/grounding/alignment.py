@@ -6,10 +6,11 @@ conjunctions, a part too small to say anything joined to the one before it), fin
 the sentence of the source that best carries it (anywhere in the source, adjacent or not), and
 tests each part against its own sentence with the hard vetoes: a figure or unit that differs,
 a flipped polarity, a negation the source does not make. Words a part's sentence lacks may be
-found in one more sentence that carries at least two of them (support spread over two
-sentences); figures pool only with sentences sharing two of the part's terms and with the
-source's datelines: "2 °C in 2023" never borrows "2023" from an unrelated sentence. What the
-parts found is what `support.judge` decides on: how much of each part the source carries.
+found in up to two more sentences, each carrying at least two of them (support spread over
+three sentences); words match by stem and by word family (`kin`). Figures pool only with
+sentences sharing two of the part's terms and with the source's datelines: "2 °C in 2023"
+never borrows "2023" from an unrelated sentence. What the parts found is what `support.judge`
+decides on: how much of each part the source carries.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ class Part:
     missing: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
     wanted: int = 0
-    also: str = ""  # a second sentence carrying words the first lacks
+    also: tuple[str, ...] = ()  # further sentences carrying words the first lacks
 
     @property
     def vetoed(self) -> bool:
@@ -93,7 +94,7 @@ class Alignment:
 
     @property
     def quotes(self) -> list[str]:
-        found = [text for part in self.parts for text in (part.quote, part.also) if text]
+        found = [text for part in self.parts for text in (part.quote, *part.also) if text]
         return list(dict.fromkeys(found))
 
     @property
@@ -128,15 +129,37 @@ def split_parts(statement: str) -> list[str]:
     return parts or [statement]
 
 
+# Two words of one family share this many first letters, one ends at most a letter after
+# them and the other at most KIN_ENDING ("supremacy" ~ "supremacist", "publicized" ~
+# "publicity", never "contract" ~ "contrast"): a stem the suffix-stripper cannot reach,
+# without a list of words.
+KIN_PREFIX = 6
+KIN_ENDING = 3
+
+
+def kin(term: str, other: str) -> bool:
+    """Whether two stems are of one word family: one starts the other (five letters or more),
+    or both share KIN_PREFIX letters and end close after their common part."""
+    if len(term) >= 5 and len(other) >= 5 and (other.startswith(term) or term.startswith(other)):
+        return True
+    if len(term) < KIN_PREFIX or term[:KIN_PREFIX] != other[:KIN_PREFIX]:
+        return False
+    common = KIN_PREFIX
+    while common < min(len(term), len(other)) and term[common] == other[common]:
+        common += 1
+    endings = sorted((len(term) - common, len(other) - common))
+    return endings[0] <= 1 and endings[1] <= KIN_ENDING
+
+
 def present(term: str, available: frozenset[str]) -> bool:
-    """Whether a canonical term is in a sentence: as written, or by a shared stem of five
-    letters or more ("urbanisation" ~ "urbanised")."""
+    """Whether a canonical term is in a sentence: as written, or by a word of its family
+    ("urbanisation" ~ "urbanised", "supremacy" ~ "supremacists")."""
     if term in available:
         return True
-    return len(term) >= 5 and any(
-        len(other) >= 5 and (other.startswith(term) or term.startswith(other))
-        for other in available
-    )
+    if len(term) < 5:
+        return False
+    head = term[:5]  # every word of the family starts with the same five letters
+    return any(other[:5] == head and kin(term, other) for other in available)
 
 
 # Words of a dateline ("Published 7:33 a.m. ET Aug. 10, 2014 | Updated …") besides its date.
@@ -253,26 +276,30 @@ def _preference(found: Part) -> tuple[bool, float, int, int]:
     return (not found.vetoed, found.coverage, -len(found.reasons), -len(found.quote))
 
 
-# A second sentence completes a part only when it carries this many of the words it lacks.
+# A further sentence completes a part only when it carries this many of the words it lacks.
 COMPLETING_WORDS = 2
+# Sentences a part may rest on besides its own: support spread over up to three sentences.
+MAX_ALSO = 2
 
 
 def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:
-    """The part with the words its sentence lacks found in one more sentence of the source
-    (support spread over two sentences), when one carries enough of them."""
+    """The part with the words its sentence lacks found in up to MAX_ALSO more sentences of
+    the source (support spread over several, adjacent or not), each carrying enough of them."""
     for other in others:
+        if len(found.also) >= MAX_ALSO or not found.missing:
+            break
         carried = [word for word in found.missing if present(canon(word), other.terms)]
         if len(carried) >= min(COMPLETING_WORDS, len(found.missing)) and len(carried) >= 1:
             missing = tuple(word for word in found.missing if word not in carried)
             coverage = (found.wanted - len(missing)) / found.wanted if found.wanted else 1.0
-            return Part(
+            found = Part(
                 text=found.text,
                 quote=found.quote,
                 coverage=round(coverage, 3),
                 missing=missing,
                 reasons=found.reasons,
                 wanted=found.wanted,
-                also=other.text,
+                also=(*found.also, other.text),
             )
     return found
 

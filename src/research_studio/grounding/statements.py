@@ -219,7 +219,7 @@ def _joined_support(
     verdict = supports_jointly(text, distinct)
     if not verdict.ok:
         return {}
-    used = {text for part in verdict.parts for text in (part.quote, part.also) if text}
+    used = {text for part in verdict.parts for text in (part.quote, *part.also) if text}
     joined: dict[str, list[QuoteRef]] = {}
     for identifier, ref in refs:
         if used & set(sentences_of(ref["quote"])):

@@ -52,7 +52,7 @@ class Verdict:
         lines = []
         for part in self.parts:
             where = f'found in "{part.quote}"' if part.quote else "found nowhere in the source"
-            where += f' and "{part.also}"' if part.also else ""
+            where += "".join(f' and "{other}"' for other in part.also)
             lacking = ", ".join(f"'{word}'" for word in part.missing)
             detail = "; ".join(part.reasons) or (f"lacks {lacking}" if lacking else "carried")
             lines.append(f'"{part.text}": {where} ({detail})')
@@ -133,11 +133,17 @@ def _names(text: str, *, leading: bool = False) -> list[str]:
     ]
 
 
+@lru_cache(maxsize=16)
+def _folded(source: str) -> str:
+    """A source folded for finding names (cached: a page is checked for many statements)."""
+    return fold(source)[0]
+
+
 def _entity_reasons(statement: str, alignment: Alignment, source: str) -> list[str]:
     """Names of the statement the source never gives; or a first word the source lacks where
     the sentences found name someone the statement does not ("Honda plans …" for "Toyota
     plans …"): one name put for another."""
-    folded_source = fold(source)[0]
+    folded_source = _folded(source)
     lost = [name for name in _names(statement) if not _entity_in(name, folded_source)]
     statement_folded = fold(statement)[0]
     found = " ".join(alignment.quotes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from decimal import Decimal
+from functools import lru_cache
 
 from research_studio.core import words as vocabulary
 from research_studio.core.words import detect_language, match_key, stop_words
@@ -138,7 +139,7 @@ _UNITS = {
     "kwh": "kwh", "mwh": "mwh", "gwh": "gwh", "twh": "twh", "kw": "kw", "mw": "mw", "gw": "gw",
     "ms": "ms", "seconds": "s", "minutes": "min", "hours": "h", "days": "day", "day": "day",
     "weeks": "week", "months": "month", "years": "year", "year": "year", "million": "million",
-    "billion": "billion", "trillion": "trillion", "thousand": "thousand", "gb": "gb", "mb": "mb",
+    "billion": "billion", "bn": "billion", "trillion": "trillion", "thousand": "thousand", "gb": "gb", "mb": "mb",
     "tb": "tb", "usd": "$", "dollars": "$", "eur": "€", "euros": "€",
 }  # fmt: skip
 _UNIT_PATTERN = "|".join(
@@ -149,10 +150,20 @@ _FIGURE = re.compile(
     rf"\s?(?P<unit>%|°\s?[cf]\b|°|(?:{_UNIT_PATTERN})(?![\w]))?",
     re.IGNORECASE,
 )
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_ONES = "one|two|three|four|five|six|seven|eight|nine"
+# "twenty-one" is one figure, 21, never 20 and 1.
 _WORD_FIGURE = re.compile(
-    r"\b(?P<number>" + "|".join(_NUMBER_WORDS) + rf")\b\s?(?P<unit>%|(?:{_UNIT_PATTERN})(?!\w))?",
+    rf"\b(?P<number>(?:{_TENS})[-\s](?:{_ONES})|"
+    + "|".join(_NUMBER_WORDS)
+    + rf")\b\s?(?P<unit>%|(?:{_UNIT_PATTERN})(?!\w))?",
     re.IGNORECASE,
 )
+
+
+def _word_value(number: str) -> float:
+    tens, _, ones = number.lower().replace("-", " ").partition(" ")
+    return _NUMBER_WORDS[tens] + (_NUMBER_WORDS[ones] if ones else 0)
 
 
 def _normal(text: str) -> str:
@@ -195,6 +206,7 @@ def stem(word: str) -> str:
 _CANON = {stem(member): group.split()[0] for group in _SYNONYMS for member in group.split()}
 
 
+@lru_cache(maxsize=65536)  # a page's words recur across its sentences and its checks
 def canon(word: str) -> str:
     """A word's stem (case and diacritics folded), with synonyms mapped to one member of their
     group."""
@@ -290,11 +302,13 @@ def figures(text: str) -> set[tuple[str, str]]:
         if any(start <= match.start() < end for start, end in fractions):
             continue
         unit = _UNITS.get((match.group("unit") or "").lower(), "")
-        found.add((f"{_NUMBER_WORDS[match.group('number').lower()]:g}", unit))
+        found.add((f"{_word_value(match.group('number')):g}", unit))
     return found
 
 
-_ENTITY = re.compile(r"(?<![\w#+])([A-Z][\w]*(?:[#+]+)?|[a-z]+_[\w]+|\w+[#+]+)")
+# A word of any script with what a code name adds ("C#", "snake_case"); whether it is a name
+# is decided on its first letter's case ("Österreich", "Москва"), not on an ASCII range.
+_ENTITY = re.compile(r"(?<![\w#+])([^\W\d_]\w*(?:[#+]+)?|\w+[#+]+)")
 
 
 def entities(text: str, *, leading: bool = False) -> list[str]:
@@ -309,6 +323,8 @@ def entities(text: str, *, leading: bool = False) -> list[str]:
             code_like = (
                 "_" in name or name.endswith(("#", "+")) or (name.isupper() and len(name) > 1)
             )
+            if not (name[0].isupper() or code_like):
+                continue
             if first and not code_like and not leading:
                 continue
             if name.lower() in _STOP and not code_like:
@@ -335,6 +351,8 @@ def figure_matches(wanted: tuple[str, str], available: tuple[str, str]) -> bool:
         number, theirs = float(value), float(their_value)
     except ValueError:
         return False
+    if {unit, their_unit} == {"m", "million"}:  # "1.5m" may be metres or a million
+        unit = their_unit = "million"
     if unit == "decade":
         return their_unit in {"", "decade"} and number <= theirs < number + 10
     if unit in _SCALES or their_unit in _SCALES:

@@ -182,3 +182,24 @@ def test_escape_sequences_in_a_statement_are_refused_not_read_as_figures(
         asyncio.run(build_server().call_tool("verify", {"statement": statement, "text": FACT}))
     with pytest.raises(ToolError, match="not valid UTF-8"):
         asyncio.run(build_server().call_tool("verify", {"statement": "caf\udce9", "text": FACT}))
+
+
+def test_a_part_carried_by_three_sentences_names_all_three(tmp_path: Path) -> None:
+    """`verify --json` lists every sentence a part rests on: its own and up to two more."""
+    page = tmp_path / "journals.md"
+    page.write_text(
+        "Marta Oyelaran kept lighthouse journals for forty years.\n\n"
+        "Storm damage closed the harbour road in winter.\n\n"
+        "The fishermen donated them after her death.\n\n"
+        "Tromsø's regional archive now holds the collection.\n"
+    )
+    statement = (
+        "Fishermen donated Oyelaran's lighthouse journals to the regional archive in Tromsø."
+    )
+    result = runner.invoke(app, ["verify", statement, "--source", str(page), "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["supported"]
+    (part,) = answer["parts"]
+    assert part["quote"].startswith("Tromsø's") and len(part["also"]) == 2
+    assert "Storm damage" not in " ".join(answer["quotes"])

@@ -44,7 +44,7 @@ def verify(
         if len(answer.parts) > 1 or not answer.supported:
             for part in answer.parts:
                 where = f"“{escape(part.quote)}”" if part.quote else "nowhere in the source"
-                where += f" and “{escape(part.also)}”" if part.also else ""
+                where += "".join(f" and “{escape(other)}”" for other in part.also)
                 gap = "; ".join(part.reasons) or (
                     "lacks " + ", ".join(part.missing_terms) if part.missing_terms else "carried"
                 )
