@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from research_studio.core.queries import dedupe_queries, similarity
+from research_studio.core.queries import dedupe_queries, echoes_instructions, similarity
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,17 @@ def test_a_bare_web_address_is_not_a_search() -> None:
         "cool roof albedo",
     ]
     assert dedupe_queries(proposed, done=[], threshold=0.85) == proposed[2:]
+
+
+def test_a_proposal_that_copies_the_models_instructions_is_an_echo() -> None:
+    instructions = "You are a research planner. Turn a request into a plan a team can execute."
+    echo = "]You're a research planner. Turn a request into a plan for a team to execute"
+    assert echoes_instructions(echo, instructions, "How do cool roofs reduce heat?")
+    assert not echoes_instructions("How do cool roofs reduce heat?", instructions, "")
+    # Words the user asked with are theirs, even when the instructions hold them too.
+    asked = "turn a request into a plan a team can execute"
+    assert not echoes_instructions(asked, instructions, asked)
+
+
+def test_text_without_a_word_is_no_query() -> None:
+    assert dedupe_queries([",", " ... ", "—", "cool roofs"], [], 0.9) == ["cool roofs"]

@@ -164,17 +164,26 @@ def test_offline_run_over_the_example_corpus(
     sources = {source["sid"]: source for source in document["sources"]}
     cited = set(re.findall(r"\[(S\d+)\]", report))
     assert cited and cited <= set(sources)
-    assert all(sources[sid]["url"].startswith(EXAMPLES.as_uri()) for sid in cited)
+    # Each document named by its path in the documents folder, never by this machine's path.
+    assert all(sources[sid]["url"].startswith(f"{EXAMPLES.name}/") for sid in cited)
+    assert str(EXAMPLES) not in (folder / "result.json").read_text()
     assert document["metadata"]["model"] == "local:smollm2"
     assert document["evidence"] and all(item["quote_verified"] for item in document["evidence"])
     supported = {claim["supporting_eids"][0] for claim in document["claims"] if claim["verified"]}
     assert supported
     # A brief: several documents cited, passages under the questions, not under document titles.
     # (Five since every passage must carry its question's terms in its own sentence window.)
-    assert len(cited) >= 5, cited
+    # Four since the index and the passages read words of any script whole (core.words); five
+    # to six before, with an ASCII tokenizer that split words.
+    assert len(cited) >= 4, cited
     titles = {source["title"] for source in document["sources"]}
     headings = set(re.findall(r"^## (.+)$", report, re.MULTILINE))
     assert not headings & titles and "About this report" in headings
+    # A question the small model copied from its instructions, or one without a word, is no
+    # heading: only real research questions head the passages.
+    for heading in headings - {"About this report", "Summary", "Research questions", "Sources"}:
+        assert any(character.isalpha() for character in heading), heading
+        assert "research planner" not in heading.lower(), heading
     assert "quoted verbatim" in report and "stronger model" in report
     quotes = {(item["sid"], item["quote"]) for item in document["evidence"]}
     assert document["statements"]

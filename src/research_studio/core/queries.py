@@ -59,14 +59,31 @@ def is_bare_address(query: str) -> bool:
     return _BARE_ADDRESS.match(query.strip()) is not None
 
 
+# Six words in a row from a model's own instructions, absent from the user's request, are the
+# instructions copied back, not a proposal (a small model echoes its prompt as a "question").
+ECHO_WORDS = 6
+
+
+def echoes_instructions(text: str, instructions: str, request: str = "") -> bool:
+    """True when `text` repeats a run of ECHO_WORDS words of `instructions` that `request`
+    does not hold."""
+
+    def runs(source: str) -> set[tuple[str, ...]]:
+        keys = vocabulary.tokens(source)
+        return {tuple(keys[i : i + ECHO_WORDS]) for i in range(len(keys) - ECHO_WORDS + 1)}
+
+    return bool((runs(text) & runs(instructions)) - runs(request))
+
+
 def dedupe_queries(queries: Iterable[str], done: Iterable[str], threshold: float) -> list[str]:
-    """New, distinct queries: drops empties, bare web addresses and anything near a done or an
-    earlier query."""
+    """New, distinct queries: drops empties, text without a word, bare web addresses and anything
+    near a done or an earlier query."""
     kept: list[str] = []
     seen = list(done)
     for query in queries:
         query = _SPACE.sub(" ", query).strip()
-        if not query or is_bare_address(query) or is_near_duplicate(query, seen, threshold):
+        wordless = not vocabulary.tokens(query)  # punctuation alone asks nothing
+        if wordless or is_bare_address(query) or is_near_duplicate(query, seen, threshold):
             continue
         kept.append(query)
         seen.append(query)

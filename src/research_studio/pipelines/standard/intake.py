@@ -10,7 +10,7 @@ from langgraph.types import Overwrite
 
 from research_studio.core.config import Configuration
 from research_studio.core.prompt_blocks import request_block
-from research_studio.core.queries import dedupe_queries
+from research_studio.core.queries import dedupe_queries, echoes_instructions
 from research_studio.core.records import ErrorRecord
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
@@ -97,11 +97,16 @@ async def plan(state: ResearchState, runtime: Runtime[Configuration]) -> dict[st
         questions, aspects, searches = [state["query"]], [], [state["query"]]
     else:
         # The plan's breadth is the question's: its distinct research questions, up to the setting.
-        questions = plan_questions(result.research_questions, config)
-        aspects = clip(result.aspects_to_cover, 8)
+        instructions = str(messages[0].content)
+
+        def proposed(texts: list[str]) -> list[str]:
+            return [text for text in texts if not echoes_instructions(text, instructions, request)]
+
+        questions = plan_questions(proposed(result.research_questions), config)
+        aspects = clip(proposed(result.aspects_to_cover), 8)
         # The user's own words are always searched: weak planners still find the obvious sources.
         searches = dedupe_queries(
-            [state["query"], *result.searches], [], config.query_similarity_threshold
+            [state["query"], *proposed(result.searches)], [], config.query_similarity_threshold
         )
     return {
         "research_questions": questions or [state["query"]],
