@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from research_studio.llm.json_reply import TruncatedReply, complete_prefix, read_json_reply
+from research_studio.core.errors import TruncatedReply
+from research_studio.llm.json_reply import complete_prefix, read_json_reply
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from research_studio.sources.parser_pool import ParseError, ParserPool
+from research_studio.core.errors import ParseError
+from research_studio.sources.parser_pool import ParserPool
 from research_studio.sources.parser_thread import IN_THREAD_MAX_BYTES, in_parser_thread, thread
 from research_studio.sources.parsing import decode_text, parse_document
 from tests.doubles.pdf_builder import make_pdf

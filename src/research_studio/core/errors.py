@@ -1,7 +1,34 @@
-"""Typed errors. Every error a user can cause or a provider can raise derives from ResearchStudioError."""
+"""Typed errors: every public error class of the package is defined here.
+
+Every error a user can cause or a provider can raise derives from ResearchStudioError; the
+others are caught inside the layer that raises them. The hierarchy (tests check that it names
+exactly the classes below):
+
+* ResearchStudioError (a RuntimeError)
+  * ConfigError
+    * RequestError
+  * ProviderError
+    * SearchError
+    * FetchError
+    * ModelError
+    * StructuredOutputError
+    * McpError
+    * KeptFailure
+  * RunStopped
+  * RunConflict
+  * NotFound
+* RetryableError (an Exception)
+* ParseError (an Exception)
+* UnreadableDocument (an Exception)
+* TruncatedReply (a ValueError)
+
+sources/http_client.py keeps BlockedAddressError: it is an httpx.RequestError (so transports
+and retries treat it as one), and core does not import httpx.
+"""
 
 from __future__ import annotations
 
+import signal
 from typing import Literal
 
 from research_studio.core.urls import redact_text
@@ -98,3 +125,65 @@ class StructuredOutputError(ProviderError):
         self.schema_name = schema_name
         self.reason = reason
         self.raw = raw
+
+
+class RequestError(ConfigError):
+    """A user mistake in one field of a research request (the web form shows it beside it)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class McpError(ProviderError):
+    """An MCP server did not start, or one of its tools failed or timed out."""
+
+
+class KeptFailure(ProviderError):
+    """A judge failure read back from the snapshot instead of asking the judge again."""
+
+
+class RunStopped(ResearchStudioError):
+    """A signal (SIGTERM, SIGHUP) stopped the run; it is saved as interrupted and can resume."""
+
+    def __init__(self, run_id: str, signum: int) -> None:
+        self.signum = signum
+        name = signal.Signals(signum).name
+        super().__init__(
+            f"run {run_id} stopped by {name}; resume it with: research-studio resume {run_id}"
+        )
+
+
+class RunConflict(ResearchStudioError):
+    """The run is not in a state that allows this (already running, completed …)."""
+
+
+class NotFound(ResearchStudioError):
+    """A report, source or statement the run does not have."""
+
+
+class RetryableError(Exception):
+    """A transient failure worth another attempt (429, 5xx, timeout, connection reset)."""
+
+    def __init__(self, reason: str, kind: FailureKind, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.kind: FailureKind = kind
+        self.retry_after = retry_after
+
+
+class ParseError(Exception):
+    """A document could not be parsed: it failed, crashed its worker or exceeded a bound."""
+
+    def __init__(self, reason: str, *, kind: FailureKind) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.kind: FailureKind = kind
+
+
+class UnreadableDocument(Exception):
+    """A file the index skips (and says why)."""
+
+
+class TruncatedReply(ValueError):
+    """The reply's JSON is cut off and no complete part of it could be kept."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from research_studio.core.config import SECRET_FIELDS, Configuration
+from research_studio.core.errors import RunStopped
 from research_studio.evaluation.cases import EvalCase, PipelineChoice, case_config
 from research_studio.evaluation.snapshots import (
     RunOutput,
@@ -22,7 +23,7 @@ from research_studio.evaluation.snapshots import (
 )
 from research_studio.evaluation.verdicts import Costs
 from research_studio.pipelines.registry import initial_state
-from research_studio.run.runner import RunStopped, execute
+from research_studio.run.runner import execute
 from research_studio.run.runs import RESULT_FILE, RunFolder, RunRecord, check_query, new_run_id
 from research_studio.services.resolution import resolve
 

@@ -12,7 +12,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ValidationError
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ModelError, ProviderError, StructuredOutputError
+from research_studio.core.errors import KeptFailure, ModelError, StructuredOutputError
 from research_studio.core.records import ModelCallRecord
 from research_studio.evaluation.snapshots import VerdictStore
 from research_studio.evaluation.verdicts import Check, Costs, Group, not_measured
@@ -27,10 +27,6 @@ FAILED = "__judge_failed__"
 KEPT_FAILURES = frozenset(
     {"invalid_json", "truncated", "unsupported", "context_length", "bad_request"}
 )
-
-
-class KeptFailure(ProviderError):
-    """A judge failure read back from the snapshot instead of asking the judge again."""
 
 
 JudgeFailure = (StructuredOutputError, ModelError, KeptFailure)

@@ -16,13 +16,13 @@ from pathlib import Path
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from research_studio.core.errors import ResearchStudioError
+from research_studio.core.errors import ResearchStudioError, UnreadableDocument
 from research_studio.core.languages import detect_language, language_name
 from research_studio.core.records import ModelCallRecord
 from research_studio.llm.attempts import attempt_call
 from research_studio.llm.structured import call_records
 from research_studio.services.clients import Services
-from research_studio.sources.docfiles import UnreadableDocument, document_files, read_document
+from research_studio.sources.docfiles import document_files, read_document
 
 # Enough documents and text to tell a language by its function words, cheaply.
 SAMPLE_DOCUMENTS = 8

@@ -17,11 +17,15 @@ from pydantic import BaseModel, Field
 
 from research_studio.core.config import Configuration
 from research_studio.core.config_loading import load_configuration
-from research_studio.core.errors import ConfigError, FetchError, ResearchStudioError
+from research_studio.core.errors import (
+    ConfigError,
+    FetchError,
+    ResearchStudioError,
+    UnreadableDocument,
+)
 from research_studio.core.urls import is_web_url
 from research_studio.grounding.support import best_support
 from research_studio.sources.docfiles import (
-    UnreadableDocument,
     read_bounded,
     read_document,
     vetted_stat,

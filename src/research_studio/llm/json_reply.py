@@ -7,14 +7,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from research_studio.core.errors import TruncatedReply
+
 THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _LITERAL = re.compile(r"-?\d+(\.\d+)?([eE][+-]?\d+)?|true|false|null")
 _TOKEN_CHARS = frozenset("+-.0123456789eEtrufalsn")
-
-
-class TruncatedReply(ValueError):
-    """The reply's JSON is cut off and no complete part of it could be kept."""
 
 
 @dataclass

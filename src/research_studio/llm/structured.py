@@ -15,12 +15,16 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
 
-from research_studio.core.errors import FailureKind, ModelError, StructuredOutputError
+from research_studio.core.errors import (
+    FailureKind,
+    ModelError,
+    StructuredOutputError,
+    TruncatedReply,
+)
 from research_studio.core.records import ModelCallRecord
 from research_studio.llm.budget import Budget
 from research_studio.llm.json_reply import (
     THINK,
-    TruncatedReply,
     parse_json_payload,
     read_json_reply,
 )

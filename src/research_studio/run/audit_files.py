@@ -21,8 +21,8 @@ from typing import (
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from research_studio.core.errors import ResearchStudioError
-from research_studio.sources.docfiles import UnreadableDocument, read_bounded, vetted_stat
+from research_studio.core.errors import ResearchStudioError, UnreadableDocument
+from research_studio.sources.docfiles import read_bounded, vetted_stat
 
 # Larger than any report, result or kept page a run writes (pages are capped far below this).
 MAX_RUN_FILE_BYTES = 64 * 1024 * 1024

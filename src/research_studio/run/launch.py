@@ -22,7 +22,7 @@ from research_studio.core.config import (
 )
 from research_studio.core.config_loading import load_configuration
 from research_studio.core.declarations import DECLARED
-from research_studio.core.errors import ConfigError, ResearchStudioError
+from research_studio.core.errors import ConfigError, RequestError, ResearchStudioError
 from research_studio.core.timerange import TimeRange, time_range
 from research_studio.core.urls import is_masked_url, redact_url
 from research_studio.llm.embeddings import hybrid_encoder
@@ -70,14 +70,6 @@ def honoured_by() -> dict[str, tuple[str, ...]]:
         setting: tuple(item.name for item in specs() if setting in item.settings)
         for setting in SELECTIVE_SETTINGS
     }
-
-
-class RequestError(ConfigError):
-    """A user mistake in one field of a research request (the web form shows it beside it)."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 @contextmanager

@@ -19,7 +19,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
+from research_studio.core.errors import RunStopped
 from research_studio.pipelines.kit.plan_review import REVIEW_NODE, parse_reply
 from research_studio.pipelines.kit.report import result_document
 from research_studio.pipelines.registry import compile_pipeline, spec
@@ -43,18 +43,6 @@ class Outcome:
     state: dict[str, Any] = field(default_factory=dict)
     question: str = ""
     options: list[str] = field(default_factory=list)
-
-
-class RunStopped(ResearchStudioError):
-    """A signal (SIGTERM, SIGHUP) stopped the run; it is saved as interrupted and can resume."""
-
-    def __init__(self, folder: RunFolder, signum: int) -> None:
-        self.signum = signum
-        name = signal.Signals(signum).name
-        super().__init__(
-            f"run {folder.record.run_id} stopped by {name}; "
-            f"resume it with: research-studio resume {folder.record.run_id}"
-        )
 
 
 class CallLedger(BaseCallbackHandler):
@@ -288,7 +276,7 @@ async def execute(
             task = asyncio.current_task()
             if task is not None:
                 task.uncancel()
-            raise RunStopped(folder, received[0]) from None
+            raise RunStopped(folder.record.run_id, received[0]) from None
         except Exception as exc:
             await _save(folder, status="failed", error=f"{type(exc).__name__}: {exc}")
             record("run", "error", f"run failed: {exc}")

@@ -7,6 +7,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from research_studio.core.errors import UnreadableDocument
 from research_studio.sources.parser_thread import in_parser_thread
 from research_studio.sources.parsing import extract_html, extract_pdf
 
@@ -19,10 +20,6 @@ SUPPORTED_SUFFIXES = {
     ".pdf": "pdf",
 }
 DEFAULT_MAX_DOCUMENT_BYTES = 5_000_000
-
-
-class UnreadableDocument(Exception):
-    """A file the index skips (and says why)."""
 
 
 def _read_text(data: bytes) -> str:

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from research_studio.core.chunking import chunk_text
+from research_studio.core.errors import UnreadableDocument
 from research_studio.core.words import detect_language, match_key, printed, stop_words, words
 from research_studio.sources.chunkstore import ChunkStore, ChunkWrites, StoredChunk
 from research_studio.sources.docfiles import (
     DEFAULT_MAX_DOCUMENT_BYTES,
-    UnreadableDocument,
     document_files,
     read_bounded,
     read_document,

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 import httpx
 from pydantic import BaseModel
 
-from research_studio.core.errors import FetchError
+from research_studio.core.errors import FetchError, ParseError
 from research_studio.core.urls import is_web_url
 from research_studio.sources.cache import Cache, page_key
 from research_studio.sources.http_client import (
@@ -16,7 +16,7 @@ from research_studio.sources.http_client import (
     PrivateNetworkPolicy,
     track_private_hosts,
 )
-from research_studio.sources.parser_pool import ParseError, ParserPool
+from research_studio.sources.parser_pool import ParserPool
 from research_studio.sources.parsing import ContentKind
 from research_studio.sources.parsing import (
     extract_html as extract_html,  # re-exported for the index

@@ -29,6 +29,9 @@ from research_studio.core.urls import VALID_PORTS
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+# The one public error class outside core/errors.py: it must be an httpx.RequestError, so that
+# transports, retries and error classification treat a blocked host as a failed request, and
+# core does not import httpx.
 class BlockedAddressError(httpx.RequestError):
     """The request's host resolves to an address the guard does not allow."""
 

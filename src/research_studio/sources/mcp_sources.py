@@ -23,7 +23,7 @@ import anyio
 
 from research_studio.core.config import Configuration
 from research_studio.core.config_fields import McpServerSpec
-from research_studio.core.errors import ConfigError, ProviderError
+from research_studio.core.errors import ConfigError, McpError
 from research_studio.core.urls import is_web_url
 
 if TYPE_CHECKING:  # the MCP SDK is imported when a server is used, not with every run
@@ -44,10 +44,6 @@ class _QuietParseFailures(logging.Filter):
 
 
 _QUIET = _QuietParseFailures()
-
-
-class McpError(ProviderError):
-    """An MCP server did not start, or one of its tools failed or timed out."""
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
+from research_studio.core.errors import ParseError
 from research_studio.sources.parser_thread import IN_THREAD_MAX_BYTES, grant, thread
-from research_studio.sources.parser_thread import ParseError as ParseError
 from research_studio.sources.parser_worker import ParserProcess, parser_context, serve
 from research_studio.sources.parsing import ContentKind, Parsed, parse_document
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from research_studio.core.errors import FailureKind
+from research_studio.core.errors import ParseError
 
 T = TypeVar("T")
 
@@ -22,15 +22,6 @@ T = TypeVar("T")
 # there, where a worker costs a fork server, a process and two pickles. Bigger pages (whose parse
 # time and memory grow with them) and every PDF go to a worker bounded in time and memory.
 IN_THREAD_MAX_BYTES = 1_000_000
-
-
-class ParseError(Exception):
-    """A document could not be parsed: it failed, crashed its worker or exceeded a bound."""
-
-    def __init__(self, reason: str, *, kind: FailureKind) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.kind: FailureKind = kind
 
 
 def grant(waiter: asyncio.Future[None]) -> None:

@@ -94,10 +94,11 @@ async def _execute(
     interactive: bool,
     plan_reply: str | None = None,
 ) -> Outcome:
+    from research_studio.core.errors import RunStopped
     from research_studio.faces.cli import command_elapsed
     from research_studio.faces.cli.progress import ProgressView
     from research_studio.faces.cli.review import reviewer
-    from research_studio.run.runner import RunStopped, execute
+    from research_studio.run.runner import execute
 
     view = ProgressView(
         common.err,

@@ -16,17 +16,20 @@ from sse_starlette.sse import EventSourceResponse
 from research_studio.core.config import SECRET_FIELDS, Configuration
 from research_studio.core.config_loading import error_message, load_configuration
 from research_studio.core.declarations import DECLARED, Declared, reword
-from research_studio.core.errors import ResearchStudioError
-from research_studio.faces.web.manager import RunConflict
+from research_studio.core.errors import (
+    NotFound,
+    RequestError,
+    ResearchStudioError,
+    RunConflict,
+)
 from research_studio.faces.web.progress import follow, result_metadata
-from research_studio.faces.web.report_view import NotFound, report_fragment, source_card
+from research_studio.faces.web.report_view import report_fragment, source_card
 from research_studio.faces.web.settings import EXAMPLE_DOCS
 from research_studio.faces.web.state import WebState, check_sid, web_state
 from research_studio.pipelines.registry import names, single_worker_names
 from research_studio.run.audit import audit_run
 from research_studio.run.launch import (
     FORM_SETTINGS,
-    RequestError,
     ResearchRequest,
     honoured_by,
     prepare_run,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import ResearchStudioError
+from research_studio.core.errors import RunConflict
 from research_studio.run.launch import resume_settings
 from research_studio.run.runner import Outcome, execute
 from research_studio.run.runs import RunFolder
@@ -23,10 +23,6 @@ PENDING_KINDS: dict[str, PendingKind] = {
     "awaiting_plan_review": "plan_review",
     "awaiting_review": "review",
 }
-
-
-class RunConflict(ResearchStudioError):
-    """The run is not in a state that allows this (already running, completed …)."""
 
 
 @dataclass

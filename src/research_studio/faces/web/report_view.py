@@ -8,17 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from research_studio.core.errors import ResearchStudioError
+from research_studio.core.errors import NotFound, ResearchStudioError
 from research_studio.core.urls import display_url
 from research_studio.export.report_html import report_html
 from research_studio.grounding.quotes import locate_quote as locate_in_page
 from research_studio.pipelines.registry import specs
 from research_studio.run.runs import REPORT_FILE, RESULT_FILE
 from research_studio.sources.archive import kept_page_path
-
-
-class NotFound(ResearchStudioError):
-    """A report, source or statement the run does not have."""
 
 
 def read_result(folder: Path) -> dict[str, Any]:

@@ -12,12 +12,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from research_studio.core.errors import McpError
 from research_studio.core.records import ErrorRecord
 from research_studio.evidence.gathering import PageText
 from research_studio.pipelines.kit.node_kit import error_record
 from research_studio.pipelines.supervisor.tool_calls import Tool
 from research_studio.services.clients import Services
-from research_studio.sources.mcp_sources import McpError, McpTool
+from research_studio.sources.mcp_sources import McpTool
 from research_studio.sources.search import SearchResult
 
 MAX_MCP_CALLS_PER_TURN = 3

@@ -12,7 +12,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 import httpx
 from pydantic import BaseModel, Field
 
-from research_studio.core.errors import FailureKind, SearchError
+from research_studio.core.errors import RetryableError, SearchError
 from research_studio.core.urls import is_web_url
 from research_studio.sources.cache import Cache, search_key
 from research_studio.sources.http_client import BlockedAddressError
@@ -90,16 +90,6 @@ class SearchProvider(Protocol):
     name: str
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]: ...
-
-
-class RetryableError(Exception):
-    """A transient failure worth another attempt (429, 5xx, timeout, connection reset)."""
-
-    def __init__(self, reason: str, kind: FailureKind, retry_after: float | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.kind: FailureKind = kind
-        self.retry_after = retry_after
 
 
 def _retry_after(response: httpx.Response) -> float | None:

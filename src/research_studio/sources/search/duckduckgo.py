@@ -7,10 +7,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Protocol
 
-from research_studio.core.errors import SearchError
+from research_studio.core.errors import RetryableError, SearchError
 from research_studio.sources.search.base import (
     Retries,
-    RetryableError,
     SearchResult,
     web_hit,
 )

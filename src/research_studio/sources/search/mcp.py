@@ -15,9 +15,9 @@ import json
 import math
 from typing import Any
 
-from research_studio.core.errors import SearchError
+from research_studio.core.errors import McpError, SearchError
 from research_studio.core.urls import is_web_url
-from research_studio.sources.mcp_sources import McpError, McpSources, McpText, split_tool_name
+from research_studio.sources.mcp_sources import McpSources, McpText, split_tool_name
 from research_studio.sources.search.base import SearchResult
 
 QUERY_NAMES = ("query", "q", "search", "search_query", "text")

@@ -10,11 +10,10 @@ import httpx
 from tavily import AsyncTavilyClient
 from tavily import errors as tavily_errors
 
-from research_studio.core.errors import ConfigError, SearchError
+from research_studio.core.errors import ConfigError, RetryableError, SearchError
 from research_studio.sources.fetch import Fetcher, Page
 from research_studio.sources.search.base import (
     Retries,
-    RetryableError,
     SearchResult,
     classify_transport_error,
     web_hits,

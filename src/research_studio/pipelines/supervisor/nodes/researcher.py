@@ -12,6 +12,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
+from research_studio.core.errors import McpError
 from research_studio.core.prompt_blocks import request_block
 from research_studio.core.queries import is_bare_address
 from research_studio.core.records import ErrorRecord, ModelCallRecord
@@ -28,7 +29,6 @@ from research_studio.pipelines.kit.node_kit import (
 )
 from research_studio.pipelines.supervisor.mcp_tools import (
     MAX_MCP_CALLS_PER_TURN,
-    McpError,
     McpResearchTool,
     read_tool,
     researcher_mcp_tools,
