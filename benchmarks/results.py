@@ -9,7 +9,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from research_studio.run.runs import write_atomically
+from research_studio.core.files import write_atomically
 
 # open_deep_research, one run as its own process over the same kind of local web (issue 35,
 # measured on a quiet machine): the cold run's targets.

@@ -18,13 +18,13 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from research_studio.core.errors import ResearchStudioError
+from research_studio.core.files import write_atomically
 from research_studio.evaluation.verdicts import Costs
 from research_studio.run.runs import (
     CHECKPOINTS_FILE,
     PAGES_FILE,
     RECORD_FILE,
     RESULT_FILE,
-    write_atomically,
 )
 from research_studio.sources.archive import kept_page_path
 

@@ -23,11 +23,9 @@ from research_studio.core.errors import ResearchStudioError
 from research_studio.core.words import words as words_of_text
 from research_studio.pipelines.kit.report import ANSWER_COVERAGE, answer_line, question_coverage
 from research_studio.run.audit_checks import clip, figures, folded, quote_on_page
-from research_studio.run.audit_files import read_run_json, read_run_text
+from research_studio.run.audit_files import AuditedRun
 from research_studio.run.audit_seal import seal_problems
 from research_studio.run.manifest import MANIFEST_FILE
-from research_studio.run.runs import REPORT_FILE, RESULT_FILE
-from research_studio.sources.archive import KEPT_SOURCES_DIR
 from research_studio.sources.fetch import Fetcher
 
 Verdict = Literal["holds", "fails"]
@@ -88,34 +86,6 @@ class AuditReport(BaseModel):
             f"{claims_held}/{len(self.claims)} cross-validated claims hold, "
             f"{len(self.problems)} other problem(s); {answer}"
         )
-
-
-class AuditedRun:
-    """What the audit reads from a run folder."""
-
-    def __init__(self, path: Path) -> None:
-        report = read_run_text(path, REPORT_FILE)
-        result = read_run_json(path, RESULT_FILE, "result")
-        if report is None or result is None:
-            raise ResearchStudioError(f"{path} has no finished report to audit")
-        self.result = result
-        self.manifest = read_run_json(path, MANIFEST_FILE, "manifest")
-        self.path = path
-        self.report = report
-        self.sources = {source["sid"]: source for source in self.result.get("sources", [])}
-        self.evidence = {item["eid"]: item for item in self.result.get("evidence", [])}
-        self.records = {
-            str(record["tid"]): record
-            for record in self.result.get("statements", [])
-            if record.get("tid")
-        }
-        self._pages: dict[str, str | None] = {}
-
-    def page(self, sid: str) -> str | None:
-        """The kept page text of a source; None when none was kept."""
-        if sid not in self._pages:
-            self._pages[sid] = read_run_text(self.path, f"{KEPT_SOURCES_DIR}/{sid}.txt")
-        return self._pages[sid]
 
 
 def _citation_problems(run: AuditedRun, body: str, tail: str) -> list[str]:

@@ -22,6 +22,9 @@ from pydantic import TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
 from research_studio.core.errors import ResearchStudioError, UnreadableDocument
+from research_studio.run.manifest import MANIFEST_FILE
+from research_studio.run.runs import REPORT_FILE, RESULT_FILE
+from research_studio.sources.archive import KEPT_SOURCES_DIR
 from research_studio.sources.docfiles import read_bounded, vetted_stat
 
 # Larger than any report, result or kept page a run writes (pages are capped far below this).
@@ -177,3 +180,31 @@ def read_run_json(folder: Path, name: str, shape: str) -> dict[str, Any] | None:
         where = ".".join(str(part) for part in error["loc"]) or "top level"
         raise ResearchStudioError(f"{damaged}: {where}: {error['msg']}") from None
     return loaded
+
+
+class AuditedRun:
+    """What the audit reads from a run folder."""
+
+    def __init__(self, path: Path) -> None:
+        report = read_run_text(path, REPORT_FILE)
+        result = read_run_json(path, RESULT_FILE, "result")
+        if report is None or result is None:
+            raise ResearchStudioError(f"{path} has no finished report to audit")
+        self.result = result
+        self.manifest = read_run_json(path, MANIFEST_FILE, "manifest")
+        self.path = path
+        self.report = report
+        self.sources = {source["sid"]: source for source in self.result.get("sources", [])}
+        self.evidence = {item["eid"]: item for item in self.result.get("evidence", [])}
+        self.records = {
+            str(record["tid"]): record
+            for record in self.result.get("statements", [])
+            if record.get("tid")
+        }
+        self._pages: dict[str, str | None] = {}
+
+    def page(self, sid: str) -> str | None:
+        """The kept page text of a source; None when none was kept."""
+        if sid not in self._pages:
+            self._pages[sid] = read_run_text(self.path, f"{KEPT_SOURCES_DIR}/{sid}.txt")
+        return self._pages[sid]

@@ -14,7 +14,7 @@ from research_studio.run.audit_checks import clip
 from research_studio.run.manifest import digest, record_digest, split_line
 
 if TYPE_CHECKING:
-    from research_studio.run.audit import AuditedRun
+    from research_studio.run.audit_files import AuditedRun
 
 
 def seal_problems(run: AuditedRun, manifest: Mapping[str, Any]) -> list[str]:

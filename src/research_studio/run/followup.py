@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
+from research_studio.core.files import write_atomically
 from research_studio.core.languages import report_language, writing_rule
 from research_studio.core.prompt_blocks import additional_instructions, request_block
 from research_studio.core.queries import content_words
@@ -36,7 +37,7 @@ from research_studio.pipelines.standard.prompts import (
     evidence_listing,
 )
 from research_studio.run.persistence import open_persistence
-from research_studio.run.runs import PAGES_FILE, RunFolder, write_atomically
+from research_studio.run.runs import PAGES_FILE, RunFolder
 from research_studio.services.clients import Services, open_services
 from research_studio.services.extraction import extract_sentences
 from research_studio.sources.archive import kept_page_path

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from research_studio.run.runs import write_atomically
+from research_studio.core.files import write_atomically
 from research_studio.sources.archive import kept_page_path
 
 _MARKER = re.compile(r"\[(S\d+)\]")

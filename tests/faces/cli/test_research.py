@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from research_studio.core.files import write_atomically
 from research_studio.faces.cli import app
-from research_studio.run.runs import write_atomically
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 from tests.helpers import (

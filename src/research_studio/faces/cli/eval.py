@@ -10,6 +10,7 @@ import typer
 from research_studio.core.config import Configuration
 from research_studio.core.declarations import DECLARED
 from research_studio.core.errors import ConfigError
+from research_studio.core.files import write_atomically
 from research_studio.evaluation.cases import (
     EvalCase,
     bundled_cases_text,
@@ -19,7 +20,6 @@ from research_studio.evaluation.cases import (
 )
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign
-from research_studio.run.runs import write_atomically
 
 if TYPE_CHECKING:  # the suite (the pipelines, the models) is imported by a run, not by --help
     from research_studio.evaluation.suite import EvalReport

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from research_studio.core.files import write_atomically
 from research_studio.faces.cli import common
 from research_studio.faces.cli.research import PipelineOption
 from research_studio.faces.cli.terminal import foreign, line
-from research_studio.run.runs import check_query, write_atomically
+from research_studio.run.runs import check_query
 
 if TYPE_CHECKING:
     from research_studio.faces.remote import RemoteAsk
