@@ -9,6 +9,7 @@ import importlib.util
 import json
 import secrets
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,23 +55,25 @@ def embedded_model_available() -> bool:
     )
 
 
+def _subschemas(node: Any) -> Iterator[dict[str, Any]]:
+    """Every dict of a JSON schema, the schema itself first."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _subschemas(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _subschemas(value)
+
+
 def bounded_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """A copy of a JSON schema whose arrays and strings have upper bounds."""
     bounded = copy.deepcopy(schema)
-
-    def visit(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "array":
-                node.setdefault("maxItems", MAX_ITEMS)
-            if node.get("type") == "string":
-                node.setdefault("maxLength", MAX_CHARS)
-            for value in node.values():
-                visit(value)
-        elif isinstance(node, list):
-            for value in node:
-                visit(value)
-
-    visit(bounded)
+    for node in _subschemas(bounded):
+        if node.get("type") == "array":
+            node.setdefault("maxItems", MAX_ITEMS)
+        if node.get("type") == "string":
+            node.setdefault("maxLength", MAX_CHARS)
     return bounded
 
 
@@ -81,18 +84,9 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     runs out of tokens.
     """
     strict = bounded_schema(schema)
-
-    def visit(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "object" and "properties" in node:
-                node.setdefault("additionalProperties", False)
-            for value in node.values():
-                visit(value)
-        elif isinstance(node, list):
-            for value in node:
-                visit(value)
-
-    visit(strict)
+    for node in _subschemas(strict):
+        if node.get("type") == "object" and "properties" in node:
+            node.setdefault("additionalProperties", False)
     strict["x-guidance"] = {"whitespace_flexible": False}
     return strict
 
