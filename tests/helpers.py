@@ -134,3 +134,32 @@ def write_toml(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "research-studio.toml"
     path.write_text(text)
     return path
+
+
+EXAMPLE_DOCS = Path(__file__).resolve().parents[1] / "examples" / "urban-heat"
+
+
+def example_docs_run(
+    question: str, out: str, env: dict[str, str] | None = None
+) -> tuple[str, dict[str, Any], str]:
+    """A single-agent CLI run over the example documents with the research script's model:
+    its report.md, its result.json and the CLI's output."""
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            question,
+            "--docs",
+            str(EXAMPLE_DOCS),
+            "--model",
+            use_scripted_model(ResearchScript().model()),
+            "--out",
+            out,
+            "--single-agent",
+        ],
+        env=env,
+    )
+    assert result.exit_code == 0, result.output
+    folder = Path(out)
+    report = (folder / "report.md").read_text(encoding="utf-8")
+    return report, json.loads((folder / "result.json").read_text(encoding="utf-8")), result.output

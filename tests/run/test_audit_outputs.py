@@ -17,37 +17,16 @@ from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model
 from tests.evaluation.outputs import PAGES, good_document
-from tests.helpers import run_cli
+from tests.helpers import example_docs_run, run_cli
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "urban-heat"
 NOTICE = "The sources read do not answer this question"
 runner = CliRunner()
 
 
-def _local_run(question: str, out: str) -> tuple[str, dict, str]:
-    result = runner.invoke(
-        app,
-        [
-            "run",
-            question,
-            "--docs",
-            str(EXAMPLES),
-            "--model",
-            use_scripted_model(ResearchScript().model()),
-            "--out",
-            out,
-            "--single-agent",
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    folder = Path(out)
-    report = (folder / "report.md").read_text()
-    return report, json.loads((folder / "result.json").read_text()), result.output
-
-
 @pytest.mark.e2e
 def test_an_off_topic_question_opens_with_a_plain_notice_and_audit_keeps_it_apart() -> None:
-    report, document, output = _local_run("python", "off-topic")
+    report, document, output = example_docs_run("python", "off-topic")
     grounding = document["metadata"]["grounding"]
     assert grounding["question_answered"] is False
     assert grounding["answer_coverage"]["missing_terms"] == ["python"]
@@ -64,7 +43,7 @@ def test_an_off_topic_question_opens_with_a_plain_notice_and_audit_keeps_it_apar
 
 @pytest.mark.e2e
 def test_an_answered_question_has_no_notice_and_says_so_per_research_question() -> None:
-    report, document, _output = _local_run("Do cool roofs work?", "on-topic")
+    report, document, _output = example_docs_run("Do cool roofs work?", "on-topic")
     grounding = document["metadata"]["grounding"]
     assert grounding["question_answered"] is True and NOTICE not in report
     asked = grounding["answer_coverage"]["questions"]

@@ -5,43 +5,19 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from research_studio.core.words import content_words, match_key, words
 from research_studio.faces.cli import app
-from tests.doubles.research_script import ResearchScript
-from tests.doubles.scripted_model import use_scripted_model
+from tests.helpers import example_docs_run
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "urban-heat"
 runner = CliRunner()
 
 
-def _run(question: str, out: str) -> tuple[str, dict, str]:
-    result = runner.invoke(
-        app,
-        [
-            "run",
-            question,
-            "--docs",
-            str(EXAMPLES),
-            "--model",
-            use_scripted_model(ResearchScript().model()),
-            "--out",
-            out,
-            "--single-agent",
-        ],
-        env={"RESEARCH_STUDIO_EXTRACTION": "extractive"},
-    )
-    assert result.exit_code == 0, result.output
-    report = (Path(out) / "report.md").read_text(encoding="utf-8")
-    return (
-        report,
-        json.loads((Path(out) / "result.json").read_text(encoding="utf-8")),
-        result.output,
-    )
+def _extractive_run(question: str, out: str) -> tuple[str, dict, str]:
+    return example_docs_run(question, out, env={"RESEARCH_STUDIO_EXTRACTION": "extractive"})
 
 
 def _table(report: str, heading: str) -> list[tuple[str, str]]:
@@ -53,7 +29,7 @@ def _table(report: str, heading: str) -> list[tuple[str, str]]:
 @pytest.mark.e2e
 def test_a_german_question_gets_german_code_written_text_and_whole_words() -> None:
     question = "Wie stark kühlen helle Dächer und Bäume die Städte bei Hitze?"
-    report, document, _output = _run(question, "de")
+    report, document, _output = _extractive_run(question, "de")
     # Everything code writes is German: the question table, its labels, the notice.
     assert "## Forschungsfragen\n\n| Frage | Antwort |" in report
     labels = {"durch zitierte Aussagen beantwortet", "von den gelesenen Quellen nicht beantwortet"}
@@ -82,7 +58,7 @@ def _answered_rows(report: str) -> tuple[int, int]:
 @pytest.mark.e2e
 def test_the_summary_the_audit_and_the_report_give_one_verdict_per_question() -> None:
     # "roofs": the question's one term is everywhere, but most research questions stay open.
-    report, document, output = _run("roofs", "roofs")
+    report, document, output = _extractive_run("roofs", "roofs")
     grounding = document["metadata"]["grounding"]
     answered, asked = _answered_rows(report)
     said = f"({answered} of {asked} research questions answered)"
