@@ -102,3 +102,29 @@ def test_concurrent_writers_across_connections(tmp_path: Path) -> None:
     for thread in threads:
         thread.join()
     assert all(first.get("page", f"{p}{i}", 60) == i for p in "abc" for i in range(50))
+
+
+def test_first_openings_of_one_file_race_without_locking_errors(tmp_path: Path) -> None:
+    """Connections that set up a new file together wait for each other, never "database is locked"."""
+    errors: list[BaseException] = []
+
+    def write(cache: Cache, prefix: str) -> None:
+        try:
+            for index in range(5):
+                cache.put("page", f"{prefix}{index}", index)
+        except BaseException as error:
+            errors.append(error)
+
+    for round_ in range(60):
+        folder = tmp_path / str(round_)
+        caches = [Cache.in_dir(folder) for _ in range(3)]
+        threads = [
+            threading.Thread(target=write, args=(cache, str(n))) for n, cache in enumerate(caches)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for cache in caches:
+            cache.close()
+    assert errors == []

@@ -40,6 +40,32 @@ def page_key(url: str) -> str:
     return normalize_url(url)
 
 
+_BUSY_TIMEOUT_S = 30.0
+
+
+def _prepare(db: sqlite3.Connection) -> None:
+    """WAL mode and the table, retried while another connection holds the file.
+
+    Switching to WAL needs the file to itself, and SQLite answers "database is locked" at once
+    instead of calling the busy handler when another connection is mid-write; the mode is kept in
+    the file, so only the first connection ever has to switch it.
+    """
+    deadline = time.monotonic() + _BUSY_TIMEOUT_S
+    while True:
+        try:
+            (mode,) = db.execute("PRAGMA journal_mode").fetchone()
+            if str(mode).lower() != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            db.commit()
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class Cache:
     """A small key/value store in one SQLite file (WAL mode, busy timeout for concurrent writers).
 
@@ -56,11 +82,12 @@ class Cache:
         """The database, created on first use (in the worker thread of `aget`/`aput`)."""
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
-            db.commit()
+            db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, check_same_thread=False)
+            try:
+                _prepare(db)
+            except BaseException:
+                db.close()
+                raise
             self._db = db
         return self._db
 
