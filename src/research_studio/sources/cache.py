@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from research_studio.core.urls import normalize_url, redact_url
+from research_studio.sources.sqlite_wal import set_wal
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -43,29 +44,6 @@ def page_key(url: str) -> str:
 _BUSY_TIMEOUT_S = 30.0
 
 
-def _prepare(db: sqlite3.Connection) -> None:
-    """WAL mode and the table, retried while another connection holds the file.
-
-    Switching to WAL needs the file to itself, and SQLite answers "database is locked" at once
-    instead of calling the busy handler when another connection is mid-write; the mode is kept in
-    the file, so only the first connection ever has to switch it.
-    """
-    deadline = time.monotonic() + _BUSY_TIMEOUT_S
-    while True:
-        try:
-            (mode,) = db.execute("PRAGMA journal_mode").fetchone()
-            if str(mode).lower() != "wal":
-                db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
-            db.commit()
-            return
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
-
-
 class Cache:
     """A small key/value store in one SQLite file (WAL mode, busy timeout for concurrent writers).
 
@@ -84,7 +62,10 @@ class Cache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, check_same_thread=False)
             try:
-                _prepare(db)
+                set_wal(db, _BUSY_TIMEOUT_S)
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.executescript(_SCHEMA)
+                db.commit()
             except BaseException:
                 db.close()
                 raise

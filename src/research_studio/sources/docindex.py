@@ -27,6 +27,7 @@ from research_studio.sources.docfiles import (
     read_document,
     vetted_stat,
 )
+from research_studio.sources.sqlite_wal import set_wal
 
 if TYPE_CHECKING:  # numpy and usearch come with the embeddings extra: imported when used
     import numpy as np
@@ -146,19 +147,6 @@ def path_of_uri(uri: str) -> str:
     return unquote(urlsplit(uri).path)
 
 
-def _set_wal(db: sqlite3.Connection, wait_s: float = 60.0) -> None:
-    """Switch to WAL; while another process creates the file this fails at once, so wait a turn."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if exc.sqlite_errorname != "SQLITE_BUSY" or time.monotonic() > deadline:
-                raise
-            time.sleep(0.02)
-
-
 class DocumentIndex:
     """Incremental index: unchanged files are skipped by size and mtime, then by content hash.
 
@@ -211,7 +199,7 @@ class DocumentIndex:
             db = sqlite3.connect(
                 self.path, timeout=60.0, check_same_thread=False, isolation_level=None
             )
-            _set_wal(db)
+            set_wal(db)
             # WAL with NORMAL stays consistent on a crash; one commit per file need not fsync.
             db.execute("PRAGMA synchronous=NORMAL")
             # Queries read many posting lists: keep them in memory (64 MiB cache, mapped file).
