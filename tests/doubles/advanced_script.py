@@ -16,17 +16,17 @@ from pydantic import BaseModel
 
 from research_studio.core.prompt_blocks import LIST_SEPARATOR, NONE
 from research_studio.core.words import stop_words
-from research_studio.pipelines.advanced import discovery_prompts as discovery
 from research_studio.pipelines.advanced import prompts as advanced
-from research_studio.pipelines.advanced import trust_prompts as trust
-from research_studio.pipelines.advanced.discovery_schemas import (
+from research_studio.pipelines.advanced.discovery import prompts as discovery
+from research_studio.pipelines.advanced.discovery.schemas import (
     EntityClustering,
     EntityConfirmation,
     EraCotAnalysis,
     RoutedEraCotAnalysis,
 )
 from research_studio.pipelines.advanced.schemas import DraftClaims
-from research_studio.pipelines.advanced.trust_schemas import (
+from research_studio.pipelines.advanced.trust_engine import prompts as trust
+from research_studio.pipelines.advanced.trust_engine.schemas import (
     AtomicClaims,
     ClaimCitations,
     CrossChecks,

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from research_studio.core.config import Configuration
 from research_studio.faces.cli import app
-from research_studio.pipelines.advanced.nodes.discovery import confidence_route, parse_answer
-from research_studio.pipelines.advanced.nodes.family_analyzer import fast_pattern
+from research_studio.pipelines.advanced.discovery.analyzer import fast_pattern
+from research_studio.pipelines.advanced.discovery.nodes import confidence_route, parse_answer
 from research_studio.pipelines.advanced.planner_templates import template_plan
 from research_studio.pipelines.advanced.variants import (
     build_trust_engine_graph,

@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
 from research_studio.core.records import DeadEnd
-from research_studio.pipelines.advanced.discovery_schemas import EraCotAnalysis
+from research_studio.pipelines.advanced.discovery.schemas import EraCotAnalysis
 from research_studio.pipelines.advanced.nodes.backtrack import backtrack_handler
 from research_studio.pipelines.advanced.schemas import GapAnalysis
 from research_studio.pipelines.advanced.variants import build_optimized_graph

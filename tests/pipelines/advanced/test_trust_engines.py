@@ -10,7 +10,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from research_studio.core.config import Configuration
-from research_studio.pipelines.advanced.nodes.ranker import follow_evidence, rank_sources
+from research_studio.pipelines.advanced.trust_engine.ranker import follow_evidence, rank_sources
 from research_studio.pipelines.advanced.variants import (
     build_trust_engine_graph,
     build_trust_engine_subgraph,

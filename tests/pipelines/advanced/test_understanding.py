@@ -11,7 +11,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from research_studio.core.config import Configuration
-from research_studio.pipelines.advanced.discovery_schemas import EraCotAnalysis
+from research_studio.pipelines.advanced.discovery.schemas import EraCotAnalysis
 from research_studio.pipelines.advanced.variants import (
     build_optimized_graph,
     build_trust_engine_graph,

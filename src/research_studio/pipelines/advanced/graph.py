@@ -8,10 +8,10 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START
 from langgraph.graph.state import CompiledStateGraph
 
-from research_studio.pipelines.advanced.nodes.analyzer import clarify, query_analyzer
 from research_studio.pipelines.advanced.nodes.loop import RESEARCH_LOOP
 from research_studio.pipelines.advanced.nodes.orchestrator import fanout_subagents, orchestrator
 from research_studio.pipelines.advanced.nodes.planner import planner
+from research_studio.pipelines.advanced.nodes.query_analyzer import clarify, query_analyzer
 from research_studio.pipelines.advanced.nodes.review import review_plan
 from research_studio.pipelines.advanced.nodes.subagent import subagent
 from research_studio.pipelines.advanced.nodes.writer import writer

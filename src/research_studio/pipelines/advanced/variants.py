@@ -19,6 +19,15 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from research_studio.core.config import Configuration
+from research_studio.pipelines.advanced.discovery.analyzer import analyzer, routed_analyzer
+from research_studio.pipelines.advanced.discovery.nodes import (
+    auto_refine,
+    clarify,
+    confidence_check,
+    discovery,
+    namesakes,
+    route_after_refine,
+)
 from research_studio.pipelines.advanced.nodes.backtrack import (
     backtrack_handler,
     route_after_backtrack,
@@ -30,15 +39,6 @@ from research_studio.pipelines.advanced.nodes.control import (
     family_planner,
     route_after_planner,
 )
-from research_studio.pipelines.advanced.nodes.discovery import (
-    auto_refine,
-    clarify,
-    confidence_check,
-    discovery,
-    namesakes,
-    route_after_refine,
-)
-from research_studio.pipelines.advanced.nodes.family_analyzer import analyzer, routed_analyzer
 from research_studio.pipelines.advanced.nodes.loop import RESEARCH_LOOP
 from research_studio.pipelines.advanced.nodes.orchestrator import fanout_subagents, orchestrator
 from research_studio.pipelines.advanced.nodes.subagent import subagent

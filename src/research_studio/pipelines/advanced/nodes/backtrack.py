@@ -16,7 +16,7 @@ from research_studio.core.config import Configuration
 from research_studio.core.queries import content_words, dedupe_queries
 from research_studio.core.records import DeadEnd
 from research_studio.core.words import printed, words
-from research_studio.pipelines.advanced.nodes.analyzer import brief
+from research_studio.pipelines.advanced.nodes.query_analyzer import brief
 from research_studio.pipelines.advanced.state import AgentState, PlanQuery, TrajectoryStep
 from research_studio.pipelines.kit.node_kit import emitter
 

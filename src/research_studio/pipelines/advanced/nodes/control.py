@@ -10,12 +10,12 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from research_studio.core.config import Configuration
-from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.nodes.orchestrator import (
     fanout_subagents,
     single_worker_assignment,
 )
 from research_studio.pipelines.advanced.nodes.planner import plan_start, planner, run_year
+from research_studio.pipelines.advanced.nodes.query_analyzer import brief
 from research_studio.pipelines.advanced.planner_templates import template_plan
 from research_studio.pipelines.advanced.state import AgentState, TrajectoryStep
 from research_studio.pipelines.kit.node_kit import emitter, services_of

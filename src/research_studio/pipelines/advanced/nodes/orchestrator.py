@@ -10,8 +10,8 @@ from langgraph.types import Send
 from research_studio.core.config import Configuration
 from research_studio.core.queries import is_bare_address, similarity
 from research_studio.core.urls import normalize_url
-from research_studio.pipelines.advanced.nodes.analyzer import brief
 from research_studio.pipelines.advanced.nodes.planner import name_anchor
+from research_studio.pipelines.advanced.nodes.query_analyzer import brief
 from research_studio.pipelines.advanced.query_dedup import Similarity, is_repeat, query_measure
 from research_studio.pipelines.advanced.state import (
     AgentState,

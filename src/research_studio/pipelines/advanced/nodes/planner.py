@@ -13,7 +13,7 @@ from research_studio.core.prompt_blocks import NONE, inline
 from research_studio.core.queries import content_words, is_bare_address
 from research_studio.core.records import ErrorRecord
 from research_studio.pipelines.advanced.models import ADVANCED_MODELS
-from research_studio.pipelines.advanced.nodes.analyzer import brief
+from research_studio.pipelines.advanced.nodes.query_analyzer import brief
 from research_studio.pipelines.advanced.prompts import CLASS_GUIDANCE, PLANNER_SYSTEM, PLANNER_USER
 from research_studio.pipelines.advanced.schemas import PlanOutput, TreeQuestionOutput
 from research_studio.pipelines.advanced.state import (

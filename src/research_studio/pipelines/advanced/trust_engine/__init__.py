@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from research_studio.pipelines.advanced.nodes.ranker import ranker
 from research_studio.pipelines.advanced.trust_engine.engine import (
     batched_cred_claims,
     batched_verify,
@@ -23,6 +22,7 @@ from research_studio.pipelines.advanced.trust_engine.full import (
     cross_validate,
     span_verify,
 )
+from research_studio.pipelines.advanced.trust_engine.ranker import ranker
 
 Engine = Literal["full", "batched", "single"]
 

@@ -32,6 +32,7 @@ from research_studio.pipelines.advanced.schemas import (
     SourceAssessment,
 )
 from research_studio.pipelines.advanced.state import AgentState
+from research_studio.pipelines.advanced.trust_engine.prompts import CLAIMS_USER, cited_claim_listing
 from research_studio.pipelines.advanced.trust_engine.rules import (
     checked_spans,
     citations_of,
@@ -41,7 +42,6 @@ from research_studio.pipelines.advanced.trust_engine.rules import (
     scored_update,
     verbatim_claim_records,
 )
-from research_studio.pipelines.advanced.trust_prompts import CLAIMS_USER, cited_claim_listing
 from research_studio.pipelines.kit.models import ask
 from research_studio.pipelines.kit.node_kit import emitter, services_of
 

@@ -18,19 +18,7 @@ from research_studio.grounding.verification import hallucination_score
 from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.prompts import evidence_listing, source_listing
 from research_studio.pipelines.advanced.state import AgentState
-from research_studio.pipelines.advanced.trust_engine.rules import (
-    MAX_CLAIMS,
-    best_evidence,
-    checked_spans,
-    citations_of,
-    credibility_update,
-    draft_claim,
-    judge_claims,
-    scored_update,
-    verbatim_claim_records,
-    verified_anchors,
-)
-from research_studio.pipelines.advanced.trust_prompts import (
+from research_studio.pipelines.advanced.trust_engine.prompts import (
     CITE_SYSTEM,
     CITE_USER,
     CLAIMS_SYSTEM,
@@ -45,7 +33,19 @@ from research_studio.pipelines.advanced.trust_prompts import (
     cross_claim_listing,
     full_claim_listing,
 )
-from research_studio.pipelines.advanced.trust_schemas import (
+from research_studio.pipelines.advanced.trust_engine.rules import (
+    MAX_CLAIMS,
+    best_evidence,
+    checked_spans,
+    citations_of,
+    credibility_update,
+    draft_claim,
+    judge_claims,
+    scored_update,
+    verbatim_claim_records,
+    verified_anchors,
+)
+from research_studio.pipelines.advanced.trust_engine.schemas import (
     AtomicClaims,
     ClaimCitations,
     CrossChecks,

@@ -19,14 +19,14 @@ from research_studio.core.config import Configuration
 from research_studio.core.errors import ProviderError
 from research_studio.core.prompt_blocks import NONE
 from research_studio.core.records import ErrorRecord, ModelCallRecord
-from research_studio.pipelines.advanced.discovery_prompts import (
+from research_studio.pipelines.advanced.discovery.prompts import (
     CONFIRM_SYSTEM,
     CONFIRM_USER,
     DISCOVERY_SYSTEM,
     DISCOVERY_USER,
     result_listing,
 )
-from research_studio.pipelines.advanced.discovery_schemas import (
+from research_studio.pipelines.advanced.discovery.schemas import (
     EntityClustering,
     EntityConfirmation,
 )

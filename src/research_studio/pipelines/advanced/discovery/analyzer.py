@@ -18,18 +18,18 @@ from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
 from research_studio.core.records import ErrorRecord
-from research_studio.pipelines.advanced.discovery_prompts import (
+from research_studio.pipelines.advanced.discovery.prompts import (
     COMPLEXITY_STEP,
     ERA_COT_SYSTEM,
     NO_PATTERN,
     PATTERN_ANCHORS,
 )
-from research_studio.pipelines.advanced.discovery_schemas import (
+from research_studio.pipelines.advanced.discovery.schemas import (
     EraCotAnalysis,
     RoutedEraCotAnalysis,
 )
 from research_studio.pipelines.advanced.models import ADVANCED_MODELS
-from research_studio.pipelines.advanced.nodes.analyzer import _analysis
+from research_studio.pipelines.advanced.nodes.query_analyzer import _analysis
 from research_studio.pipelines.advanced.prompts import ANALYZER_USER
 from research_studio.pipelines.advanced.schemas import QUERY_CLASSES
 from research_studio.pipelines.advanced.state import DiscoveryResult, QueryAnalysis
