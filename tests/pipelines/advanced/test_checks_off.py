@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from research_studio.core.config import Configuration
-from research_studio.pipelines.advanced.variants import build_trust_engine_subgraph
+from research_studio.pipelines.advanced.graph import build_trust_engine_subgraph
 from research_studio.services.clients import open_services
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript

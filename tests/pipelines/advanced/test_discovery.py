@@ -16,11 +16,11 @@ from research_studio.core.config import Configuration
 from research_studio.faces.cli import app
 from research_studio.pipelines.advanced.discovery.analyzer import fast_pattern
 from research_studio.pipelines.advanced.discovery.nodes import confidence_route, parse_answer
-from research_studio.pipelines.advanced.planner_templates import template_plan
-from research_studio.pipelines.advanced.variants import (
+from research_studio.pipelines.advanced.graph import (
     build_trust_engine_graph,
     build_trust_engine_graph_with_memory,
 )
+from research_studio.pipelines.advanced.planner_templates import template_plan
 from research_studio.services.clients import open_services
 from tests.doubles.advanced_script import FamilyKnobs
 from tests.doubles.research_script import ResearchScript

@@ -15,9 +15,9 @@ from langgraph.runtime import Runtime
 from research_studio.core.config import Configuration
 from research_studio.core.records import DeadEnd
 from research_studio.pipelines.advanced.discovery.schemas import EraCotAnalysis
+from research_studio.pipelines.advanced.graph import build_optimized_graph
 from research_studio.pipelines.advanced.nodes.backtrack import backtrack_handler
 from research_studio.pipelines.advanced.schemas import GapAnalysis
-from research_studio.pipelines.advanced.variants import build_optimized_graph
 from research_studio.services.clients import open_services
 from tests.conftest import full_state
 from tests.doubles.advanced_script import FamilyRoles

@@ -13,7 +13,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from research_studio.core.config import Configuration
-from research_studio.pipelines.advanced.variants import build_trust_engine_graph
+from research_studio.pipelines.advanced.graph import build_trust_engine_graph
 from research_studio.services.clients import open_services
 from tests.conftest import full_state
 from tests.doubles.advanced_script import FamilyKnobs, FamilyRoles

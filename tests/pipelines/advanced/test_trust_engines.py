@@ -10,11 +10,11 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from research_studio.core.config import Configuration
-from research_studio.pipelines.advanced.trust_engine.ranker import follow_evidence, rank_sources
-from research_studio.pipelines.advanced.variants import (
+from research_studio.pipelines.advanced.graph import (
     build_trust_engine_graph,
     build_trust_engine_subgraph,
 )
+from research_studio.pipelines.advanced.trust_engine.ranker import follow_evidence, rank_sources
 from research_studio.services.clients import open_services
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model

@@ -12,7 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from research_studio.core.config import Configuration
 from research_studio.pipelines.advanced.discovery.schemas import EraCotAnalysis
-from research_studio.pipelines.advanced.variants import (
+from research_studio.pipelines.advanced.graph import (
     build_optimized_graph,
     build_trust_engine_graph,
 )

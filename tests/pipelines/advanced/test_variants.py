@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from research_studio.pipelines.advanced import variants
+from research_studio.pipelines.advanced import graph as family
 from research_studio.pipelines.registry import graph_builder
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
@@ -20,12 +20,12 @@ from tests.helpers import run_cli
 ROOT = Path(__file__).resolve().parents[3]
 BUILDERS: dict[str, tuple[Callable[..., Any], bool]] = {
     # builder: (keeps memory and pauses before clarify)
-    "build_trust_engine_graph": (variants.build_trust_engine_graph, False),
-    "build_trust_engine_graph_with_memory": (variants.build_trust_engine_graph_with_memory, True),
-    "build_trust_engine_simple_graph": (variants.build_trust_engine_simple_graph, False),
-    "build_optimized_graph": (variants.build_optimized_graph, False),
-    "build_optimized_graph_with_memory": (variants.build_optimized_graph_with_memory, True),
-    "build_optimized_simple_graph": (variants.build_optimized_simple_graph, False),
+    "build_trust_engine_graph": (family.build_trust_engine_graph, False),
+    "build_trust_engine_graph_with_memory": (family.build_trust_engine_graph_with_memory, True),
+    "build_trust_engine_simple_graph": (family.build_trust_engine_simple_graph, False),
+    "build_optimized_graph": (family.build_optimized_graph, False),
+    "build_optimized_graph_with_memory": (family.build_optimized_graph_with_memory, True),
+    "build_optimized_simple_graph": (family.build_optimized_simple_graph, False),
 }
 FULL_ENGINE = [
     "credibility_scorer",
@@ -59,15 +59,15 @@ def test_the_six_builders_compile_with_their_checkpointer_and_pause(name: str) -
 
 
 def test_the_full_engine_is_chained_in_order() -> None:
-    edges = {(e.source, e.target) for e in variants.build_trust_engine_graph().get_graph().edges}
+    edges = {(e.source, e.target) for e in family.build_trust_engine_graph().get_graph().edges}
     assert all(pair in edges for pair in itertools.pairwise(FULL_ENGINE))
 
 
 def test_variants_are_registered_by_name_and_for_the_langgraph_server() -> None:
-    assert graph_builder("advanced-full") is variants.build_trust_engine_graph
-    assert graph_builder("advanced-optimized") is variants.build_optimized_graph
+    assert graph_builder("advanced-full") is family.build_trust_engine_graph
+    assert graph_builder("advanced-optimized") is family.build_optimized_graph
     entries = json.loads((ROOT / "langgraph.json").read_text())["graphs"]
-    module = "./src/research_studio/pipelines/advanced/variants.py"
+    module = "./src/research_studio/pipelines/advanced/graph.py"
     for name in (
         "trust_engine_graph",
         "trust_engine_simple_graph",
@@ -75,7 +75,7 @@ def test_variants_are_registered_by_name_and_for_the_langgraph_server() -> None:
         "optimized_simple_graph",
     ):
         assert f"{module}:{name}" in entries.values(), name
-        assert getattr(variants, name).checkpointer is None  # the server brings its own
+        assert getattr(family, name).checkpointer is None  # the server brings its own
 
 
 @pytest.mark.e2e

@@ -7,7 +7,7 @@ from typing import Any
 from research_studio.pipelines.kit.spec import PipelineSpec
 from research_studio.pipelines.kit.stopping import advanced_stop_reason, early_stop_reason
 
-_VARIANTS = "research_studio.pipelines.advanced.variants"
+_VARIANTS = "research_studio.pipelines.advanced.graph"
 # What every member of the family reads; each variant adds its own.
 _FAMILY_SETTINGS = (
     "chunk_size",

@@ -115,7 +115,7 @@ def _template_update(state: AgentState) -> dict[str, Any] | None:
     return plan_start(plan)
 
 
-async def family_planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
+async def variant_planner(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """The query type's template, else the model's plan; the single-worker path gets it all."""
     update = _template_update(state)
     if update is None:
