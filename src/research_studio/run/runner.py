@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-from uuid import UUID
+from typing import Any
 
-from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.messages import BaseMessage
-from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableConfig
-from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from research_studio.core.config import Configuration
@@ -25,12 +19,18 @@ from research_studio.pipelines.kit.report import result_document
 from research_studio.pipelines.registry import compile_pipeline, spec
 from research_studio.run.delegation import Paused, drive_on_server
 from research_studio.run.persistence import open_persistence
+from research_studio.run.recording import (
+    CallLedger,
+    EventFn,
+    RecordFn,
+    event_recorder,
+    stream_events,
+)
 from research_studio.run.runs import PAGES_FILE, RunFolder, RunOwner, RunStatus
 from research_studio.services.clients import open_services
 
 # Answers a clarification question: text to continue with it, "" to continue without, None to pause.
 AskFn = Callable[[str, list[str]], Awaitable[str | None]]
-EventFn = Callable[[dict[str, Any]], None]
 # Reviews the plan (shown as text): the reply (approve, an edited list, free text, cancel), None to pause.
 ReviewFn = Callable[[str], Awaitable[str | None]]
 
@@ -43,58 +43,6 @@ class Outcome:
     state: dict[str, Any] = field(default_factory=dict)
     question: str = ""
     options: list[str] = field(default_factory=list)
-
-
-class CallLedger(BaseCallbackHandler):
-    """Writes each model request to calls.jsonl when it is sent and when it ends.
-
-    Graph state only keeps the calls of nodes that finished; the ledger also keeps those of a
-    node a killed attempt never finished, so a resumed run can count every attempt's calls.
-    """
-
-    run_inline = True  # one line per event, written in order on the event loop
-
-    def __init__(self, folder: RunFolder) -> None:
-        self.folder = folder
-
-    @property
-    def attempt(self) -> int:
-        """The execution the calls belong to: read when they are made, after the run's start
-        has counted it."""
-        return self.folder.record.attempts
-
-    @property
-    def ignore_chain(self) -> bool:
-        return True
-
-    def _log(self, run_id: UUID, phase: str, **fields: Any) -> None:
-        entry = {"time": round(time.time(), 3), "attempt": self.attempt, "call": str(run_id)}
-        self.folder.log_call({**entry, "phase": phase, **fields})
-
-    def on_chat_model_start(
-        self,
-        serialized: dict[str, Any],
-        messages: list[list[BaseMessage]],
-        *,
-        run_id: UUID,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        metadata = metadata or {}
-        node = str(metadata.get("langgraph_node", ""))
-        self._log(run_id, "start", node=node, model=str(metadata.get("ls_model_name", "")))
-
-    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
-        prompt = completion = 0
-        for generations in response.generations:
-            for generation in generations:
-                usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
-                prompt += (usage or {}).get("input_tokens") or 0
-                completion += (usage or {}).get("output_tokens") or 0
-        self._log(run_id, "end", ok=True, prompt_tokens=prompt, completion_tokens=completion)
-
-    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        self._log(run_id, "end", ok=False, error=type(error).__name__)
 
 
 @contextmanager
@@ -129,69 +77,6 @@ def _stop_on_signals() -> Iterator[list[int]]:
     finally:
         for number in installed:
             loop.remove_signal_handler(number)
-
-
-def _counts(result: Any) -> dict[str, Any]:
-    if not isinstance(result, dict):
-        return {}
-    counts: dict[str, Any] = {}
-    for key in ("evidence", "sources", "searches_done", "llm_calls", "errors", "worker_results"):
-        value = result.get(key)
-        if isinstance(value, list):
-            counts[key] = len(value)
-    for key in ("iteration", "coverage", "confidence"):
-        if key in result:
-            counts[key] = result[key]
-    return counts
-
-
-class RecordFn(Protocol):
-    """Records one event in the run folder and passes it on."""
-
-    def __call__(
-        self, node: str, kind: str, message: str, counts: dict[str, Any] | None = None
-    ) -> None: ...
-
-
-def _recorder(folder: RunFolder, on_event: EventFn) -> RecordFn:
-    """The folder's event log followed by `on_event`, as one call."""
-
-    def record(node: str, kind: str, message: str, counts: dict[str, Any] | None = None) -> None:
-        on_event(folder.event(node, kind, message, counts))
-
-    return record
-
-
-async def _stream(
-    graph: CompiledStateGraph[Any, Any, Any, Any],
-    payload: Any,
-    thread: RunnableConfig,
-    config: Configuration,
-    record: RecordFn,
-) -> None:
-    # "sync": each step's checkpoint is on disk before the next step starts, so a killed run
-    # resumes after its last finished node instead of redoing it.
-    async for mode, chunk in graph.astream(
-        payload, thread, context=config, stream_mode=["tasks", "custom"], durability="sync"
-    ):
-        if mode == "custom" and isinstance(chunk, dict):
-            node, message = str(chunk.get("node", "")), str(chunk.get("message", ""))
-            record(node, "progress", message, chunk.get("counts") or {})
-        elif mode == "tasks" and isinstance(chunk, dict):
-            name = str(chunk.get("name", ""))
-            if "input" in chunk:
-                record(name, "start", f"{name} started")
-                continue
-            if chunk.get("error"):
-                record(name, "error", f"{name} failed: {chunk['error']}")
-                continue
-            result = chunk.get("result")
-            record(name, "end", f"{name} finished", _counts(result))
-            for error in (result or {}).get("errors", []) if isinstance(result, dict) else []:
-                message = f"{error.get('kind')}: {error.get('message')}"
-                record(
-                    error.get("node", name), "error", message, {"target": error.get("target", "")}
-                )
 
 
 async def _save(folder: RunFolder, **changes: Any) -> None:
@@ -235,7 +120,7 @@ async def execute(
         "configurable": {"thread_id": folder.record.run_id},
         "callbacks": [CallLedger(folder)],
     }
-    record = _recorder(folder, on_event)
+    record = event_recorder(folder, on_event)
     stopping: AbstractContextManager[list[int]] = (
         _stop_on_signals() if handle_signals else nullcontext([])
     )
@@ -331,7 +216,7 @@ async def _drive(
             await graph.aupdate_state(thread, {"user_clarification": answer})
         while True:
             if not reviewing:
-                await _stream(graph, payload, thread, config, record)
+                await stream_events(graph, payload, thread, config, record)
             payload, reviewing = None, False
             snapshot = await graph.aget_state(thread)
             if snapshot.interrupts:
