@@ -8,25 +8,22 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
 
 from research_studio.core.errors import (
-    FailureKind,
     ModelError,
     StructuredOutputError,
-    TruncatedReply,
 )
 from research_studio.core.records import ModelCallRecord
 from research_studio.llm.budget import Budget
 from research_studio.llm.json_reply import (
     THINK,
     parse_json_payload,
-    read_json_reply,
 )
 from research_studio.llm.messages import message_text
 from research_studio.llm.model_faults import (
@@ -36,9 +33,18 @@ from research_studio.llm.model_faults import (
     raw_from_parse_error,
     shorten,
 )
-from research_studio.llm.model_prompts import REPAIR_REQUEST, SCHEMA_INSTRUCTIONS
+from research_studio.llm.model_prompts import SCHEMA_INSTRUCTIONS
 from research_studio.llm.models import ModelTier
 from research_studio.llm.pricing import call_cost
+from research_studio.llm.schema_replies import (
+    SchemaT,
+    UnusableReply,
+    coerce_reply,
+    describe_error,
+    raw_text,
+    repair_messages,
+    validate_payload,
+)
 
 __all__ = [
     "ALL_METHODS",
@@ -49,12 +55,10 @@ __all__ = [
     "validate_payload",
 ]
 
-SchemaT = TypeVar("SchemaT", bound=BaseModel)
 Method = Literal["json_schema", "function_calling", "json_mode", "prompt"]
 ALL_METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "prompt")
 ANSWERS = 3  # replies asked for per structured call: the first and two repairs
 SHORTENINGS = 2  # prompt halvings after the server says the prompt is too long
-_ECHO_CHARS = 2_000  # how much of an unusable reply is shown back to the model
 
 
 class _Unsupported(Exception):
@@ -69,14 +73,6 @@ class _ParseFailure(Exception):
         self.raw = raw
         self.record = record
         self.cut = cut
-
-
-class _Unusable(ValueError):
-    """A reply that yields no valid schema instance, and what was wrong with it."""
-
-    def __init__(self, kind: FailureKind, reason: str) -> None:
-        super().__init__(reason)
-        self.kind: FailureKind = kind
 
 
 NUM_CTX_HEADROOM = 2048  # tokens left for the reply
@@ -112,72 +108,6 @@ class MethodMemory:
 
     def refused(self, key: str) -> set[str]:
         return self._refused.setdefault(key, set())
-
-
-def validate_payload(schema: type[SchemaT], payload: Any) -> SchemaT:
-    """Validate, unwrapping a one-key envelope like {"Plan": {...}} that small models produce."""
-    try:
-        return schema.model_validate(payload)
-    except ValidationError:
-        if isinstance(payload, dict) and len(payload) == 1:
-            inner = next(iter(payload.values()))
-            if isinstance(inner, dict):
-                return schema.model_validate(inner)
-        raise
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, ValidationError):
-        problems = [
-            f"{'.'.join(str(part) for part in error['loc']) or 'value'}: {error['msg']}"
-            for error in exc.errors()[:8]
-        ]
-        return "; ".join(problems)
-    return str(exc)
-
-
-def _raw_text(raw: BaseMessage) -> str:
-    if isinstance(raw, AIMessage) and raw.tool_calls:
-        return json.dumps(raw.tool_calls[0]["args"])
-    if isinstance(raw, AIMessage) and raw.invalid_tool_calls:
-        # Arguments the client could not parse, e.g. cut off: still worth a repair.
-        return raw.invalid_tool_calls[0].get("args") or ""
-    return message_text(raw)
-
-
-def _coerce(schema: type[SchemaT], parsed: Any, raw: str, cut: bool) -> tuple[SchemaT, bool]:
-    """(instance, truncated): the reply as a schema instance; raises _Unusable."""
-    if isinstance(parsed, schema):
-        return parsed, False
-    failed: FailureKind = "truncated" if cut else "invalid_json"
-    try:
-        if isinstance(parsed, dict):
-            return validate_payload(schema, parsed), False
-        payload, truncated = read_json_reply(raw)
-    except TruncatedReply as exc:
-        raise _Unusable("truncated", str(exc)) from exc
-    except ValidationError as exc:
-        raise _Unusable(failed, _describe(exc)) from exc
-    except ValueError as exc:
-        raise _Unusable(failed, str(exc) if raw.strip() else "the reply was empty") from exc
-    try:
-        return validate_payload(schema, payload), truncated
-    except ValidationError as exc:
-        if truncated:
-            raise _Unusable("truncated", f"the reply was cut off ({_describe(exc)})") from exc
-        raise _Unusable(failed, _describe(exc)) from exc
-
-
-def _repair_messages(raw: str, failure: _Unusable) -> list[BaseMessage]:
-    if failure.kind == "truncated":
-        error = f"it was cut off before the JSON was complete: {failure}. Keep it shorter"
-    else:
-        error = str(failure)
-    shown = raw[:_ECHO_CHARS] + (" …" if len(raw) > _ECHO_CHARS else "")
-    return [
-        AIMessage(content=shown or "(empty reply)"),
-        HumanMessage(content=REPAIR_REQUEST.format(error=error)),
-    ]
 
 
 def call_records(*callers: ModelCaller) -> list[ModelCallRecord]:
@@ -268,7 +198,7 @@ class ModelCaller:
         except (ValidationError, OutputParserException) as exc:
             record["ended"], record["ok"], record["error"] = time.time(), False, f"parse: {exc}"
             self._spend(record)
-            raise _ParseFailure(raw_from_parse_error(exc), _describe(exc), record) from exc
+            raise _ParseFailure(raw_from_parse_error(exc), describe_error(exc), record) from exc
         except Exception as exc:
             kind = failure_kind(exc)
             record["ended"], record["ok"], record["error_kind"] = time.time(), False, kind
@@ -366,7 +296,7 @@ class ModelCaller:
             return None, raw, failure.cut, failure.record
         if method == "prompt":
             return None, message_text(result), is_cut_off(result), record
-        return result.get("parsed"), _raw_text(result["raw"]), is_cut_off(result["raw"]), record
+        return result.get("parsed"), raw_text(result["raw"]), is_cut_off(result["raw"]), record
 
     async def structured(self, schema: type[SchemaT], messages: Sequence[BaseMessage]) -> SchemaT:
         """A validated `schema` instance; raises StructuredOutputError or ModelError, both typed.
@@ -418,15 +348,15 @@ class ModelCaller:
                 continue
             answers += 1
             try:
-                result, truncated = _coerce(schema, parsed, raw, cut)
-            except _Unusable as failure:
+                result, truncated = coerce_reply(schema, parsed, raw, cut)
+            except UnusableReply as failure:
                 record["ok"], record["error_kind"] = False, failure.kind
                 record["error"] = f"{failure.kind}: {failure}"
                 if answers == ANSWERS:
                     raise StructuredOutputError(
                         schema.__name__, str(failure), raw, kind=failure.kind
                     ) from failure
-                repair = _repair_messages(raw, failure)
+                repair = repair_messages(raw, failure)
                 continue
             if truncated:
                 record["ok"], record["error_kind"] = True, "truncated"
