@@ -3,8 +3,8 @@
 SQLite FTS5 must score every chunk that matches a query, so its cost grows with the index;
 tantivy skips blocks that cannot reach the top k (block-max WAND), which keeps question-style
 queries in milliseconds at 100,000 chunks (measured in docs/performance.md). The documents
-themselves stay in SQLite (docindex.py); its write transaction is what lets one process at a
-time hold tantivy's writer, so processes indexing the same folder take turns.
+themselves stay in SQLite (docindex_storage.py); its write transaction is what lets one process
+at a time hold tantivy's writer, so processes indexing the same folder take turns.
 """
 
 from __future__ import annotations

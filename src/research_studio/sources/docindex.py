@@ -4,13 +4,8 @@ in tantivy (BM25, see chunkstore.py) and, with hybrid search, their vectors (vec
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
-import sys
-import threading
-import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 from research_studio.core.chunking import chunk_text
 from research_studio.core.errors import UnreadableDocument
 from research_studio.core.words import detect_language, match_key, printed, stop_words, words
-from research_studio.sources.chunkstore import ChunkStore, ChunkWrites, StoredChunk
+from research_studio.sources.chunkstore import StoredChunk
 from research_studio.sources.docfiles import (
     DEFAULT_MAX_DOCUMENT_BYTES,
     document_files,
@@ -27,32 +22,13 @@ from research_studio.sources.docfiles import (
     read_document,
     vetted_stat,
 )
-from research_studio.sources.sqlite_wal import set_wal
+from research_studio.sources.docindex_storage import IndexStorage, PendingDocument
 
 if TYPE_CHECKING:  # numpy and usearch come with the embeddings extra: imported when used
     import numpy as np
 
-    from research_studio.sources.vectors import ChunkEncoder, VectorStore, VectorWrites
+    from research_studio.sources.vectors import ChunkEncoder
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS documents (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    path TEXT NOT NULL UNIQUE,
-    uri TEXT NOT NULL UNIQUE,
-    title TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    sha256 TEXT NOT NULL,
-    mtime REAL NOT NULL,
-    size INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    chunks INTEGER NOT NULL,
-    indexed_at REAL NOT NULL,
-    vectors INTEGER NOT NULL DEFAULT 0
-)
-"""
-# 3: chunks keyed for hybrid search, documents marked when their vectors are stored;
-# 2: chunks in tantivy beside the SQLite file; 1: chunks in an FTS5 table of that file.
-_FORMAT = 3
 MAX_QUERY_WORDS = 12
 # Text written per transaction: big enough for few index segments, short enough to take turns.
 _BATCH_CHARACTERS = 4_000_000
@@ -72,22 +48,6 @@ class IndexReport:
     @property
     def documents(self) -> int:
         return len(self.added) + len(self.updated) + len(self.unchanged)
-
-
-@dataclass(frozen=True)
-class _Pending:
-    """A file read and parsed, waiting for its write."""
-
-    path: Path
-    digest: str
-    info: os.stat_result
-    document: tuple[str, str, str] | None  # (kind, title, text); None: same content as indexed
-    known: bool
-    chunks: list[str] = field(default_factory=list)
-
-    @property
-    def weight(self) -> int:
-        return 1000 + (len(self.document[2]) if self.document else 0)
 
 
 @dataclass(frozen=True)
@@ -112,28 +72,6 @@ class StoredDocument:
     text: str
 
 
-class _Writes:
-    """The chunk and vector changes of one transaction."""
-
-    def __init__(self, chunks: ChunkWrites, vectors: VectorStore | None) -> None:
-        self.chunks = chunks
-        self.vectors: VectorWrites | None = None
-        if vectors is not None:
-            from research_studio.sources.vectors import VectorWrites
-
-            self.vectors = VectorWrites(vectors)
-
-    def commit(self) -> None:
-        self.chunks.commit()
-        if self.vectors is not None:
-            self.vectors.commit()
-
-    def rollback(self) -> None:
-        self.chunks.rollback()
-        if self.vectors is not None:
-            self.vectors.rollback()
-
-
 def query_words(query: str) -> list[str]:
     """The distinct content words of a query, lower-cased, in order (stop words only if no other)."""
     # Single letters stay: "vitamin D" and "C compilers" are searched with them.
@@ -147,7 +85,7 @@ def path_of_uri(uri: str) -> str:
     return unquote(urlsplit(uri).path)
 
 
-class DocumentIndex:
+class DocumentIndex(IndexStorage):
     """Incremental index: unchanged files are skipped by size and mtime, then by content hash.
 
     Nothing touches the disk until first use, so async code can build one in the event loop and
@@ -164,17 +102,9 @@ class DocumentIndex:
         encoder: ChunkEncoder | None = None,
     ) -> None:
         """`encoder` (hybrid search): each chunk also gets its vector, and search fuses both."""
-        self.path = path
+        super().__init__(path, encoder)
         self.chunk_size = chunk_size
         self.max_bytes = max_bytes
-        self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
-        self._chunks = ChunkStore(path.with_suffix(".tantivy"))
-        self._vectors: VectorStore | None = None
-        if encoder is not None:
-            from research_studio.sources.vectors import VectorStore
-
-            self._vectors = VectorStore(path.with_suffix(".vectors"), encoder)
 
     @classmethod
     def in_dir(
@@ -192,130 +122,6 @@ class DocumentIndex:
             encoder=encoder,
         )
 
-    def _connection(self) -> sqlite3.Connection:
-        """The open database (opened and set up on first use); the caller holds `_lock`."""
-        if self._db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(
-                self.path, timeout=60.0, check_same_thread=False, isolation_level=None
-            )
-            set_wal(db)
-            # WAL with NORMAL stays consistent on a crash; one commit per file need not fsync.
-            db.execute("PRAGMA synchronous=NORMAL")
-            # Queries read many posting lists: keep them in memory (64 MiB cache, mapped file).
-            db.execute("PRAGMA cache_size=-65536")
-            db.execute("PRAGMA mmap_size=268435456")
-            db.execute("BEGIN IMMEDIATE")  # one process at a time sets up both stores
-            try:
-                fresh = self._upgrade(db)
-                db.execute(_SCHEMA)
-                db.execute(f"PRAGMA user_version={_FORMAT}")
-                self._chunks.create(fresh)
-                if self._vectors is not None:
-                    reason = self._vectors.create(fresh)
-                    if reason is not None and not fresh:
-                        self._forget_vectors(db, reason)
-            except BaseException:
-                db.execute("ROLLBACK")
-                db.close()
-                raise
-            db.execute("COMMIT")
-            self._db = db
-        return self._db
-
-    def _upgrade(self, db: sqlite3.Connection) -> bool:
-        """Whether the chunks must start afresh: an index of an earlier format is rebuilt.
-
-        Its documents are forgotten, so the next update reads every file again; a chunk folder
-        that went missing is handled the same way. Called inside the set-up transaction.
-        """
-        version = int(db.execute("PRAGMA user_version").fetchone()[0])
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        chunks_missing = not (self._chunks.folder / "meta.json").is_file()
-        if version == _FORMAT and not chunks_missing:
-            return False
-        if "documents" in tables and db.execute("SELECT 1 FROM documents LIMIT 1").fetchone():
-            print(
-                f"research-studio: the document index {self.path} is from an earlier version;"
-                " it is rebuilt from your folders on the next update",
-                file=sys.stderr,
-            )
-        for table in ("chunks", "documents"):
-            if table in tables:
-                db.execute(f"DROP TABLE {table}")
-        return True
-
-    def _forget_vectors(self, db: sqlite3.Connection, reason: str) -> None:
-        """Mark every document as lacking vectors (the next update embeds them from the index)."""
-        if db.execute("SELECT 1 FROM documents LIMIT 1").fetchone():
-            why = "has no vectors yet" if reason == "missing" else "has vectors of another version"
-            print(
-                f"research-studio: the document index {self.path} {why} for hybrid search;"
-                " they are computed from its chunks on the next update",
-                file=sys.stderr,
-            )
-        db.execute("UPDATE documents SET vectors = 0")
-
-    @contextmanager
-    def _reading(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            yield self._connection()
-
-    @contextmanager
-    def _writing(self) -> Iterator[tuple[sqlite3.Connection, _Writes]]:
-        """One write transaction; another process's writer makes it wait (busy timeout), not fail.
-
-        The chunks and vectors are committed just before the documents: a crash in between
-        leaves chunks whose document id is unknown, which search ignores.
-        """
-        with self._lock:
-            db = self._connection()
-            db.execute("BEGIN IMMEDIATE")
-            writes = _Writes(ChunkWrites(self._chunks), self._vectors)
-            try:
-                yield db, writes
-                writes.commit()
-            except BaseException:
-                writes.rollback()
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-
-    def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
-
-    def _store(
-        self, db: sqlite3.Connection, writes: _Writes, item: _Pending, vectors: np.ndarray | None
-    ) -> None:
-        assert item.document is not None
-        kind, title, text = item.document
-        path, digest, info, chunks = item.path, item.digest, item.info, item.chunks
-        self._remove(db, writes, str(path))
-        doc_id = db.execute(
-            "INSERT INTO documents (path, uri, title, kind, sha256, mtime, size, text, chunks,"
-            " indexed_at, vectors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                str(path),
-                path.as_uri(),
-                title,
-                kind,
-                digest,
-                info.st_mtime,
-                info.st_size,
-                text,
-                len(chunks),
-                time.time(),
-                int(vectors is not None and writes.vectors is not None),
-            ),
-        ).lastrowid
-        assert doc_id is not None
-        writes.chunks.add(doc_id, str(path), title, chunks)
-        if vectors is not None and writes.vectors is not None:
-            writes.vectors.add(doc_id, vectors)
-
     def _known(self, root: Path) -> dict[str, tuple[str, float, int]]:
         """(sha256, mtime, size) of the indexed documents under `root` (or of `root` itself)."""
         prefix = str(root) + "/"
@@ -328,7 +134,7 @@ class DocumentIndex:
 
     def _prepare(
         self, path: Path, root: Path, known: tuple[str, float, int] | None, report: IndexReport
-    ) -> _Pending | None:
+    ) -> PendingDocument | None:
         """What to write for one file (None: nothing); reading and parsing happen here, unlocked."""
         try:
             real, info = vetted_stat(path, root, self.max_bytes)
@@ -346,9 +152,9 @@ class DocumentIndex:
                 with self._writing() as (db, writes):
                     self._remove(db, writes, str(path))
             return None
-        return _Pending(path, digest, info, document, known is not None, chunks)
+        return PendingDocument(path, digest, info, document, known is not None, chunks)
 
-    def _embedded(self, batch: list[_Pending]) -> list[np.ndarray | None]:
+    def _embedded(self, batch: list[PendingDocument]) -> list[np.ndarray | None]:
         """Each item's chunk vectors (None without hybrid search), computed outside any lock."""
         if self._vectors is None:
             return [None] * len(batch)
@@ -361,7 +167,7 @@ class DocumentIndex:
             start += len(item.chunks)
         return found
 
-    def _flush(self, batch: list[_Pending], root: Path, report: IndexReport) -> None:
+    def _flush(self, batch: list[PendingDocument], root: Path, report: IndexReport) -> None:
         """Write a batch in one transaction (far fewer index segments than one per file)."""
         if not batch:
             return
@@ -389,15 +195,6 @@ class DocumentIndex:
             pending = self._prepare(path, root, None, report)
             if pending is not None:
                 self._flush([pending], root, report)
-
-    @staticmethod
-    def _remove(db: sqlite3.Connection, writes: _Writes, path: str) -> None:
-        row = db.execute("SELECT id, chunks FROM documents WHERE path = ?", (path,)).fetchone()
-        if row is not None:
-            writes.chunks.remove(int(row[0]))
-            if writes.vectors is not None:
-                writes.vectors.remove(int(row[0]), int(row[1]))
-            db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
     def _embed_missing(self) -> None:
         """Vectors for documents stored without them (before hybrid search, or by a process
@@ -443,7 +240,7 @@ class DocumentIndex:
                 continue
             before = report.documents
             known = self._known(root)
-            batch: list[_Pending] = []
+            batch: list[PendingDocument] = []
             weight = 0
             for path in document_files(root, report.skipped):
                 try:
