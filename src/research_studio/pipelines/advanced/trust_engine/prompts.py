@@ -1,7 +1,7 @@
 """The full trust engine's prompts (one per node) and the ranker's, beside their listings.
 
-Source and evidence listings are the batched engine's (prompts.py), so both engines show the
-model the same data; line templates the scripted test model reads back are constants.
+Source and evidence listings are the batched engine's (`advanced/prompts.py`), so both engines
+show the model the same data; line templates the scripted test model reads back are constants.
 """
 
 from __future__ import annotations
