@@ -33,7 +33,7 @@ class QueryAnalysis(TypedDict):
     topic_focus: str
     temporal_scope: str
     domain: str
-    complexity: str  # the family's analyzer only (the optimized fast path); "" on V9
+    complexity: str  # the variants' analyzer only (the optimized fast path); "" on V9
     ambiguity_level: str
     needs_clarification: bool
     clarification_question: str
@@ -88,7 +88,7 @@ class ResearchPlan(TypedDict):
     outline: list[str]
     primary: list[TreeQuestion]
     secondary: list[TreeQuestion]
-    tertiary: NotRequired[list[TreeQuestion]]  # nice to have (the family's templates)
+    tertiary: NotRequired[list[TreeQuestion]]  # nice to have (the variants' templates)
     queries: list[PlanQuery]
     search_strategy: str
 

@@ -51,7 +51,7 @@ def _analysis(output: QueryAnalysisOutput) -> QueryAnalysis:
         topic_focus=output.topic_focus,
         temporal_scope=output.temporal_scope,
         domain=output.domain,
-        complexity="",  # the family's ERA-CoT analysis reads it; V9 does not ask
+        complexity="",  # the variants' ERA-CoT analysis reads it; V9 does not ask
         ambiguity_level=output.ambiguity_level,
         needs_clarification=output.needs_clarification
         and bool(output.clarification_question.strip()),
