@@ -14,7 +14,8 @@ from research_studio.core.queries import dedupe_queries
 from research_studio.core.records import ErrorRecord
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import call_records, emitter, services_of
-from research_studio.pipelines.kit.stopping import budget_stop, standard_stop_reason
+from research_studio.pipelines.kit.stopping import budget_stop
+from research_studio.pipelines.standard.stopping import standard_stop_reason
 from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
     GAPS_SYSTEM,

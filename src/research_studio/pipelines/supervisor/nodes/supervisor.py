@@ -24,7 +24,7 @@ from research_studio.pipelines.kit.node_kit import (
     error_record,
     services_of,
 )
-from research_studio.pipelines.kit.stopping import supervisor_stop_reason
+from research_studio.pipelines.supervisor.stopping import supervisor_stop_reason
 from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
 from research_studio.pipelines.supervisor.nodes.common import limits, today
 from research_studio.pipelines.supervisor.nodes.intake import store_scope
