@@ -103,7 +103,6 @@ def after_loop() -> frozenset[str]:
     return frozenset().union(*(item.after_loop for item in specs()))
 
 
-
 def graph_builder(name: str) -> GraphBuilder:
     """`build_graph(checkpointer=..., interrupt_on_clarify=...)` of the named pipeline."""
     return spec(name).graph_builder()

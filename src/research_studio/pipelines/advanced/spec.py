@@ -74,7 +74,11 @@ _FAMILY_AFTER_LOOP = frozenset(
         "writer",
     }
 )
-_FAMILY = {"steps": _FAMILY_STEPS, "after_loop": _FAMILY_AFTER_LOOP, "claim_ratio": True}
+_FAMILY: dict[str, Any] = {
+    "steps": _FAMILY_STEPS,
+    "after_loop": _FAMILY_AFTER_LOOP,
+    "claim_ratio": True,
+}
 
 ADVANCED = PipelineSpec.of_package(
     __name__,

@@ -46,7 +46,6 @@ def budget_stop(reached: str) -> StopReason:
     return typing.cast(StopReason, f"budget:{reached}") if reached else CONTINUE
 
 
-
 def advanced_stop_reason(
     *,
     rounds_done: int,

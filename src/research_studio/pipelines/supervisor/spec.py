@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from research_studio.pipelines.kit.spec import PipelineSpec
-from research_studio.pipelines.supervisor.stopping import supervisor_stop_reason
 from research_studio.pipelines.supervisor.prompts import VERIFIED_HEADING
+from research_studio.pipelines.supervisor.stopping import supervisor_stop_reason
 
 SUPERVISOR = PipelineSpec.of_package(
     __name__,
