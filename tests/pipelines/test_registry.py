@@ -4,6 +4,7 @@ tests/pipelines/test_new_pipeline.py registers one more and finds it in every fa
 
 from __future__ import annotations
 
+import ast
 import typing
 from pathlib import Path
 
@@ -21,6 +22,11 @@ from research_studio.pipelines.kit.stopping import StopReason
 from research_studio.run.steps import RUN_STEPS, step_words
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "src" / "research_studio"
+# The layers above the pipelines, and the pipeline modules they may name: the registry, the
+# shared kit and what is written from the registry. A pipeline's own folder is named only there.
+ABOVE = ("run", "export", "evaluation", "faces")
+SHARED = ("registry", "kit", "catalogue", "topology")
 EVERY = pytest.mark.parametrize("spec", registry.specs(), ids=lambda spec: spec.name)
 
 
@@ -32,6 +38,26 @@ def _nodes(spec: PipelineSpec) -> set[str]:
 def test_the_generated_files_agree_with_the_registry() -> None:
     stale = catalogue.stale(ROOT)
     assert not stale, f"run python -m research_studio.pipelines.catalogue: {stale} are stale"
+
+
+def _imported(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+def test_the_layers_above_reach_a_pipeline_only_through_the_registry() -> None:
+    reached = {
+        f"{path.relative_to(PACKAGE)}: {name}"
+        for layer in ABOVE
+        for path in (PACKAGE / layer).rglob("*.py")
+        for name in _imported(path)
+        if name.startswith("research_studio.pipelines.") and name.split(".")[2] not in SHARED
+    }
+    assert not reached, f"modules that name a pipeline's own folder: {sorted(reached)}"
 
 
 def test_names_and_graph_ids_are_unique() -> None:
