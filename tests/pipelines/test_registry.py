@@ -154,6 +154,15 @@ def test_an_unknown_pipeline_is_a_one_line_error_naming_the_others() -> None:
         parse_pipelines("nope")
 
 
+def test_a_registry_line_that_names_no_spec_is_a_one_line_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    line = "research_studio.pipelines.kit.spec:KIT_STEPS"
+    monkeypatch.setattr(registry, "PIPELINES", (*registry.PIPELINES, line))
+    with pytest.raises(ConfigError, match="is not a PipelineSpec"):
+        registry.names()
+
+
 def test_a_readme_without_the_table_markers_is_a_one_line_error(tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("# A project\n", encoding="utf-8")
     with pytest.raises(ConfigError) as caught:

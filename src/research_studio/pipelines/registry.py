@@ -15,28 +15,34 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import AfterValidator, Field
 
 from research_studio.core.errors import ConfigError
-from research_studio.pipelines.advanced.spec import ADVANCED, ADVANCED_FULL, ADVANCED_OPTIMIZED
-from research_studio.pipelines.kit.spec import KIT_STEPS, GraphBuilder, PipelineSpec
-from research_studio.pipelines.standard.spec import STANDARD
-from research_studio.pipelines.supervisor.spec import SUPERVISOR
+from research_studio.pipelines.kit.spec import KIT_STEPS, GraphBuilder, PipelineSpec, load
 
 if TYPE_CHECKING:  # names and specs are read without LangGraph (a run's first line waits on it)
     from langgraph.checkpoint.base import BaseCheckpointSaver
     from langgraph.graph.state import CompiledStateGraph
     from langgraph.store.base import BaseStore
 
-PIPELINES: tuple[PipelineSpec, ...] = (
-    STANDARD,
-    ADVANCED,
-    ADVANCED_FULL,
-    ADVANCED_OPTIMIZED,
-    SUPERVISOR,
+# Every pipeline, as "module:attribute" of its spec, in the order the faces list them.
+PIPELINES: tuple[str, ...] = (
+    "research_studio.pipelines.standard.spec:STANDARD",
+    "research_studio.pipelines.advanced.spec:ADVANCED",
+    "research_studio.pipelines.advanced.spec:ADVANCED_FULL",
+    "research_studio.pipelines.advanced.spec:ADVANCED_OPTIMIZED",
+    "research_studio.pipelines.supervisor.spec:SUPERVISOR",
 )
 
 
 def specs() -> tuple[PipelineSpec, ...]:
-    """Every registered pipeline, in the order the faces list them."""
-    return PIPELINES
+    """Every registered pipeline, in the order the faces list them (spec modules are cheap:
+    they import no graph)."""
+    return tuple(_spec_at(reference) for reference in PIPELINES)
+
+
+def _spec_at(reference: str) -> PipelineSpec:
+    found = load(reference)
+    if not isinstance(found, PipelineSpec):
+        raise ConfigError(f"registry entry {reference!r} is not a PipelineSpec")
+    return found
 
 
 def names() -> tuple[str, ...]:
