@@ -169,3 +169,7 @@ def test_a_readme_without_the_table_markers_is_a_one_line_error(tmp_path: Path) 
         catalogue.written(tmp_path)
     assert "\n" not in str(caught.value) and "markers" in str(caught.value)
     assert catalogue.main(["--check", str(tmp_path)]) == 2
+    (tmp_path / "README.md").write_text(f"{catalogue.TABLE_START}\n{catalogue.TABLE_END}\n")
+    (tmp_path / "langgraph.json").write_text("[1, 2]", encoding="utf-8")
+    assert catalogue.main([str(tmp_path)]) == 2
+    assert (tmp_path / "langgraph.json").read_text(encoding="utf-8") == "[1, 2]"

@@ -27,7 +27,12 @@ _NEW_CONFIG: dict[str, Any] = {"dependencies": ["."]}
 
 def langgraph_text(root: Path, current: str | None) -> str:
     """langgraph.json for `root`: its other keys as they are, "graphs" from the registry."""
-    config = dict(json.loads(current)) if current else dict(_NEW_CONFIG)
+    try:
+        config = json.loads(current) if current else dict(_NEW_CONFIG)
+    except ValueError:
+        config = None
+    if not isinstance(config, dict):
+        raise ConfigError(f"{root / LANGGRAPH_FILE} is not a JSON object")
     config["graphs"] = registry.langgraph_graphs(root)
     return json.dumps(config, indent=2) + "\n"
 
