@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from research_studio.pipelines.advanced import prompts as advanced
-from research_studio.pipelines.standard import prompts as standard
+from research_studio.pipelines.kit import writer
 from research_studio.pipelines.supervisor import prompts as supervisor
 from tests.doubles.prompt_reader import readings
 from tests.doubles.research_script import ResearchScript
@@ -139,7 +139,7 @@ class AdversarialResearchScript(ResearchScript):
             return self.advanced_report(prompt)
         items = [
             Item(found["eid"], found["sid"], found["text"])
-            for found in readings(standard.WRITE_EVIDENCE_ITEM, prompt, eid=r"E\d+", sid=r"S\d+")
+            for found in readings(writer.WRITE_EVIDENCE_ITEM, prompt, eid=r"E\d+", sid=r"S\d+")
         ]
         return self._draft_of("Findings", self.mistakes.statements(items))
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from research_studio.pipelines.advanced import prompts as advanced
-from research_studio.pipelines.standard import prompts as standard
+from research_studio.pipelines.kit import writer
 from research_studio.pipelines.supervisor import prompts as supervisor
 from tests.doubles.prompt_reader import after_label, readings
 from tests.doubles.research_script import ResearchScript
@@ -115,7 +115,7 @@ class ParaphrasingResearchScript(ResearchScript):
     def report(self, prompt: str) -> dict[str, Any]:
         if advanced.CLAIMS_OPEN in prompt:
             return self.advanced_report(prompt)
-        found = readings(standard.WRITE_EVIDENCE_ITEM, prompt, eid=r"E\d+", sid=r"S\d+")
+        found = readings(writer.WRITE_EVIDENCE_ITEM, prompt, eid=r"E\d+", sid=r"S\d+")
         items = [(item["eid"], item["sid"], item["text"]) for item in found]
         paragraphs = self.written.paragraphs(items)
         return self._paraphrased(paragraphs)

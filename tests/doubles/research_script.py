@@ -38,6 +38,7 @@ from research_studio.pipelines.advanced.schemas import (
     QueryAnalysisOutput,
     SubagentExtraction,
 )
+from research_studio.pipelines.kit import writer
 from research_studio.pipelines.standard import prompts as standard
 from research_studio.pipelines.standard.schemas import (
     GapAssessment,
@@ -244,16 +245,16 @@ class ResearchScript:
         if advanced.CLAIMS_OPEN in prompt:
             return self.advanced_report(prompt)
         sections = []
-        item = reader(standard.WRITE_EVIDENCE_ITEM, eid=r"E\d+", sid=r"S\d+")
+        item = reader(writer.WRITE_EVIDENCE_ITEM, eid=r"E\d+", sid=r"S\d+")
         group = re.compile(
-            rf"^{reader(standard.EVIDENCE_GROUP)}\n(?P<items>(?:{item}\n?)+)", re.MULTILINE
+            rf"^{reader(writer.EVIDENCE_GROUP)}\n(?P<items>(?:{item}\n?)+)", re.MULTILINE
         )
         for match in group.finditer(prompt):
             question = match["question"]
             paragraphs = [
                 {"statements": [self._statement(found["text"], [found["eid"]])]}
                 for found in readings(
-                    standard.WRITE_EVIDENCE_ITEM, match["items"], eid=r"E\d+", sid=r"S\d+"
+                    writer.WRITE_EVIDENCE_ITEM, match["items"], eid=r"E\d+", sid=r"S\d+"
                 )
             ]
             if paragraphs:

@@ -7,6 +7,7 @@ import pytest
 from research_studio.core.prompt_blocks import QUESTIONS_LABEL, numbered
 from research_studio.core.records import EvidenceRecord
 from research_studio.pipelines.advanced import prompts as advanced
+from research_studio.pipelines.kit import writer
 from research_studio.pipelines.standard import prompts as standard
 from tests.doubles.prompt_reader import ANY, numbered_under, readings
 from tests.doubles.research_script import ResearchScript
@@ -29,7 +30,7 @@ EVIDENCE = [
     ("template", "values", "fields"),
     [
         (
-            standard.WRITE_EVIDENCE_ITEM,
+            writer.WRITE_EVIDENCE_ITEM,
             {"eid": "E3", "sid": "S1", "text": "A b.", "quote": 'Q "x".'},
             {},
         ),
@@ -66,11 +67,11 @@ def test_numbered_lists_are_found_under_their_label() -> None:
 
 
 def test_the_writer_double_cites_the_evidence_the_prompt_lists() -> None:
-    prompt = standard.WRITE_USER.format(
+    prompt = writer.WRITE_USER.format(
         request="Research request: x",
         questions=numbered(["What happened?"]),
         context="",
-        evidence=standard.evidence_listing(EVIDENCE),
+        evidence=writer.evidence_listing(EVIDENCE),
     )
     draft = ResearchScript().respond("ReportDraft", prompt)
     (section,) = draft["sections"]

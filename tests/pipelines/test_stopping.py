@@ -5,11 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from research_studio.pipelines.kit.stopping import (
-    advanced_stop_reason,
-    standard_stop_reason,
-    supervisor_stop_reason,
-)
+from research_studio.pipelines.kit.stopping import advanced_stop_reason
+from research_studio.pipelines.standard.stopping import standard_stop_reason
+from research_studio.pipelines.supervisor.stopping import supervisor_stop_reason
 
 
 def _reasons(rounds_done: int, max_iterations: int) -> set[str]:

@@ -16,9 +16,6 @@ from research_studio.pipelines.registry import spec, specs
 
 # The setting that caps each pipeline's loop, whichever its spec reads.
 ROUND_SETTINGS = ("max_iterations", "max_researcher_iterations")
-# Pipelines whose metadata confidence (or claim figures) is a ratio of their verified claims;
-# the supervisor's confidence is the PASS share of its evidence snippets.
-CLAIM_RATIO_PIPELINES = frozenset({"standard", "advanced", "advanced-full", "advanced-optimized"})
 
 
 def round_setting(pipeline: PipelineSpec) -> str | None:
@@ -43,7 +40,9 @@ def _formats(pipeline: PipelineSpec) -> bool:
 
 
 def _claim_ratio(pipeline: PipelineSpec) -> bool:
-    return pipeline.name in CLAIM_RATIO_PIPELINES
+    # Its metadata confidence (or claim figures) is a ratio of its verified claims, as its spec
+    # says; the supervisor's confidence is the PASS share of its evidence snippets.
+    return pipeline.claim_ratio
 
 
 @dataclass(frozen=True)

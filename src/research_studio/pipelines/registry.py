@@ -2,39 +2,47 @@
 
 Adding a pipeline is a folder with its `spec.py` and one line in `PIPELINES`. Everything that
 names pipelines (the CLI's --pipeline, the web form, MCP, eval, bench, the runner's plan
-review, the remote client's graph ids, langgraph.json's check) asks the functions below.
+review, the progress words, the remote client's graph ids, langgraph.json and the docs' table)
+asks the functions below.
 """
 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, Field
 
 from research_studio.core.errors import ConfigError
-from research_studio.pipelines.advanced.spec import ADVANCED, ADVANCED_FULL, ADVANCED_OPTIMIZED
-from research_studio.pipelines.kit.spec import GraphBuilder, PipelineSpec
-from research_studio.pipelines.standard.spec import STANDARD
-from research_studio.pipelines.supervisor.spec import SUPERVISOR
+from research_studio.pipelines.kit.spec import KIT_STEPS, GraphBuilder, PipelineSpec, load
 
 if TYPE_CHECKING:  # names and specs are read without LangGraph (a run's first line waits on it)
     from langgraph.checkpoint.base import BaseCheckpointSaver
     from langgraph.graph.state import CompiledStateGraph
     from langgraph.store.base import BaseStore
 
-PIPELINES: tuple[PipelineSpec, ...] = (
-    STANDARD,
-    ADVANCED,
-    ADVANCED_FULL,
-    ADVANCED_OPTIMIZED,
-    SUPERVISOR,
+# Every pipeline, as "module:attribute" of its spec, in the order the faces list them.
+PIPELINES: tuple[str, ...] = (
+    "research_studio.pipelines.standard.spec:STANDARD",
+    "research_studio.pipelines.advanced.spec:ADVANCED",
+    "research_studio.pipelines.advanced.spec:ADVANCED_FULL",
+    "research_studio.pipelines.advanced.spec:ADVANCED_OPTIMIZED",
+    "research_studio.pipelines.supervisor.spec:SUPERVISOR",
 )
 
 
 def specs() -> tuple[PipelineSpec, ...]:
-    """Every registered pipeline, in the order the faces list them."""
-    return PIPELINES
+    """Every registered pipeline, in the order the faces list them (spec modules are cheap:
+    they import no graph)."""
+    return tuple(_spec_at(reference) for reference in PIPELINES)
+
+
+def _spec_at(reference: str) -> PipelineSpec:
+    found = load(reference)
+    if not isinstance(found, PipelineSpec):
+        raise ConfigError(f"registry entry {reference!r} is not a PipelineSpec")
+    return found
 
 
 def names() -> tuple[str, ...]:
@@ -82,9 +90,23 @@ def help_text() -> str:
     return "; ".join(f"{item.name} ({item.summary})" for item in specs())
 
 
-def langgraph_graphs() -> dict[str, str]:
-    """What langgraph.json's "graphs" must hold: every pipeline's graph ids and paths."""
-    return {gid: path for item in specs() for gid, path in item.langgraph_graphs().items()}
+def langgraph_graphs(root: Path) -> dict[str, str]:
+    """What the "graphs" of a langgraph.json in `root` must hold: every pipeline's graph ids
+    and files."""
+    return {gid: path for item in specs() for gid, path in item.langgraph_graphs(root).items()}
+
+
+def step_words() -> dict[str, str]:
+    """Every registered pipeline's graph nodes in words, with the kit's own nodes."""
+    words: dict[str, str] = dict(KIT_STEPS)
+    for item in specs():
+        words.update(item.steps)
+    return words
+
+
+def after_loop() -> frozenset[str]:
+    """The steps, of any registered pipeline, that come after its research loop."""
+    return frozenset().union(*(item.after_loop for item in specs()))
 
 
 def graph_builder(name: str) -> GraphBuilder:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
@@ -28,14 +28,8 @@ from research_studio.evidence.passages import is_safe_passage, passage_report, u
 from research_studio.grounding.printed import cited_sources
 from research_studio.grounding.statements import GroundedReport, ReportDraft, ground_draft, passage
 from research_studio.pipelines.kit.consolidate import evidence_of, next_number
+from research_studio.pipelines.kit.writer import evidence_support, writer_messages
 from research_studio.pipelines.registry import compile_pipeline
-from research_studio.pipelines.standard.finish import evidence_support
-from research_studio.pipelines.standard.prompts import (
-    STYLE,
-    WRITE_SYSTEM,
-    WRITE_USER,
-    evidence_listing,
-)
 from research_studio.run.persistence import open_persistence
 from research_studio.run.runs import PAGES_FILE, RunFolder
 from research_studio.services.clients import Services, open_services
@@ -178,24 +172,15 @@ async def _written(
     if services.extraction.verbatim:
         return None
     language = report_language(config.language, question)
-    messages = [
-        SystemMessage(
-            content=WRITE_SYSTEM.format(
-                valid_ids=", ".join(item["eid"] for item in evidence),
-                style=STYLE["concise"],
-                language_rule=writing_rule(language),
-                system_prompt=additional_instructions(config.system_prompt),
-            )
-        ),
-        HumanMessage(
-            content=WRITE_USER.format(
-                request=request_block(question, context),
-                questions=f"1. {question}",
-                context="",
-                evidence=evidence_listing(evidence),
-            )
-        ),
-    ]
+    messages = writer_messages(
+        evidence,
+        request=request_block(question, context),
+        questions=f"1. {question}",
+        context="",
+        style="concise",
+        language_rule=writing_rule(language),
+        system_prompt=additional_instructions(config.system_prompt),
+    )
     try:
         draft = await services.caller("followup", "smart").structured(ReportDraft, messages)
     except ResearchStudioError:

@@ -93,7 +93,7 @@ async def test_gap_loop_stops_on_each_exit_condition(
 
 
 def test_stop_rules_are_pure_and_routers_only_read_the_reason() -> None:
-    from research_studio.pipelines.kit.stopping import standard_stop_reason
+    from research_studio.pipelines.standard.stopping import standard_stop_reason
 
     base = {
         "ready": False,

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from research_studio.faces.cli.terminal import foreign, line
-from research_studio.run.steps import AFTER_LOOP, step_words
+from research_studio.run.steps import after_loop, step_words
 
 # Piped, starts are not printed: an end or a progress line says more.
 _PIPED_KINDS = frozenset({"end", "error", "progress"})
@@ -68,7 +68,7 @@ class ProgressView:
         return self.clock() - self.started
 
     def iteration_text(self) -> str:
-        if self.node in AFTER_LOOP:
+        if self.node in after_loop():
             done = self.iterations_done
             return f"{done} iteration{'s' if done != 1 else ''} done"
         return f"iteration {self.iterations_done + 1}"

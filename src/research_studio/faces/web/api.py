@@ -35,7 +35,7 @@ from research_studio.run.launch import (
     prepare_run,
 )
 from research_studio.run.runs import list_runs, run_folders
-from research_studio.run.steps import AFTER_LOOP, STEP_WORDS
+from research_studio.run.steps import after_loop, step_table
 from research_studio.services.resolution import choose_model, choose_search
 
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ async def options(state: State) -> dict[str, Any]:
 @router.get("/steps")
 async def steps() -> dict[str, Any]:
     """Graph nodes in words (the same table as the terminal's progress) and the post-loop steps."""
-    return {"words": STEP_WORDS, "after_loop": sorted(AFTER_LOOP)}
+    return {"words": step_table(), "after_loop": sorted(after_loop())}
 
 
 @router.get("/config")

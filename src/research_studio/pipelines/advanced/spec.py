@@ -28,6 +28,57 @@ _FAMILY_SETTINGS = (
     "subagent_max_iterations",
     "system_prompt",
 )
+# Every node of the family in words (each variant wires a subset of them).
+_FAMILY_STEPS = {
+    "query_analyzer": "understanding the question",
+    "analyzer": "understanding the question",
+    "complexity_router": "judging the question's complexity",
+    "planner": "planning the research",
+    "orchestrator": "assigning searches to subagents",
+    "subagent": "searching and reading pages",
+    "discovery": "searching and reading pages",
+    "collect_findings": "collecting the subagents' findings",
+    "consolidate_sources": "merging duplicate sources",
+    "gap_detector": "looking for gaps",
+    "increment_iteration": "starting another iteration",
+    "early_termination_check": "deciding whether to stop early",
+    "confidence_check": "deciding whether to stop early",
+    "trust_engine": "checking sources and claims",
+    "credibility_scorer": "scoring source credibility",
+    "ranker": "ranking sources",
+    "claim_extractor": "extracting claims",
+    "cross_validate": "cross-checking claims between sources",
+    "confidence_scorer": "scoring claim confidence",
+    "span_verify": "checking quotes against pages",
+    "batched_cred_claims": "scoring sources and extracting claims",
+    "batched_verify": "checking claims against quotes",
+    "backtrack_handler": "researching weak claims again",
+    "auto_refine": "refining the report",
+    "cite": "adding citations",
+    "writer": "writing the report",
+}
+# The trust engine and the writer run after the research loop.
+_FAMILY_AFTER_LOOP = frozenset(
+    {
+        "trust_engine",
+        "credibility_scorer",
+        "ranker",
+        "claim_extractor",
+        "cross_validate",
+        "confidence_scorer",
+        "span_verify",
+        "batched_cred_claims",
+        "batched_verify",
+        "auto_refine",
+        "cite",
+        "writer",
+    }
+)
+_FAMILY: dict[str, Any] = {
+    "steps": _FAMILY_STEPS,
+    "after_loop": _FAMILY_AFTER_LOOP,
+    "claim_ratio": True,
+}
 
 ADVANCED = PipelineSpec.of_package(
     __name__,
@@ -37,6 +88,7 @@ ADVANCED = PipelineSpec.of_package(
     plan_text="research_studio.pipelines.advanced.nodes.review:advanced_plan_text",
     settings=(*_FAMILY_SETTINGS, "review_plan"),
     bench_modes=("multi",),
+    **_FAMILY,
 )
 
 
@@ -56,6 +108,7 @@ def _variant(
         modes=("single", "multi"),
         settings=(*_FAMILY_SETTINGS, *settings),
         bench_modes=("multi",),
+        **_FAMILY,
     )
 
 

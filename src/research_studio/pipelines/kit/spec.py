@@ -1,16 +1,21 @@
-"""What a pipeline is, declared once: its name, builder, modes, plan review, stop rule and graphs.
+"""What a pipeline is, declared once: its name, builder, modes, plan review, stop rule, step
+words, flags and graphs.
 
 Each pipeline package declares its `PipelineSpec`s in its `spec.py`; `pipelines/registry.py`
-lists them, and every list of pipeline names (CLI, web form, MCP, eval, bench, langgraph.json)
-reads that list. Builders and plan-text readers are named as "module:attribute" and imported
-only when used, so listing the specs stays cheap.
+lists them, and every list of pipelines (CLI, web form, MCP, eval, bench, progress words,
+langgraph.json and the docs' table, both written by `pipelines/catalogue.py`) reads that list.
+Builders and plan-text readers are named as "module:attribute" and imported only when used, so
+listing the specs stays cheap.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from research_studio.pipelines.kit.stopping import StopReason
@@ -23,7 +28,11 @@ if TYPE_CHECKING:  # listing the specs must not import LangGraph (a run's first 
 Mode = Literal["single", "multi"]
 GraphBuilder = Callable[..., "CompiledStateGraph[Any, Any, Any, Any]"]
 PlanText = Callable[[Mapping[str, Any]], str]
-SRC_PREFIX = "./src/"
+# The nodes `kit.wiring` adds to any graph (its clarification and plan-review pauses), in words.
+KIT_STEPS: Mapping[str, str] = {
+    "clarify": "asking a clarification",
+    "review_plan": "waiting for the plan review",
+}
 
 
 def load(reference: str) -> Any:
@@ -41,14 +50,23 @@ class PipelineSpec:
     builder: str  # "module:build_graph": build_graph(checkpointer=..., interrupt_on_clarify=...)
     # langgraph.json graph id -> "module:attribute" of a compiled graph; the first is the main one.
     graphs: Mapping[str, str]
-    # The pure rules of kit/stopping.py its loop applies, in the order it applies them.
+    # The pure rules its loop applies, in the order it applies them (each says a kit/stopping.py
+    # `StopReason`); they live in its own folder beside the node that asks them.
     stop_rules: tuple[Callable[..., StopReason], ...]
+    # Its graph nodes in the words a reader of the progress line understands (node -> words);
+    # the kit's own nodes (`KIT_STEPS`) need none.
+    steps: Mapping[str, str] = field(default_factory=dict)
+    # Its steps after the research loop: progress shows the iterations done, not one running.
+    after_loop: frozenset[str] = frozenset()
     modes: tuple[Mode, ...] = ("multi",)
     plan_text: str | None = None  # "module:function" showing the plan for review; None: no review
     verbatim_heading: str | None = None  # a report section of verbatim page text, if it has one
     settings: tuple[str, ...] = ()  # Configuration fields its own nodes read
     bench_modes: tuple[Mode, ...] = ()  # modes `research-studio bench` measures
     uses_store: bool = False  # keeps data in a LangGraph store
+    # Its metadata confidence (or claim figures) is a ratio of its verified claims: what the
+    # verified_claims_ratio evaluator reads (the supervisor's is the share of snippets that pass).
+    claim_ratio: bool = False
 
     @classmethod
     def of_package(
@@ -111,11 +129,20 @@ class PipelineSpec:
         reader: PlanText = load(self.plan_text)
         return reader(state)
 
-    def langgraph_graphs(self) -> dict[str, str]:
-        """Its langgraph.json entries: graph id -> "./src/<module path>.py:<attribute>"."""
+    def langgraph_graphs(self, root: Path) -> dict[str, str]:
+        """Its langgraph.json entries for a file in `root`: graph id -> "./<file>.py:<attribute>",
+        the file where Python finds the module (its package is imported, not the module)."""
         return {
-            graph_id: f"{SRC_PREFIX}{module.replace('.', '/')}.py:{attribute}"
+            graph_id: f"{_relative_file(module, root)}:{attribute}"
             for graph_id, (module, _, attribute) in (
                 (gid, ref.partition(":")) for gid, ref in self.graphs.items()
             )
         }
+
+
+def _relative_file(module: str, root: Path) -> str:
+    """The module's source file as langgraph.json names it: relative to `root`, "./" first."""
+    found = importlib.util.find_spec(module)
+    if found is None or found.origin is None:
+        raise ValueError(f"module {module!r} has no source file")
+    return "./" + Path(os.path.relpath(found.origin, root)).as_posix()

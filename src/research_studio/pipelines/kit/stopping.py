@@ -1,7 +1,9 @@
 """Why a research loop stops: one vocabulary for every pipeline, decided by pure functions.
 
-The assessing node of each pipeline computes the reason and writes it to state as
-`stop_reason` ("" to go on); routers only read it, and run metadata records it.
+Each pipeline's rule is a pure function in its own folder (`standard/stopping.py`, ...), named
+in its spec's `stop_rules`; this module holds the vocabulary they answer in and the counting and
+budget rules they share. The assessing node of each pipeline computes the reason and writes it
+to state as `stop_reason` ("" to go on); routers only read it, and run metadata records it.
 
 Every loop counts the same way: `rounds_done` is the number of rounds (iterations, turns)
 finished when the rule is asked, and the cap is reached when it equals the setting, so
@@ -42,27 +44,6 @@ def cap_reached(rounds_done: int, max_rounds: int) -> bool:
 def budget_stop(reached: str) -> StopReason:
     """The stop reason for a budget that was reached ("" when none was)."""
     return typing.cast(StopReason, f"budget:{reached}") if reached else CONTINUE
-
-
-def standard_stop_reason(
-    *,
-    ready: bool,
-    coverage: float,
-    min_coverage: float,
-    pending_searches: int,
-    rounds_done: int,
-    max_iterations: int,
-) -> StopReason:
-    """The standard loop: ready, covered, out of searches, or out of iterations."""
-    if ready:
-        return "ready"
-    if coverage >= min_coverage:
-        return "coverage_reached"
-    if not pending_searches:
-        return "no_searches_left"
-    if cap_reached(rounds_done, max_iterations):
-        return "iteration_cap"
-    return CONTINUE
 
 
 def advanced_stop_reason(
@@ -115,17 +96,4 @@ def early_stop_reason(
         return "gain_below_threshold"
     if iteration > 0 and new_sources < min_novelty * max(1, known_sources):
         return "low_novelty"
-    return CONTINUE
-
-
-def supervisor_stop_reason(
-    *, rounds_done: int, max_iterations: int, tool_calls: int, research_complete: bool
-) -> StopReason:
-    """The supervisor loop (spec 004): ResearchComplete, no tool calls, or out of turns."""
-    if research_complete:
-        return "research_complete"
-    if not tool_calls:
-        return "no_tool_calls"
-    if cap_reached(rounds_done, max_iterations):
-        return "iteration_cap"
     return CONTINUE

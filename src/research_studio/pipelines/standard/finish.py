@@ -14,7 +14,6 @@ from research_studio.core.records import (
     ClaimRecord,
     ErrorRecord,
     EvidenceRecord,
-    QuoteRef,
     RunSummary,
 )
 from research_studio.evidence.brief import for_writer, verbatim_brief
@@ -24,7 +23,6 @@ from research_studio.grounding.quotes import normalize_for_match
 from research_studio.grounding.statements import (
     GroundedReport,
     ReportDraft,
-    Support,
     ground_draft,
     grounding_figures,
 )
@@ -38,15 +36,12 @@ from research_studio.pipelines.kit.node_kit import (
     services_of,
 )
 from research_studio.pipelines.kit.report import close_report, count_note, report_grounding
+from research_studio.pipelines.kit.writer import evidence_support, writer_messages
 from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
-    STYLE,
     VERIFY_SYSTEM,
     VERIFY_USER,
-    WRITE_SYSTEM,
-    WRITE_USER,
     claims_to_verify,
-    evidence_listing,
     worker_context,
 )
 from research_studio.pipelines.standard.schemas import Verification
@@ -152,17 +147,6 @@ def _writer_evidence(state: ResearchState) -> list[EvidenceRecord]:
     return [item for item in evidence if item["quote_verified"]]
 
 
-def evidence_support(evidence: list[EvidenceRecord]) -> dict[str, Support]:
-    """What each evidence id lets a statement cite: its source and its verified quote."""
-    return {
-        item["eid"]: Support(
-            sids=(item["sid"],), quotes=(QuoteRef(sid=item["sid"], quote=item["quote"]),)
-        )
-        for item in evidence
-        if item["quote_verified"]
-    }
-
-
 def _brief(
     state: ResearchState, evidence: list[EvidenceRecord], config: Configuration
 ) -> GroundedReport:
@@ -266,22 +250,12 @@ def _writer_messages(
     state: ResearchState, config: Configuration, evidence: list[EvidenceRecord]
 ) -> list[BaseMessage]:
     multi = state.get("mode") == "multi"
-    context = worker_context(state.get("worker_results", []) if multi else [])
-    return [
-        SystemMessage(
-            content=WRITE_SYSTEM.format(
-                valid_ids=", ".join(item["eid"] for item in evidence) or "(none)",
-                style=STYLE[config.report_structure],
-                language_rule=writing_rule(report_language(config.language, state["query"])),
-                system_prompt=additional_instructions(config.system_prompt),
-            )
-        ),
-        HumanMessage(
-            content=WRITE_USER.format(
-                request=request_block(state["query"], state.get("user_clarification", "")),
-                questions=numbered(state.get("research_questions", [])),
-                context=context,
-                evidence=evidence_listing(evidence),
-            )
-        ),
-    ]
+    return writer_messages(
+        evidence,
+        request=request_block(state["query"], state.get("user_clarification", "")),
+        questions=numbered(state.get("research_questions", [])),
+        context=worker_context(state.get("worker_results", []) if multi else []),
+        style=config.report_structure,
+        language_rule=writing_rule(report_language(config.language, state["query"])),
+        system_prompt=additional_instructions(config.system_prompt),
+    )

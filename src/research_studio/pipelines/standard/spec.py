@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research_studio.pipelines.kit.spec import PipelineSpec
-from research_studio.pipelines.kit.stopping import standard_stop_reason
+from research_studio.pipelines.standard.stopping import standard_stop_reason
 
 STANDARD = PipelineSpec.of_package(
     __name__,
@@ -26,4 +26,18 @@ STANDARD = PipelineSpec.of_package(
         "system_prompt",
     ),
     bench_modes=("single", "multi"),
+    steps={
+        "understand": "understanding the question",
+        "plan": "planning the research",
+        "orchestrate": "assigning searches to workers",
+        "search_worker": "searching and reading pages",
+        "search_and_extract": "searching and reading pages",
+        "collect": "collecting the workers' findings",
+        "detect_gaps": "looking for gaps",
+        "synthesize": "weighing what was found",  # per iteration: coverage and gaps, not the report
+        "write_report": "writing the report",
+        "verify": "checking the citations",
+    },
+    after_loop=frozenset({"write_report", "verify"}),
+    claim_ratio=True,
 )

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from research_studio.pipelines.kit.spec import PipelineSpec
-from research_studio.pipelines.kit.stopping import supervisor_stop_reason
 from research_studio.pipelines.supervisor.prompts import VERIFIED_HEADING
+from research_studio.pipelines.supervisor.stopping import supervisor_stop_reason
 
 SUPERVISOR = PipelineSpec.of_package(
     __name__,
@@ -38,4 +38,28 @@ SUPERVISOR = PipelineSpec.of_package(
         "use_findings_council",
     ),
     uses_store=True,
+    steps={
+        "check_store": "looking for earlier research",
+        "clarify_with_user": "checking whether the question is clear",
+        "write_research_brief": "writing the research brief",
+        "validate_brief": "checking the research brief",
+        "review_brief": "waiting for the brief review",
+        "brief_rejected": "reporting why the brief was rejected",
+        "research_supervisor": "researching (supervisor and researchers)",
+        "validate_findings": "checking the findings",
+        "extract_evidence": "extracting evidence",
+        "verify_evidence": "checking quotes against pages",
+        "final_report_generation": "writing the report",
+        "review_report": "waiting for the report review",
+        "verify_claims": "checking claims",
+    },
+    after_loop=frozenset(
+        {
+            "extract_evidence",
+            "verify_evidence",
+            "final_report_generation",
+            "review_report",
+            "verify_claims",
+        }
+    ),
 )

@@ -24,7 +24,6 @@ from research_studio.pipelines.kit.node_kit import (
     error_record,
     services_of,
 )
-from research_studio.pipelines.kit.stopping import supervisor_stop_reason
 from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
 from research_studio.pipelines.supervisor.nodes.common import limits, today
 from research_studio.pipelines.supervisor.nodes.intake import store_scope
@@ -55,6 +54,7 @@ from research_studio.pipelines.supervisor.state import (
     SupervisorState,
     override,
 )
+from research_studio.pipelines.supervisor.stopping import supervisor_stop_reason
 from research_studio.pipelines.supervisor.tool_calls import Tool, call_tools, tool_result
 
 CONDUCT = Tool("ConductResearch", CONDUCT_RESEARCH_DESCRIPTION, ConductResearchArgs)
