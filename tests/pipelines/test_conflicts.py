@@ -19,6 +19,8 @@ from typer.testing import CliRunner
 
 from research_studio.core.config import Configuration
 from research_studio.faces.cli import app
+from research_studio.pipelines.advanced.variants import build_trust_engine_subgraph
+from research_studio.services.clients import open_services
 from tests.conftest import full_state
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model
@@ -227,3 +229,61 @@ def test_the_cli_writes_the_conflict_into_report_and_result(tmp_path: Path) -> N
     assert [conflict["status"] for conflict in conflicts] == ["open"]
     assert "⚖ Sources disagree" in report and "54 %" in report and "45 %" in report
     assert "no third source settles it" in _limitations(report)
+
+
+def _trust_input(findings: dict[str, str]) -> dict[str, Any]:
+    """The trust engine's input: one verified quote per source."""
+    sources, evidence = [], []
+    for number, (sid, text) in enumerate(findings.items(), 1):
+        url = f"https://www.example.org/{sid.lower()}"
+        sources.append(
+            {"sid": sid, "url": url, "title": f"Reef {sid}", "snippet": text,
+             "provider": "local", "published": None}
+        )  # fmt: skip
+        evidence.append(
+            {"eid": f"E{number}", "sid": sid, "url": url, "title": "", "text": text,
+             "quote": text, "quote_verified": True, "question": "Findings"}
+        )  # fmt: skip
+    return {
+        "query": QUERY,
+        "query_analysis": {"query_class": "comprehensive_overview"},
+        "plan": {"outline": ["Findings"]},
+        "sources": sources,
+        "evidence": evidence,
+    }
+
+
+NORTH_54 = "Coral cover on the northern reef fell by 54 percent after the 2016 heat wave."
+AGENCY_54 = "The agency found that coral cover on the northern reef fell by 54 percent after the 2016 heat wave."
+NORTH_45 = "Coral cover on the northern reef fell by 45 percent after the 2016 heat wave."
+SOUTH_54 = "Coral cover on the southern reef fell by 54 percent after the 2016 heat wave."
+
+
+async def _cross_validated(
+    make_config: Callable[..., Configuration], findings: dict[str, str]
+) -> dict[str, bool]:
+    """The full trust engine's verdicts: whether each claim (by text) is cross-validated, the
+    scripted judge naming another source's evidence for every claim."""
+    config = make_config(model=use_scripted_model(ResearchScript().model()))
+    async with open_services(config):
+        subgraph = build_trust_engine_subgraph("full")
+        result = await subgraph.ainvoke(_trust_input(findings), context=config)
+    return {claim["text"]: claim["cross_validated"] for claim in result["claims"]}
+
+
+async def test_two_agreeing_sources_are_cross_validated_until_a_third_contradicts(
+    make_config: Callable[..., Configuration],
+) -> None:
+    agreeing = await _cross_validated(make_config, {"S1": NORTH_54, "S2": AGENCY_54})
+    assert agreeing[NORTH_54]  # the control: two sources, one figure, ✓✓ is possible
+    contested = await _cross_validated(
+        make_config, {"S1": NORTH_54, "S2": AGENCY_54, "S3": NORTH_45}
+    )
+    assert not any(contested.values()), contested
+
+
+async def test_the_southern_reef_never_cross_validates_the_northern_reef(
+    make_config: Callable[..., Configuration],
+) -> None:
+    verdicts = await _cross_validated(make_config, {"S1": NORTH_54, "S2": SOUTH_54})
+    assert not any(verdicts.values()), verdicts
