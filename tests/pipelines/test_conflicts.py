@@ -51,7 +51,12 @@ DATES = {
     "reef-institute.md": "# Reef institute\n\nThe marine institute first mapped coral cover on "
     "the northern reef in 2003." + FILLER,
 }
-PIPELINES = [("standard", "single"), ("standard", "multi"), ("advanced", "multi"), ("supervisor", "")]
+PIPELINES = [
+    ("standard", "single"),
+    ("standard", "multi"),
+    ("advanced", "multi"),
+    ("supervisor", ""),
+]
 
 
 def _documents(folder: Path, documents: dict[str, str]) -> Path:

@@ -128,7 +128,9 @@ def conflict_continues(
     return reason
 
 
-def with_conflicts(grounding: dict[str, object], conflicts: Sequence[Conflict]) -> dict[str, object]:
+def with_conflicts(
+    grounding: dict[str, object], conflicts: Sequence[Conflict]
+) -> dict[str, object]:
     """The report's grounding figures with its conflicts and how each ended (result.json)."""
     return {
         **grounding,
