@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TypedDict
 
 from research_studio.core.records import EvidenceRecord
@@ -41,6 +42,10 @@ _SAYS = re.compile(r"says '([^']+)' where the source says '([^']+)'")
 _NEGATES = re.compile(r"source negates '([^']+)'")
 # Two texts must share this many terms before the (slower) support check compares them.
 SHARED_TERMS = 2
+# Of a part's terms, the share its sentences must carry for the two to speak of one thing.
+CLOSE_PART = 0.75
+# Of a text's terms, the share the other's quote must have before the support check runs.
+SHARED_SHARE = 0.6
 FIRST_YEAR, LAST_YEAR = 1000, 2200
 
 
@@ -109,14 +114,35 @@ def _comparable(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
     return mine[1] == theirs[1]
 
 
+def _unsaid(part: Part) -> tuple[str, ...]:
+    """The part's words its sentences lack, its direction words aside (they are what the two
+    may disagree on, not a sign that they speak of something else)."""
+    return tuple(word for word in part.missing if canon(word) not in _DIRECTION_TERMS)
+
+
 def _carried(alignment: Alignment, statement: str) -> bool:
     """Whether the other source carries the statement's terms (the support check's decision),
-    its direction words aside: they are what the two may disagree on."""
-    parts = tuple(
-        replace(part, missing=tuple(w for w in part.missing if canon(w) not in _DIRECTION_TERMS))
-        for part in alignment.parts
-    )
+    its direction words aside."""
+    parts = tuple(replace(part, missing=_unsaid(part)) for part in alignment.parts)
     return bool(alignment.quotes) and score(features(Alignment(parts=parts), statement)) >= 0
+
+
+def _close(part: Part) -> bool:
+    """Whether the sentences found say nearly all of the part: a disagreement is on one thing
+    said alike, never on a sentence that only shares its topic."""
+    if not part.wanted:
+        return False
+    return (part.wanted - len(_unsaid(part))) / part.wanted >= CLOSE_PART
+
+
+_DIGITS = re.compile(r"\d")
+
+
+def _written(figure: tuple[str, str], text: str) -> bool:
+    """Whether the figure is written in digits in the text ("two main groups" is prose, not a
+    measurement to dispute)."""
+    head = figure[0].split(".")[0]
+    return bool(_DIGITS.search(head)) and head in re.sub(r"[,\s]", "", text)
 
 
 def _figure_difference(part: Part) -> tuple[str, str, str] | None:
@@ -124,13 +150,17 @@ def _figure_difference(part: Part) -> tuple[str, str, str] | None:
     theirs); None when they are silent on it or more than one figure differs."""
     sentences = [text for text in (part.quote, *part.also) if text]
     theirs = set().union(*(figures(text) for text in sentences)) if sentences else set()
-    mine = figures(part.text)
+    mine = {figure for figure in figures(part.text) if _written(figure, part.text)}
     differing = [f for f in mine if not any(figure_matches(f, other) for other in theirs)]
     if len(differing) != 1:
         return None  # silent, or a year or version differs besides a value: another thing
     wanted = differing[0]
     # What the other says instead: a figure of the part's own sentence, measured alike.
-    rivals = [other for other in figures(part.quote) if _comparable(wanted, other)]
+    rivals = [
+        other
+        for other in figures(part.quote)
+        if _comparable(wanted, other) and _written(other, part.quote)
+    ]
     rivals = [other for other in rivals if not any(figure_matches(other, f) for f in mine)]
     if len(rivals) != 1:
         return None
@@ -148,6 +178,8 @@ def _polarity_difference(part: Part) -> tuple[str, str, str] | None:
             if is_qualifier(mine) or is_qualifier(theirs):
                 return None  # "before" and "after" name two times, not two answers
             return "polarity", mine, theirs
+        if _unsaid(part):
+            return None  # a negation disputes only a sentence that says all the rest alike
         if _NEGATES.search(reason):
             return "polarity", "affirms", "denies"
         return "polarity", "denies", "affirms"
@@ -170,6 +202,8 @@ def disagreement(one: Said, other: Said) -> Disagreement | None:
     for part in found.alignment.parts:
         if not part.reasons:
             continue
+        if not _close(part):
+            return None
         figure = any(reason.startswith("figure:") for reason in part.reasons)
         difference = _figure_difference(part) if figure else _polarity_difference(part)
         if difference is None:
@@ -181,16 +215,30 @@ def disagreement(one: Said, other: Said) -> Disagreement | None:
     return Disagreement(kind=kind, subject=subject, one=mine, other=theirs)
 
 
+@lru_cache(maxsize=8192)
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(canon(word) for word in content_words(text))
+
+
 def _shares_terms(one: Said, other: Said) -> bool:
-    mine = {canon(word) for word in content_words(one.text)}
-    theirs = {canon(word) for word in content_words(f"{other.text} {other.quote}")}
-    return len(mine & theirs) >= SHARED_TERMS
+    """A quick test before the support check: the other's quote has most of the one's terms."""
+    mine = _terms(one.text) - _DIRECTION_TERMS
+    shared = len(mine & _terms(other.quote))
+    return shared >= SHARED_TERMS and shared >= SHARED_SHARE * len(mine)
 
 
-def _may_differ(said: Said) -> bool:
-    """A text with nothing to disagree on (no figure, negation or direction) needs no check."""
-    terms = {canon(word) for word in content_words(said.text)}
-    return bool(figures(said.text) or negations(said.text) or terms & _DIRECTION_TERMS)
+@lru_cache(maxsize=8192)
+def _differs(text: str) -> tuple[bool, bool]:
+    """Whether a text gives a figure in digits, and whether it negates or has a direction."""
+    figured = any(_written(figure, text) for figure in figures(text))
+    return figured, bool(negations(text) or _terms(text) & _DIRECTION_TERMS)
+
+
+def _may_differ(one: Said, other: Said) -> bool:
+    """Whether the two have anything to disagree on: figures in both, or a polarity in one."""
+    one_figured, one_polar = _differs(one.text)
+    other_figured, other_polar = _differs(other.quote)
+    return (one_figured and other_figured) or one_polar or other_polar
 
 
 @dataclass
@@ -244,7 +292,7 @@ def find_conflicts(said: Sequence[Said]) -> list[Conflict]:
     found: dict[tuple[str, frozenset[str]], Conflict] = {}
     for index, one in enumerate(said):
         for other in said[index + 1 :]:
-            if one.sid == other.sid or not (_may_differ(one) or _may_differ(other)):
+            if one.sid == other.sid:
                 continue
             pair = _pair(one, other)
             if pair is None:
@@ -271,12 +319,11 @@ def find_conflicts(said: Sequence[Said]) -> list[Conflict]:
 
 def _pair(one: Said, other: Said) -> tuple[tuple[Said, Said], Disagreement] | None:
     """The two in the order the disagreement reads (the one whose text differs first)."""
-    if not _shares_terms(one, other) and not _shares_terms(other, one):
-        return None
-    if difference := disagreement(one, other):
-        return (one, other), difference
-    if difference := disagreement(other, one):
-        return (other, one), difference
+    for first, second in ((one, other), (other, one)):
+        if not _shares_terms(first, second) or not _may_differ(first, second):
+            continue
+        if difference := disagreement(first, second):
+            return (first, second), difference
     return None
 
 
@@ -322,5 +369,5 @@ def contested(text: str, sids: Sequence[str], evidence: Sequence[EvidenceRecord]
     return any(
         disagreement(mine, other) is not None
         for other in evidence_said(evidence)
-        if other.sid not in sids and _shares_terms(mine, other)
+        if other.sid not in sids and _shares_terms(mine, other) and _may_differ(mine, other)
     )
