@@ -212,7 +212,17 @@ def disagreement(one: Said, other: Said) -> Disagreement | None:
     if len(differences) != 1:
         return None
     subject, (kind, mine, theirs) = differences[0]
+    if kind != "polarity":
+        subject = _blanked(subject, mine)
     return Disagreement(kind=kind, subject=subject, one=mine, other=theirs)
+
+
+def _blanked(subject: str, shown: str) -> str:
+    """The subject with the disputed figure left out ("fell by … after the heat wave"): the
+    values are said beside it."""
+    number = re.escape(shown.removeprefix("the ").lstrip("$€£").split(" ")[0]).rstrip("s")
+    unit = r"(?:\s?(?:%|per ?cent|percentage points?|°\s?[cf]?|[^\W\d_]+))?" if " " in shown else ""
+    return re.sub(rf"[$€£]?(?<![\d.,]){number}(?![\d])s?{unit}", "…", subject, count=1)
 
 
 @lru_cache(maxsize=8192)

@@ -76,7 +76,7 @@ async def detect_gaps(state: ResearchState, runtime: Runtime[Configuration]) -> 
         )
     ]
     emitter(runtime, "detect_gaps")(
-        f"iteration {iteration} done: {len(assessment.gaps)} open question(s) left "
+        f"iteration {iteration} done: {len(update['gaps'])} open question(s) left "
         f"(the model judges {coverage:.0%} of the question covered)",
         iteration=iteration,
     )
@@ -212,7 +212,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> d
     )
     update["messages"] = [AIMessage(content=f"Synthesis {iteration}: {output.summary}")]
     emitter(runtime, "synthesize")(
-        f"iteration {iteration} done: {len(output.gaps)} open question(s) left "
+        f"iteration {iteration} done: {len(update['gaps'])} open question(s) left "
         f"(the model's own confidence: {confidence:.0%})",
         iteration=iteration,
     )
