@@ -38,7 +38,7 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("domestic", "international foreign"),
     ("upstream", "downstream"),
     ("indoor indoors", "outdoor outdoors"),
-    ("freshwater", "saltwater marine"),
+    ("freshwater", "saltwater"),
 )
 SIDES: dict[str, tuple[int, int]] = {
     word: (group, side)
@@ -63,17 +63,24 @@ def is_qualifier(word: str) -> bool:
     return word.lower() in SIDES
 
 
-def _word_of(group: int, sides: Iterable[int]) -> str:
-    return words_of(_GROUPS[group][min(sides)])[0]
+def _used(text: str, group: int, sides: set[int]) -> str:
+    """The word of the text that says one of the group's sides ("northern")."""
+    return next(
+        word
+        for word in words(text)
+        if SIDES.get(word, (-1, -1))[0] == group and SIDES[word][1] in sides
+    )
 
 
 def differing(statement: str, sentences: Iterable[str]) -> list[str]:
     """The qualifiers the statement says where the sentences say only another side of the same
     group, each as "'northern' where the source says 'southern'"."""
     said = qualifiers(statement)
-    found = qualifiers(" ".join(sentences))
+    text = " ".join(sentences)
+    found = qualifiers(text)
     return [
-        f"'{_word_of(group, sides)}' where the source says '{_word_of(group, found[group])}'"
+        f"'{_used(statement, group, sides)}' where the source says "
+        f"'{_used(text, group, found[group])}'"
         for group, sides in sorted(said.items())
         if group in found and not sides & found[group]
     ]
