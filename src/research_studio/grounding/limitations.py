@@ -24,6 +24,7 @@ class Losses:
     outside_time_range: int = 0
     stop_reason: str = ""
     attempts: int = 1
+    conflicts: Sequence[str] = ()  # open conflicts between sources, one Markdown line each
 
 
 def _is_page(error: ErrorRecord) -> bool:
@@ -130,6 +131,12 @@ SENTENCES: dict[str, dict[str, str]] = {
         "pt": "A execução foi interrompida e retomada ({n} tentativas).",
         "nl": "De run werd onderbroken en hervat ({n} pogingen).",
     },
+    "conflict": {
+        "en": "Sources disagree and no third source settles it: {line}.",
+        "de": "Die Quellen widersprechen sich, und keine dritte Quelle entscheidet: {line}.",
+        "fr": "Les sources se contredisent et aucune troisième source ne tranche : {line}.",
+        "es": "Las fuentes discrepan y ninguna tercera fuente lo resuelve: {line}.",
+    },
     "more": {
         "en": "… and {n} more (see result.json)",
         "de": "… und {n} weitere (siehe result.json)",
@@ -200,6 +207,7 @@ def limitation_lines(losses: Losses, language: str = "en") -> list[str]:
             lines.append(f"- {_say(kind, language, n=count)}")
     if losses.stop_reason.startswith(("budget", "deadline")):
         lines.append(f"- {_say('stopped_early', language, reason=losses.stop_reason)}")
+    lines += [f"- {_say('conflict', language, line=line)}" for line in losses.conflicts]
     if losses.attempts > 1:
         lines.append(f"- {_say('resumed', language, n=losses.attempts)}")
     return lines

@@ -36,6 +36,7 @@ class GroundedSection:
     paragraphs: list[list[StatementRecord]] = field(default_factory=list)
     bullets: list[StatementRecord] = field(default_factory=list)
     intro: str = ""
+    notes: list[str] = field(default_factory=list)  # code-written Markdown after the section
 
     def records(self) -> list[StatementRecord]:
         return [record for paragraph in self.paragraphs for record in paragraph] + self.bullets
@@ -98,6 +99,8 @@ def render_body(
                 )
             )
         blocks = [block for block in blocks if block.strip()]
+        if blocks:  # notes speak of the section's statements: never without them
+            blocks += section.notes
         if blocks or section.intro:
             intro = [section.intro] if section.intro else []
             name = escape_markdown(localized(section.heading, language))

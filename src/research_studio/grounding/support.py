@@ -25,6 +25,7 @@ from research_studio.core.chunking import split_sentences
 from research_studio.core.errors import ConfigError
 from research_studio.grounding.addressing import addresses_reader
 from research_studio.grounding.alignment import Alignment, Part, align
+from research_studio.grounding.qualifiers import qualifier_reasons
 from research_studio.grounding.quotes import CONNECTIVE_OPENERS, fold, page_blocks
 from research_studio.grounding.terms import content_words, entities, word_set
 
@@ -172,6 +173,7 @@ def assess(statement: str, sentences: Sequence[str], source: str) -> Assessment:
     alignment = align(statement, sentences, usable=_not_addressing)
     vetoes = [reason for part in alignment.parts for reason in part.reasons]
     vetoes += _entity_reasons(statement, alignment, source)
+    vetoes += qualifier_reasons(alignment)  # the southern reef is another entity than the northern
     return Assessment(alignment, tuple(dict.fromkeys(vetoes)), features(alignment, statement))
 
 

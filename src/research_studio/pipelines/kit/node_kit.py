@@ -132,9 +132,11 @@ def limitations_of(
     errors: Sequence[ErrorRecord],
     tally: Tally,
     language: str,
+    conflicts: Sequence[str] = (),
 ) -> str | None:
     """The report's limitations section (None when nothing was lost): the run's and the writer's
-    errors, what grounding dropped, what the time range left out, why the research stopped."""
+    errors, what grounding dropped, what the time range left out, why the research stopped, and
+    the conflicts between sources that stay open."""
     services = services_of(runtime)
     losses = Losses(
         errors=[*state.get("errors", []), *errors],
@@ -145,6 +147,7 @@ def limitations_of(
         outside_time_range=services.results_outside_range,
         attempts=services.attempt,
         stop_reason=state.get("stop_reason", ""),
+        conflicts=conflicts,
     )
     return limitations_section(losses, language)
 

@@ -12,6 +12,7 @@ from research_studio.core.config import Configuration
 from research_studio.core.prompt_blocks import numbered, request_block
 from research_studio.core.queries import dedupe_queries
 from research_studio.core.records import ErrorRecord
+from research_studio.pipelines.kit.conflicts import conflict_continues, conflict_gaps, gap_line
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import call_records, emitter, services_of
 from research_studio.pipelines.kit.stopping import budget_stop
@@ -76,7 +77,7 @@ async def detect_gaps(state: ResearchState, runtime: Runtime[Configuration]) -> 
         )
     ]
     emitter(runtime, "detect_gaps")(
-        f"iteration {iteration} done: {len(assessment.gaps)} open question(s) left "
+        f"iteration {iteration} done: {len(update['gaps'])} open question(s) left "
         f"(the model judges {coverage:.0%} of the question covered)",
         iteration=iteration,
     )
@@ -132,18 +133,30 @@ def _end_round(
     gaps: list[str],
     proposed: list[str],
 ) -> list[str]:
-    """The round's coverage, gaps, next searches and stop reason, written into `update`."""
-    searches = next_searches(state, proposed, config)
+    """The round's coverage, gaps, next searches and stop reason, written into `update`.
+
+    An open conflict between sources is a gap with one targeted search, run first."""
+    conflicts = conflict_gaps(
+        state.get("evidence", []), state.get("searches_done", []), state.get("gaps", [])
+    )
+    gaps = [*gaps, *(gap_line(conflict) for conflict in conflicts)]
+    searches = next_searches(state, [*(c.query() for c in conflicts), *proposed], config)
+    reason = standard_stop_reason(
+        ready=ready,
+        coverage=coverage,
+        min_coverage=config.min_coverage,
+        pending_searches=len(searches),
+        rounds_done=update["iteration"],
+        max_iterations=config.max_iterations,
+    )
     update.update(
         coverage=coverage,
         coverage_history=[*state.get("coverage_history", []), coverage],
         gaps=gaps,
         pending_searches=searches,
-        stop_reason=standard_stop_reason(
-            ready=ready,
-            coverage=coverage,
-            min_coverage=config.min_coverage,
-            pending_searches=len(searches),
+        stop_reason=conflict_continues(
+            reason,
+            sum(1 for conflict in conflicts if conflict.query() in searches),
             rounds_done=update["iteration"],
             max_iterations=config.max_iterations,
         ),
@@ -200,7 +213,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> d
     )
     update["messages"] = [AIMessage(content=f"Synthesis {iteration}: {output.summary}")]
     emitter(runtime, "synthesize")(
-        f"iteration {iteration} done: {len(output.gaps)} open question(s) left "
+        f"iteration {iteration} done: {len(update['gaps'])} open question(s) left "
         f"(the model's own confidence: {confidence:.0%})",
         iteration=iteration,
     )

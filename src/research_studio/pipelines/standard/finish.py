@@ -27,6 +27,7 @@ from research_studio.grounding.statements import (
     grounding_figures,
 )
 from research_studio.llm.structured import ModelCaller
+from research_studio.pipelines.kit.conflicts import mark_conflicts, open_lines, with_conflicts
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
@@ -217,7 +218,15 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         questions=state.get("research_questions", []),
         language=language,
     )
-    limitations = limitations_of(runtime, state, errors, grounded.tally, language)
+    conflicts = mark_conflicts(
+        grounded,
+        config.report_structure,
+        state.get("evidence", []),
+        state.get("searches_done", []),
+    )
+    limitations = limitations_of(
+        runtime, state, errors, grounded.tally, language, open_lines(conflicts)
+    )
     if limitations:
         grounded.appendix.append(limitations)
     report = grounded.markdown(config.report_structure, sources, language)
@@ -229,7 +238,9 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         coverage=state.get("coverage", 0.0),
         confidence=state.get("confidence", 0.0),
         cited_sources=cited,
-        grounding=report_grounding(grounding_figures(statements, grounded.tally), coverage),
+        grounding=with_conflicts(
+            report_grounding(grounding_figures(statements, grounded.tally), coverage), conflicts
+        ),
         figures={},
     )
     return {

@@ -25,6 +25,7 @@ from research_studio.pipelines.advanced.state import (
     PlanQuery,
     TrajectoryStep,
 )
+from research_studio.pipelines.kit.conflicts import conflict_continues, conflict_gaps, gap_line
 from research_studio.pipelines.kit.consolidate import consolidate
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import call_records, emitter, services_of
@@ -104,6 +105,22 @@ def missing_gaps(
     ]
 
 
+def open_conflicts(state: AgentState) -> list[KnowledgeGap]:
+    """Open conflicts between sources not yet searched: a gap each, with its one search."""
+    before = [gap["description"] for gap in state.get("knowledge_gaps", [])]
+    return [
+        KnowledgeGap(
+            section=conflict.section,
+            severity="high",
+            description=gap_line(conflict),
+            suggested_queries=[conflict.query()],
+        )
+        for conflict in conflict_gaps(
+            state.get("evidence", []), state.get("searches_done", []), before
+        )
+    ]
+
+
 async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Coverage by outline section (model), gaps with queries, and the stop decision (code)."""
     config = runtime.context
@@ -150,6 +167,8 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
         gaps += missing_gaps(analysis, gaps, anchor)
         weak = [s for s, value in section_confidence.items() if value < WEAK_SECTION]
         sufficient = analysis.recommendation == "sufficient" and not weak and confidence > 0
+    conflicts = open_conflicts(state)
+    gaps += conflicts
     priority = {"high": 1.0, "medium": 0.7, "low": 0.4}
     refinements = [
         PlanQuery(
@@ -171,6 +190,12 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
         min_confidence=config.min_confidence,
         min_gain=config.min_confidence_gain,
         sufficient=sufficient,
+    )
+    reason = conflict_continues(
+        reason,
+        len(conflicts),
+        rounds_done=iteration + 1,
+        max_iterations=config.max_iterations,
     )
     emitter(runtime, "gap_detector")(
         f"iteration {iteration + 1} done: {len(gaps)} open question(s) left "

@@ -30,6 +30,7 @@ from research_studio.pipelines.advanced.prompts import (
 from research_studio.pipelines.advanced.render import add_claim_lists, appendix, claim_support
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.advanced.trust_engine.rules import checks_off
+from research_studio.pipelines.kit.conflicts import mark_conflicts, open_lines, with_conflicts
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
@@ -163,6 +164,9 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         questions=questions_of(state),
         language=language,
     )
+    conflicts = mark_conflicts(
+        report, config.report_structure, state.get("evidence", []), state.get("searches_done", [])
+    )
     statements = report.printed(config.report_structure)
     cited = cited_sources(statements)
     iterations = state.get("research_iteration", 0) + 1
@@ -178,11 +182,15 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
     if off := checks_off(config):
         quality["Checks switched off"] = ", ".join(off)
     report.appendix = [*report.appendix, *appendix(coverage, quality, language)]
-    limitations = limitations_of(runtime, state, errors, report.tally, language)
+    limitations = limitations_of(
+        runtime, state, errors, report.tally, language, open_lines(conflicts)
+    )
     if limitations:
         report.appendix.insert(0, limitations)
     markdown = report.markdown(config.report_structure, state.get("sources", []), language)
-    grounding = report_grounding(grounding_figures(statements, report.tally), coverage)
+    grounding = with_conflicts(
+        report_grounding(grounding_figures(statements, report.tally), coverage), conflicts
+    )
     summary = RunSummary(
         iterations=iterations,
         coverage=state.get("previous_confidence", 0.0),

@@ -18,6 +18,7 @@ from research_studio.core.records import (
     SourceRecord,
 )
 from research_studio.evidence.passages import usable_evidence
+from research_studio.grounding.conflicts import contested
 from research_studio.grounding.credibility import credibility, domain_trust, freshness
 from research_studio.grounding.verification import (
     SPAN_MATCH_THRESHOLD,
@@ -279,7 +280,8 @@ def judge_claims(
     """Every claim judged by code (`judge_claim`) on its span and offered evidence; not scored.
 
     A span located in named evidence anchors its claim on that evidence's source (`anchors`).
-    With cross-validation off no other source is counted for a claim.
+    With cross-validation off no other source is counted for a claim; a claim that another
+    source contradicts (`conflicts.contested`) is not cross-validated.
     """
     judged = []
     for c in claims:
@@ -289,6 +291,8 @@ def judge_claims(
         judgement = anchored(judgement, c["text"], span, anchor, cited, evidence)
         if not cross_validation:
             judgement = single_source(judgement, evidence)
+        elif judgement.cross_validated and contested(c["text"], judgement.sids, evidence):
+            judgement = replace(judgement, cross_validated=False)  # never ✓✓ across a conflict
         judged.append(judged_claim(c["cid"], c["text"], c["section"], span, judgement))
     return judged
 

@@ -33,6 +33,7 @@ from research_studio.grounding.statements import (
     ground_draft,
     grounding_figures,
 )
+from research_studio.pipelines.kit.conflicts import mark_conflicts, open_lines, with_conflicts
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
@@ -278,7 +279,10 @@ async def final_report_generation(
     coverage = close_report(
         grounded, config.report_structure, query=state["query"], questions=[], language=language
     )
-    limitations = limitations_of(runtime, state, errors, grounded.tally, language)
+    conflicts = mark_conflicts(grounded, config.report_structure, evidence)
+    limitations = limitations_of(
+        runtime, state, errors, grounded.tally, language, open_lines(conflicts)
+    )
     if limitations:
         grounded.appendix.append(limitations)
     markdown, block_restored = enforce_verified_section(
@@ -288,7 +292,9 @@ async def final_report_generation(
     cited = cited_sources(statements)
     snippets = state.get("evidence_snippets", [])
     passed = sum(1 for snippet in snippets if snippet["status"] == "PASS")
-    grounding = report_grounding(grounding_figures(statements, grounded.tally), coverage)
+    grounding = with_conflicts(
+        report_grounding(grounding_figures(statements, grounded.tally), coverage), conflicts
+    )
     summary = RunSummary(
         iterations=state.get("research_iterations", 0),
         coverage=float(grounding["citation_coverage"]),  # type: ignore[arg-type]
