@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from research_studio.core.config import Configuration
 from research_studio.faces.cli import app
-from research_studio.pipelines.advanced.variants import build_trust_engine_subgraph
+from research_studio.pipelines.advanced.graph import build_trust_engine_subgraph
 from research_studio.services.clients import open_services
 from tests.conftest import full_state
 from tests.doubles.research_script import ResearchScript
