@@ -40,28 +40,22 @@ from research_studio.sources.docindex import IndexReport
 from research_studio.sources.search import SearchChoice
 from research_studio.sources.search.local import checked_update, shared_index
 
-# Settings only some pipelines read: their specs say which, and every face refuses the others.
-SELECTIVE_SETTINGS = (
-    "max_iterations",
-    "review_plan",
-    "max_researcher_iterations",
-    "max_research_questions",
-    "enable_backtracking",
-    "enable_credibility_scoring",
-    "enable_span_verification",
-    "enable_cross_validation",
-)
 Note = Callable[[str], None]
 # The single-agent mode as the CLI names it; the other faces name it in their own words.
 SINGLE_AGENT = "--single-agent"
 
 
 def honoured_by() -> dict[str, tuple[str, ...]]:
-    """Each selective setting and the pipelines whose specs read it."""
-    return {
-        setting: tuple(item.name for item in specs() if setting in item.settings)
-        for setting in SELECTIVE_SETTINGS
+    """Each setting a face offers that only some pipelines read, and those pipelines.
+
+    Which pipelines read a setting is said once, by each pipeline's spec (the settings its own
+    nodes read); every face refuses such a setting for the other pipelines, never ignoring it.
+    """
+    every = specs()
+    readers = {
+        name: tuple(item.name for item in every if name in item.settings) for name in DECLARED
     }
+    return {name: found for name, found in readers.items() if 0 < len(found) < len(every)}
 
 
 @contextmanager
@@ -106,8 +100,9 @@ def _not_for(setting: str, pipeline: str, pipelines: tuple[str, ...]) -> str:
 
 
 def _flag_given(name: str, value: Any) -> str:
-    """The flag as the user wrote it: the "--no-" form of a switch turned off."""
-    on, _, off = DECLARED[name].flag.partition("/")
+    """The flag as the user wrote it: the "--no-" form of a switch turned off (its name when it
+    has no flag: the faces reword flags, never names)."""
+    on, _, off = (DECLARED[name].flag or name).partition("/")
     return off if value is False and off else on
 
 

@@ -21,7 +21,7 @@ TOO_LARGE = f"the body is larger than {MAX_BODY_BYTES:,} bytes"
 
 def in_web_words(declared: Declared) -> str:
     """A setting as a web user can set it: a field of the form, or the server's settings."""
-    if declared.name in (*FORM_SETTINGS, "docs"):
+    if declared.name in FORM_SETTINGS:
         return f"the {declared.label} field"
     return f"the server's {declared.name} setting"
 

@@ -59,7 +59,7 @@ async def options(state: State) -> dict[str, Any]:
     return {
         "pipelines": list(names()),
         "single_agent_pipelines": list(single_worker_names()),
-        "settings": {name: DECLARED[name].form() for name in (*FORM_SETTINGS, "docs")},
+        "settings": {name: DECLARED[name].form() for name in FORM_SETTINGS},
         "honoured_by": {name: list(pipelines) for name, pipelines in honoured_by().items()},
         "docs": [
             {"value": state.docs_name(root), "label": _docs_label(state, root)}

@@ -5,30 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from research_studio.core.config import ReportStructure, SearchProviderName
+from research_studio.core.declarations import DECLARED, offered_by
 from research_studio.pipelines.registry import PipelineName
 from research_studio.run.launch import PreparedRun, RunSetup, prepare
 
-# The settings the web form offers (besides question, pipeline, mode and documents folder).
-FORM_SETTINGS = (
-    "model",
-    "fast_model",
-    "search",
-    "report_structure",
-    "max_iterations",
-    "max_researcher_iterations",
-    "max_research_questions",
-    "language",
-    "system_prompt",
-)
+# The settings the web form offers: its fields, this request's and the page script's (which
+# reads them from the rendered form), as their declarations give them to the "web" face.
+FORM_SETTINGS = offered_by("web")
 
 
-class ResearchRequest(BaseModel):
+class FormRequest(BaseModel):
     """A research request as a form or an API client sends it (empty text means "not set").
 
-    Settings keep their configuration names; their bounds are checked by the configuration.
+    Its settings (`ResearchRequest` adds one field per setting the form offers) keep their
+    configuration names and types; their bounds are checked by the configuration.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -36,31 +28,37 @@ class ResearchRequest(BaseModel):
     question: str
     pipeline: PipelineName = "standard"
     mode: Literal["multi", "single"] = "multi"
-    model: str | None = None
-    fast_model: str | None = None
-    search: SearchProviderName | None = None
     docs: str | None = Field(None, description="A documents folder (the server checks it).")
-    report_structure: ReportStructure | None = None
-    max_iterations: int | None = None
-    max_researcher_iterations: int | None = None
-    max_research_questions: int | None = None
-    language: str | None = None
-    system_prompt: str | None = None
     no_clarify: bool = False
 
-    @field_validator(*FORM_SETTINGS, "docs", mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _blank_is_unset(cls, value: Any) -> Any:
-        return None if isinstance(value, str) and not value.strip() else value
+    def _blank_is_unset(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        return {
+            name: None
+            if name in FORM_SETTINGS and isinstance(value, str) and not value.strip()
+            else value
+            for name, value in data.items()
+        }
 
     def overrides(self) -> dict[str, Any]:
         """The configuration values this request sets, as `run` takes them from its flags."""
-        values = {name: getattr(self, name) for name in FORM_SETTINGS}
+        values = {name: getattr(self, name) for name in FORM_SETTINGS if name != "docs"}
         values["docs"] = [str(Path(self.docs).resolve())] if self.docs else None
         return values
 
 
-def prepare_run(request: ResearchRequest, config_file: Path | None) -> PreparedRun:
+# The request with one optional field per setting the form offers (the documents folder, one
+# folder by name, is the request's own `docs`).
+_SETTING_FIELDS: dict[str, Any] = {
+    name: (DECLARED[name].annotation | None, None) for name in FORM_SETTINGS if name != "docs"
+}
+ResearchRequest = create_model("ResearchRequest", __base__=FormRequest, **_SETTING_FIELDS)
+
+
+def prepare_run(request: FormRequest, config_file: Path | None) -> PreparedRun:
     """The web page's run: the one set-up, for one pipeline and mode (blocking)."""
     setup = RunSetup(
         question=request.question,
