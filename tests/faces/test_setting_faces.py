@@ -16,10 +16,9 @@ from mcp import Client
 
 from research_studio.core.config import Configuration
 from research_studio.core.config_fields import FACES, Face, offered
-from research_studio.core.declarations import DECLARED, Declared, offered_by
+from research_studio.core.declarations import DECLARED, Declared, client_settings, offered_by
 from research_studio.faces.cli import COMMANDS, load_command
 from research_studio.faces.mcp_server import build_server
-from research_studio.faces.mcp_settings import client_settings
 from research_studio.faces.web import ServeSettings, create_app
 from research_studio.faces.web.pages import LOOKS, STATIC, render
 from research_studio.faces.web.request import ResearchRequest
@@ -114,14 +113,15 @@ def test_a_declaration_names_only_faces_and_a_command_face_needs_a_flag() -> Non
         offered(("cli.ask",), "Model")
 
 
-def test_no_mcp_tool_may_take_a_setting_that_widens_the_servers_reach(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("face", ["web", "mcp.research", "mcp.search"])
+def test_no_remote_clients_face_may_take_a_setting_that_widens_the_servers_reach(
+    monkeypatch: pytest.MonkeyPatch, face: Face
 ) -> None:
-    assert "allow_private_networks" not in client_settings("mcp.research")
+    assert "allow_private_networks" not in client_settings(face)
     widened = dict(DECLARED)
     base = DECLARED["allow_private_networks"]
-    widened[base.name] = Declared(**{**vars(base), "faces": (*base.faces, "mcp.research")})
+    widened[base.name] = Declared(**{**vars(base), "faces": (*base.faces, face)})
     monkeypatch.setattr("research_studio.core.declarations.DECLARED", widened)
-    assert "allow_private_networks" in offered_by("mcp.research")
+    assert "allow_private_networks" in offered_by(face)
     with pytest.raises(RuntimeError, match="may not take allow_private_networks"):
-        client_settings("mcp.research")
+        client_settings(face)

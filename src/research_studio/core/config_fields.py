@@ -38,9 +38,12 @@ def default_runs_dir() -> Path:
 
 
 # Where a setting can be offered, besides the settings file and the environment: a CLI command
-# ("cli.<command>"), the web page's new research form ("web"), an MCP tool ("mcp.<tool>";
-# research_start takes what research takes). Every setting is also in every graph's LangGraph
-# context ("langgraph"): `Configuration` is their context_schema, so none is declared there.
+# ("cli.<command>"; `remote` sends its settings as a LangGraph server's run context, whose
+# models, keys and search stay the server's), the web page's new research form ("web"), an MCP
+# tool ("mcp.<tool>"; research_start takes what research takes). The web form and the MCP tools
+# never take a setting that widens the server's reach (core/declarations.client_settings).
+# Every setting is also in every graph's LangGraph context ("langgraph"): `Configuration` is
+# their context_schema, so none is declared there.
 Face = Literal[
     "cli.run",
     "cli.remote",

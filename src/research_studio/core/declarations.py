@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
 
-from research_studio.core.config import Configuration, declaration
+from research_studio.core.config import SECRET_FIELDS, Configuration, declaration
 from research_studio.core.config_fields import FACES, Face
 
 
@@ -98,6 +98,32 @@ def offered_by(face: Face) -> tuple[str, ...]:
     if face == "langgraph":
         return tuple(Configuration.model_fields)
     return tuple(name for name, declared in DECLARED.items() if face in declared.faces)
+
+
+# Settings that widen a server's reach (keys, endpoints, private networks, storage): a face a
+# remote client uses (the web form, an MCP tool, which a model may be driving) never takes one.
+WIDENING = SECRET_FIELDS | {
+    "allow_private_networks",
+    "private_network_hosts",
+    "searxng_url",
+    "tavily_base_url",
+    "openai_base_url",
+    "ollama_host",
+    "mcp_servers",
+    "checkpoints",
+    "langgraph_server",
+    "cache_dir",
+    "runs_dir",
+}
+
+
+def client_settings(face: Face) -> tuple[str, ...]:
+    """The settings a remote client's face takes: those declared for it, none widening the
+    server's reach (a declaration that gives it one fails here, when the face is built)."""
+    names = offered_by(face)
+    if widening := sorted(WIDENING.intersection(names)):
+        raise RuntimeError(f"{face} may not take {', '.join(widening)} from a client")
+    return names
 
 
 _FLAG_IN_TEXT = re.compile(r"--[a-z][a-z-]*(?: (?:[A-Z][A-Z_:]*|provider:name))?")

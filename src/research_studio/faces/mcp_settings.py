@@ -13,35 +13,8 @@ from typing import Annotated, Any
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, JsonValue
 
-from research_studio.core.config import SECRET_FIELDS
-from research_studio.core.config_fields import Face
-from research_studio.core.declarations import DECLARED, Declared, offered_by, reword
+from research_studio.core.declarations import DECLARED, Declared, client_settings, reword
 from research_studio.faces.mcp_bounds import bounded_settings
-
-# Settings that widen the server's reach (keys, endpoints, private networks, storage): never
-# taken from a client, which a model may be driving.
-WIDENING = SECRET_FIELDS | {
-    "allow_private_networks",
-    "private_network_hosts",
-    "searxng_url",
-    "tavily_base_url",
-    "openai_base_url",
-    "ollama_host",
-    "mcp_servers",
-    "checkpoints",
-    "langgraph_server",
-    "cache_dir",
-    "runs_dir",
-}
-
-
-def client_settings(face: Face) -> tuple[str, ...]:
-    """The settings a tool takes as parameters: those declared for its face, none widening."""
-    names = offered_by(face)
-    if widening := sorted(WIDENING.intersection(names)):
-        raise RuntimeError(f"{face} may not take {', '.join(widening)} from a client")
-    return names
-
 
 # The settings `research` (and `research_start`) takes, and those `search` takes.
 MCP_SETTINGS = client_settings("mcp.research")

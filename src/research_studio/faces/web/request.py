@@ -7,13 +7,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from research_studio.core.declarations import DECLARED, offered_by
+from research_studio.core.declarations import DECLARED, client_settings
 from research_studio.pipelines.registry import PipelineName
 from research_studio.run.launch import PreparedRun, RunSetup, prepare
 
 # The settings the web form offers: its fields, this request's and the page script's (which
 # reads them from the rendered form), as their declarations give them to the "web" face.
-FORM_SETTINGS = offered_by("web")
+FORM_SETTINGS = client_settings("web")
 
 
 class FormRequest(BaseModel):
