@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from research_studio import __version__
 from research_studio.core.declarations import DECLARED
-from research_studio.faces.mcp_server import MCP_SETTINGS
+from research_studio.faces.mcp_settings import MCP_SETTINGS
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 

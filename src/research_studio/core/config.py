@@ -18,14 +18,15 @@ from pydantic import (
 )
 
 from research_studio.core.config_fields import (
+    SEARCHING,
     McpServerSpec,
     budget_field,
     checkpoints_url,
     count_field,
     default_cache_dir,
     default_runs_dir,
-    flag,
     known_language,
+    offered,
     seconds_field,
     server_url,
     unit_field,
@@ -47,12 +48,16 @@ class Configuration(BaseModel):
     model: str | None = Field(
         None,
         description="Smart model (planning, synthesis, writing) as provider:name.",
-        json_schema_extra=flag("--model", "Model"),
+        json_schema_extra=offered(
+            ("cli.run", "cli.ask", "cli.eval", "web", "mcp.research"), "Model", "--model"
+        ),
     )
     fast_model: str | None = Field(
         None,
         description="Fast model (extraction, per-page work); defaults to `model`.",
-        json_schema_extra=flag("--fast-model", "Fast model"),
+        json_schema_extra=offered(
+            ("cli.run", "cli.eval", "web", "mcp.research"), "Fast model", "--fast-model"
+        ),
     )
     model_overrides: dict[str, str] = Field(
         default_factory=dict, description="Per-node model, e.g. {'write_report': 'openai:gpt-4o'}."
@@ -102,13 +107,15 @@ class Configuration(BaseModel):
     search: SearchProviderName | None = Field(
         None,
         description="Search provider; chosen automatically when unset.",
-        json_schema_extra=flag("--search", "Search"),
+        json_schema_extra=offered(
+            (*SEARCHING, "web", "mcp.research", "mcp.search"), "Search", "--search"
+        ),
     )
     tavily_api_key: SecretStr | None = Field(None, description="Tavily API key.")
     tavily_base_url: str = Field(
         "https://api.tavily.com",
         description="Tavily API base URL.",
-        json_schema_extra=flag("--tavily-base-url", "Tavily API base URL setting"),
+        json_schema_extra=offered(SEARCHING, "Tavily API base URL setting", "--tavily-base-url"),
     )
     use_tavily_extract: bool = Field(
         False,
@@ -118,7 +125,7 @@ class Configuration(BaseModel):
     searxng_url: str | None = Field(
         None,
         description="Base URL of a SearXNG instance.",
-        json_schema_extra=flag("--searxng-url", "SearXNG URL setting"),
+        json_schema_extra=offered(SEARCHING, "SearXNG URL setting", "--searxng-url"),
     )
     search_results: int = count_field(5, "Results asked of the provider per query.", maximum=50)
     search_timeout_s: float = seconds_field(20.0, "Timeout of one search request.")
@@ -141,7 +148,11 @@ class Configuration(BaseModel):
     docs: list[Path] = Field(
         default_factory=list,
         description="Local files or folders to research (indexed on the fly).",
-        json_schema_extra=flag("--docs", "Documents folder"),
+        json_schema_extra=offered(
+            ("cli.run", "cli.search", "cli.doctor", "web", "mcp.research", "mcp.search"),
+            "Documents folder",
+            "--docs",
+        ),
     )
     mcp_servers: list[McpServerSpec] = Field(
         default_factory=list, description="MCP servers whose tools research may call."
@@ -176,8 +187,10 @@ class Configuration(BaseModel):
     allow_private_networks: bool = Field(
         False,
         description="Let fetch and search reach loopback/private addresses.",
-        json_schema_extra=flag(
-            "--allow-private-networks/--no-private-networks", "private networks setting"
+        json_schema_extra=offered(
+            (*SEARCHING, "cli.fetch", "cli.verify", "cli.audit"),
+            "private networks setting",
+            "--allow-private-networks/--no-private-networks",
         ),
     )
     private_network_hosts: list[str] = Field(
@@ -187,14 +200,21 @@ class Configuration(BaseModel):
 
     # Research limits
     max_iterations: int = count_field(
-        3, "Research loop iterations.", maximum=20, extra=flag("--iterations", "Iterations")
+        3,
+        "Research loop iterations.",
+        maximum=20,
+        extra=offered(
+            ("cli.run", "cli.remote", "web", "mcp.research"), "Iterations", "--iterations"
+        ),
     )
     max_subagents: int = count_field(5, "Parallel workers/subagents per iteration.", maximum=16)
     max_research_questions: int = count_field(
         6,
         "Standard pipeline: most research questions a plan holds (one per aspect, a worker each).",
         maximum=12,
-        extra=flag("--max-questions", "Research questions at most"),
+        extra=offered(
+            ("cli.run", "web", "mcp.research"), "Research questions at most", "--max-questions"
+        ),
     )
     subagent_max_iterations: int = count_field(2, "Search rounds inside one subagent.", maximum=10)
     searches_per_worker: int = count_field(3, "Searches one worker runs.", maximum=20)
@@ -229,32 +249,38 @@ class Configuration(BaseModel):
     report_structure: ReportStructure = Field(
         "detailed",
         description="Shape of the report.",
-        json_schema_extra=flag("--format", "Report format"),
+        json_schema_extra=offered(
+            ("cli.run", "cli.remote", "web", "mcp.research"), "Report format", "--format"
+        ),
     )
     system_prompt: str = Field(
         "",
         description="Extra instructions for the report writer.",
-        json_schema_extra=flag("--system-prompt", "System prompt"),
+        json_schema_extra=offered(
+            ("cli.run", "cli.remote", "web"), "System prompt", "--system-prompt"
+        ),
     )
     language: Annotated[str | None, AfterValidator(known_language)] = Field(
         None,
         description="Language of the report (de, German …); unset: the question's language.",
-        json_schema_extra=flag("--language", "Language"),
+        json_schema_extra=offered(
+            ("cli.run", "cli.remote", "cli.ask", "web", "mcp.research"), "Language", "--language"
+        ),
     )
     review_plan: bool = Field(
         False,
         description="Pause after planning to approve or edit the plan.",
-        json_schema_extra=flag("--review-plan", "Plan review"),
+        json_schema_extra=offered(("cli.run",), "Plan review", "--review-plan"),
     )
     since: str | None = Field(
         None,
         description="Oldest source date: YYYY[-MM[-DD]] or 'last 2 years'.",
-        json_schema_extra=flag("--since", "Since"),
+        json_schema_extra=offered(("cli.run", "cli.remote", "mcp.research"), "Since", "--since"),
     )
     until: str | None = Field(
         None,
         description="Newest source date: YYYY[-MM[-DD]].",
-        json_schema_extra=flag("--until", "Until"),
+        json_schema_extra=offered(("cli.run", "cli.remote", "mcp.research"), "Until", "--until"),
     )
 
     # Storage
@@ -262,7 +288,11 @@ class Configuration(BaseModel):
     use_cache: bool = Field(
         True,
         description="Cache searches and pages.",
-        json_schema_extra=flag("--cache/--no-cache", "cache setting"),
+        json_schema_extra=offered(
+            ("cli.run", "cli.eval", "cli.search", "cli.fetch", "cli.verify"),
+            "cache setting",
+            "--cache/--no-cache",
+        ),
     )
     search_cache_ttl_s: int = Field(86_400, ge=0, description="Lifetime of cached searches.")
     page_cache_ttl_s: int = Field(7 * 86_400, ge=0, description="Lifetime of cached pages.")
@@ -273,7 +303,7 @@ class Configuration(BaseModel):
     checkpoints: Annotated[str | None, AfterValidator(checkpoints_url)] = Field(
         None,
         description="Checkpoints and store: a postgresql:// URL; else SQLite in the run folder.",
-        json_schema_extra=flag("--checkpoints", "checkpoints setting"),
+        json_schema_extra=offered(("cli.run",), "checkpoints setting", "--checkpoints"),
     )
     langgraph_server: Annotated[str | None, AfterValidator(server_url)] = Field(
         None,
@@ -306,7 +336,11 @@ class Configuration(BaseModel):
         6,
         "Supervisor pipeline: supervisor turns (delegation rounds).",
         maximum=50,
-        extra=flag("--supervisor-turns", "Supervisor turns"),
+        extra=offered(
+            ("cli.run", "cli.remote", "web", "mcp.research"),
+            "Supervisor turns",
+            "--supervisor-turns",
+        ),
     )
     max_react_tool_calls: int = count_field(10, "Tool-calling turns of one researcher.", maximum=50)
     max_concurrent_research_units: int = count_field(
@@ -347,31 +381,37 @@ class Configuration(BaseModel):
     enable_backtracking: bool = Field(
         True,
         description="Advanced variants: dead ends become new searches.",
-        json_schema_extra=flag("--backtracking/--no-backtracking", "Backtracking"),
+        json_schema_extra=offered(("cli.run",), "Backtracking", "--backtracking/--no-backtracking"),
     )
     enable_credibility_scoring: bool = Field(
         True,
         description="Advanced family: score sources, drop the least credible; off: none is credible.",
-        json_schema_extra=flag(
-            "--credibility-scoring/--no-credibility-scoring", "Credibility scoring"
+        json_schema_extra=offered(
+            ("cli.run",), "Credibility scoring", "--credibility-scoring/--no-credibility-scoring"
         ),
     )
     enable_span_verification: bool = Field(
         True,
         description="Advanced family: claims verified by their quoted span; off: none is verified.",
-        json_schema_extra=flag("--span-verification/--no-span-verification", "Span verification"),
+        json_schema_extra=offered(
+            ("cli.run",), "Span verification", "--span-verification/--no-span-verification"
+        ),
     )
     enable_cross_validation: bool = Field(
         True,
         description="Advanced family: claims two sources support are cross-validated.",
-        json_schema_extra=flag("--cross-validation/--no-cross-validation", "Cross-validation"),
+        json_schema_extra=offered(
+            ("cli.run",), "Cross-validation", "--cross-validation/--no-cross-validation"
+        ),
     )
     # Off by default: embedding every chunk on numpy costs far more than indexing its words
     # (docs/performance.md), so installing the extra for claim checks must not slow `index`.
     hybrid_search: bool = Field(
         False,
         description="Local search also ranks chunks by MiniLM vectors (needs the embeddings extra).",
-        json_schema_extra=flag("--hybrid-search/--no-hybrid-search", "Hybrid local search"),
+        json_schema_extra=offered(
+            ("cli.run",), "Hybrid local search", "--hybrid-search/--no-hybrid-search"
+        ),
     )
 
     def secret(self, name: str) -> str | None:
@@ -398,7 +438,7 @@ SECRET_FIELDS = frozenset(
 
 
 def declaration(name: str) -> dict[str, JsonValue]:
-    """A setting's face metadata as `flag` declared it on its field ({} when it has none)."""
+    """A setting's face metadata as `offered` declared it on its field ({} when it has none)."""
     info = Configuration.model_fields.get(name)
     extra = info.json_schema_extra if info is not None else None
-    return extra if isinstance(extra, dict) and "flag" in extra else {}
+    return extra if isinstance(extra, dict) and "faces" in extra else {}

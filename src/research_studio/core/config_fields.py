@@ -1,14 +1,17 @@
 """The building blocks of `Configuration`'s fields: bounded numbers, face declarations, checks.
 
-`flag` declares a setting's CLI flag and label once, on its field (core/declarations.py reads it).
+`offered` declares, once and on its field, where a setting is offered (its faces), its CLI flag
+and its label; core/declarations.py reads it, and every face's list of settings is generated
+from it. Which pipelines read a setting is said by each pipeline's spec (`settings`).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr, model_validator
 
@@ -34,13 +37,49 @@ def default_runs_dir() -> Path:
     return Path.home() / ".local" / "share" / "research-studio" / "runs"
 
 
-def flag(name: str, label: str) -> dict[str, JsonValue]:
-    """A setting's face metadata, kept on its field: its CLI flag and its label on the web form.
+# Where a setting can be offered, besides the settings file and the environment: a CLI command
+# ("cli.<command>"; `remote` sends its settings as a LangGraph server's run context, whose
+# models, keys and search stay the server's), the web page's new research form ("web"), an MCP
+# tool ("mcp.<tool>"; research_start takes what research takes). The web form and the MCP tools
+# never take a setting that widens the server's reach (core/declarations.client_settings).
+# Every setting is also in every graph's LangGraph context ("langgraph"): `Configuration` is
+# their context_schema, so none is declared there.
+Face = Literal[
+    "cli.run",
+    "cli.remote",
+    "cli.ask",
+    "cli.eval",
+    "cli.search",
+    "cli.fetch",
+    "cli.verify",
+    "cli.audit",
+    "cli.doctor",
+    "web",
+    "mcp.research",
+    "mcp.search",
+    "langgraph",
+]
+FACES: tuple[Face, ...] = get_args(Face)
+# The commands that search and fetch pages (and so take the search provider's settings).
+SEARCHING: tuple[Face, ...] = ("cli.run", "cli.ask", "cli.eval", "cli.search")
 
-    `name` is the flag as Typer takes it ("--iterations", "--cache/--no-cache"); the help, bounds,
-    choices and default are the field's own, so every face shows the same ones.
+
+def offered(on: Iterable[Face], label: str, flag: str | None = None) -> dict[str, JsonValue]:
+    """A setting's face metadata, kept on its field: the faces that offer it (`on`), its label
+    on the web form and its CLI flag as Typer takes it ("--iterations", "--cache/--no-cache").
+
+    The help, bounds, choices and default are the field's own, so every face shows the same ones.
     """
-    return {"flag": name, "label": label}
+    faces = list(dict.fromkeys(on))
+    unknown = [face for face in faces if face not in FACES or face == "langgraph"]
+    if unknown:
+        raise ValueError(f"not a face a setting is declared for: {unknown}")
+    if flag is None and any(face.startswith("cli.") for face in faces):
+        raise ValueError(f"{label!r} is offered by a command but declares no flag")
+    extra: dict[str, JsonValue] = {"faces": list(faces), "label": label}
+    if flag is not None:
+        extra["flag"] = flag
+    return extra
 
 
 def unit_field(default: float, description: str) -> Any:
@@ -61,14 +100,16 @@ def seconds_field(default: float, description: str) -> Any:
     return Field(default, gt=0.0, le=3600.0, description=description)
 
 
-def budget_field(what: str, flag_name: str, label: str, unit: str = "") -> Any:
+def budget_field(what: str, flag: str, label: str, unit: str = "") -> Any:
     """An optional per-run budget, unset for no limit: a count (no unit) of at least 1, or an
-    amount in `unit` above 0. Its label is "<label> budget <unit>"."""
+    amount in `unit` above 0. Its label is "<label> budget <unit>"; `run` and the MCP research
+    tools offer it."""
     bound = {"gt": 0.0} if unit else {"ge": 1}
+    label = " ".join(filter(None, (label, "budget", unit)))
     return Field(
         None,
         description=f"Budget: {what}.",
-        json_schema_extra=flag(flag_name, " ".join(filter(None, (label, "budget", unit)))),
+        json_schema_extra=offered(("cli.run", "mcp.research"), label, flag),
         **bound,
     )
 

@@ -8,14 +8,15 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from research_studio.core.config import Configuration, declaration
+from research_studio.core.config import Configuration
+from research_studio.core.declarations import DECLARED
 from research_studio.core.errors import ConfigError
 
 ENV_PREFIX = "RESEARCH_STUDIO_"
@@ -31,9 +32,32 @@ PROVIDER_ENV_VARS: dict[str, str] = {
 }
 
 
-def settings_reference() -> str:
-    """A Markdown table of every setting: name, environment variables, default, meaning."""
-    rows = ["| Setting | Environment | Default | Meaning |", "|---|---|---|---|"]
+def _offered(name: str, read_by: Mapping[str, Sequence[str]]) -> str:
+    """Where a setting is offered besides the file, the environment and the LangGraph context:
+    its flag and commands, the web form, the MCP tools; and the only pipelines that read it."""
+    declared = DECLARED.get(name)
+    faces: tuple[str, ...] = declared.faces if declared else ()
+    commands = [face.removeprefix("cli.") for face in faces if face.startswith("cli.")]
+    tools = [face.removeprefix("mcp.") for face in faces if face.startswith("mcp.")]
+    parts = []
+    if declared and commands:
+        parts.append(f"`{(declared.flag or '').split('/')[0]}` ({', '.join(commands)})")
+    if "web" in faces:
+        parts.append("web form")
+    if tools:
+        parts.append(f"MCP {', '.join(tools)}")
+    if name in read_by:
+        parts.append(f"only {', '.join(read_by[name])}")
+    return "; ".join(parts)
+
+
+def settings_reference(read_by: Mapping[str, Sequence[str]] | None = None) -> str:
+    """A Markdown table of every setting: name, environment variables, default, meaning, and
+    where it is offered (`read_by`: the settings only some pipelines read, and those)."""
+    rows = [
+        "| Setting | Environment | Default | Meaning | Offered by |",
+        "|---|---|---|---|---|",
+    ]
     for name, info in Configuration.model_fields.items():
         if name == "cache_dir":
             default = "~/.cache/research-studio"
@@ -46,7 +70,8 @@ def settings_reference() -> str:
         environment = f"`{ENV_PREFIX}{name.upper()}`"
         if name in PROVIDER_ENV_VARS:
             environment += f", `{PROVIDER_ENV_VARS[name]}`"
-        rows.append(f"| `{name}` | {environment} | `{default}` | {info.description} |")
+        offered = _offered(name, read_by or {})
+        rows.append(f"| `{name}` | {environment} | `{default}` | {info.description} | {offered} |")
     return "\n".join(rows)
 
 
@@ -104,8 +129,8 @@ def _from_environment(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str,
 
 def cli_flag(name: str) -> str | None:
     """A setting's CLI flag (its first spelling), or None when the CLI offers none."""
-    flag_name = declaration(name).get("flag")
-    return str(flag_name).split("/")[0] if flag_name else None
+    declared = DECLARED.get(name)
+    return declared.flag.split("/")[0] if declared and declared.flag else None
 
 
 def error_message(error: Mapping[str, Any]) -> str:

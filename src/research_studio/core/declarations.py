@@ -1,7 +1,9 @@
 """Each setting as the faces offer it, read from the declaration on its `Configuration` field.
 
-The CLI options, the web form and the MCP tool schema are generated from `DECLARED`; messages
-written with CLI flags are said in another face's words with `reword`.
+Every face's settings are `offered_by(face)`: the CLI commands' options, the web form (its
+fields, its request model and its script's list), the MCP tools' parameters; the LangGraph
+context is the whole `Configuration`. Messages written with CLI flags are said in another face's
+words with `reword`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from typing import Any, Literal
 from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
 
-from research_studio.core.config import Configuration, declaration
+from research_studio.core.config import SECRET_FIELDS, Configuration, declaration
+from research_studio.core.config_fields import FACES, Face
 
 
 @dataclass(frozen=True)
@@ -23,8 +26,9 @@ class Declared:
     """One setting as the faces offer it, read from its field (nothing here is written twice)."""
 
     name: str
-    flag: str
+    flag: str | None  # None: no command offers it
     label: str
+    faces: tuple[Face, ...]
     help: str
     annotation: Any
     default: Any
@@ -50,6 +54,7 @@ def _declared(name: str, info: FieldInfo) -> Declared | None:
     extra = declaration(name)
     if not extra:
         return None
+    faces = extra["faces"] if isinstance(extra["faces"], list) else []
     bounds: dict[str, float] = {}
     for item in info.metadata:
         for attribute, key in (("ge", "minimum"), ("le", "maximum"), ("gt", "above")):
@@ -62,8 +67,9 @@ def _declared(name: str, info: FieldInfo) -> Declared | None:
     default = info.default_factory() if info.default_factory else info.default  # type: ignore[call-arg]
     return Declared(
         name=name,
-        flag=str(extra["flag"]),
+        flag=str(extra["flag"]) if extra.get("flag") else None,
         label=str(extra["label"]),
+        faces=tuple(face for face in FACES if face in faces),
         help=info.description or "",
         annotation=info.annotation,
         default=default,
@@ -82,9 +88,44 @@ DECLARED: dict[str, Declared] = {
 _BY_FLAG: dict[str, str] = {
     spelling: name
     for name, declared in DECLARED.items()
-    for spelling in declared.flag.split("/")
+    for spelling in (declared.flag or "").split("/")
     if spelling
 }
+
+
+def offered_by(face: Face) -> tuple[str, ...]:
+    """The settings a face offers, in the configuration's order (LangGraph's context: all)."""
+    if face == "langgraph":
+        return tuple(Configuration.model_fields)
+    return tuple(name for name, declared in DECLARED.items() if face in declared.faces)
+
+
+# Settings that widen a server's reach (keys, endpoints, private networks, storage): a face a
+# remote client uses (the web form, an MCP tool, which a model may be driving) never takes one.
+WIDENING = SECRET_FIELDS | {
+    "allow_private_networks",
+    "private_network_hosts",
+    "searxng_url",
+    "tavily_base_url",
+    "openai_base_url",
+    "ollama_host",
+    "mcp_servers",
+    "checkpoints",
+    "langgraph_server",
+    "cache_dir",
+    "runs_dir",
+}
+
+
+def client_settings(face: Face) -> tuple[str, ...]:
+    """The settings a remote client's face takes: those declared for it, none widening the
+    server's reach (a declaration that gives it one fails here, when the face is built)."""
+    names = offered_by(face)
+    if widening := sorted(WIDENING.intersection(names)):
+        raise RuntimeError(f"{face} may not take {', '.join(widening)} from a client")
+    return names
+
+
 _FLAG_IN_TEXT = re.compile(r"--[a-z][a-z-]*(?: (?:[A-Z][A-Z_:]*|provider:name))?")
 
 

@@ -10,16 +10,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from research_studio.core.config import (
-    SECRET_FIELDS,
-    Configuration,
-    ReportStructure,
-    SearchProviderName,
-)
+from research_studio.core.config import SECRET_FIELDS, Configuration
 from research_studio.core.config_loading import load_configuration
 from research_studio.core.declarations import DECLARED
 from research_studio.core.errors import ConfigError, RequestError, ResearchStudioError
@@ -28,7 +21,6 @@ from research_studio.core.urls import is_masked_url, redact_url
 from research_studio.llm.embeddings import hybrid_encoder
 from research_studio.llm.models import check_model
 from research_studio.pipelines.registry import (
-    PipelineName,
     graph_builder,
     initial_state,
     plan_review_names,
@@ -48,28 +40,22 @@ from research_studio.sources.docindex import IndexReport
 from research_studio.sources.search import SearchChoice
 from research_studio.sources.search.local import checked_update, shared_index
 
-# Settings only some pipelines read: their specs say which, and every face refuses the others.
-SELECTIVE_SETTINGS = (
-    "max_iterations",
-    "review_plan",
-    "max_researcher_iterations",
-    "max_research_questions",
-    "enable_backtracking",
-    "enable_credibility_scoring",
-    "enable_span_verification",
-    "enable_cross_validation",
-)
 Note = Callable[[str], None]
 # The single-agent mode as the CLI names it; the other faces name it in their own words.
 SINGLE_AGENT = "--single-agent"
 
 
 def honoured_by() -> dict[str, tuple[str, ...]]:
-    """Each selective setting and the pipelines whose specs read it."""
-    return {
-        setting: tuple(item.name for item in specs() if setting in item.settings)
-        for setting in SELECTIVE_SETTINGS
+    """Each setting a face offers that only some pipelines read, and those pipelines.
+
+    Which pipelines read a setting is said once, by each pipeline's spec (the settings its own
+    nodes read); every face refuses such a setting for the other pipelines, never ignoring it.
+    """
+    every = specs()
+    readers = {
+        name: tuple(item.name for item in every if name in item.settings) for name in DECLARED
     }
+    return {name: found for name, found in readers.items() if 0 < len(found) < len(every)}
 
 
 @contextmanager
@@ -114,8 +100,9 @@ def _not_for(setting: str, pipeline: str, pipelines: tuple[str, ...]) -> str:
 
 
 def _flag_given(name: str, value: Any) -> str:
-    """The flag as the user wrote it: the "--no-" form of a switch turned off."""
-    on, _, off = DECLARED[name].flag.partition("/")
+    """The flag as the user wrote it: the "--no-" form of a switch turned off (its name when it
+    has no flag: the faces reword flags, never names)."""
+    on, _, off = (DECLARED[name].flag or name).partition("/")
     return off if value is False and off else on
 
 
@@ -303,55 +290,6 @@ def resume_settings(folder: RunFolder, config_file: Path | None) -> Configuratio
     return load_configuration(saved, config_file=config_file).config
 
 
-# The settings the web form offers (besides question, pipeline, mode and documents folder).
-FORM_SETTINGS = (
-    "model",
-    "fast_model",
-    "search",
-    "report_structure",
-    "max_iterations",
-    "max_researcher_iterations",
-    "max_research_questions",
-    "language",
-    "system_prompt",
-)
-
-
-class ResearchRequest(BaseModel):
-    """A research request as a form or an API client sends it (empty text means "not set").
-
-    Settings keep their configuration names; their bounds are checked by the configuration.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    question: str
-    pipeline: PipelineName = "standard"
-    mode: Literal["multi", "single"] = "multi"
-    model: str | None = None
-    fast_model: str | None = None
-    search: SearchProviderName | None = None
-    docs: str | None = Field(None, description="A documents folder (the server checks it).")
-    report_structure: ReportStructure | None = None
-    max_iterations: int | None = None
-    max_researcher_iterations: int | None = None
-    max_research_questions: int | None = None
-    language: str | None = None
-    system_prompt: str | None = None
-    no_clarify: bool = False
-
-    @field_validator(*FORM_SETTINGS, "docs", mode="before")
-    @classmethod
-    def _blank_is_unset(cls, value: Any) -> Any:
-        return None if isinstance(value, str) and not value.strip() else value
-
-    def overrides(self) -> dict[str, Any]:
-        """The configuration values this request sets, as `run` takes them from its flags."""
-        values = {name: getattr(self, name) for name in FORM_SETTINGS}
-        values["docs"] = [str(Path(self.docs).resolve())] if self.docs else None
-        return values
-
-
 @dataclass(frozen=True)
 class RunSetup:
     """What a face asks for: a question, the (pipeline, mode) runs of it, the settings given."""
@@ -441,16 +379,3 @@ def prepare(setup: RunSetup) -> list[PreparedRun]:
             PreparedRun(folder, config, initial, model_choice, search_choice, checked.window)
         )
     return prepared
-
-
-def prepare_run(request: ResearchRequest, config_file: Path | None) -> PreparedRun:
-    """The web page's run: the one set-up, for one pipeline and mode (blocking)."""
-    setup = RunSetup(
-        question=request.question,
-        plans=[(request.pipeline, request.mode)],
-        overrides=request.overrides(),
-        config_file=config_file,
-        interactive_clarify=not request.no_clarify,
-        single_agent="single agent in the Mode field",
-    )
-    return prepare(setup)[0]

@@ -10,15 +10,17 @@ from typer.models import OptionInfo
 from typer.testing import CliRunner
 from typer.utils import get_params_from_function
 
-from research_studio.core.declarations import DECLARED
+from research_studio.core.declarations import DECLARED, offered_by
 from research_studio.faces.cli import app
-from research_studio.faces.cli.remote import REMOTE_SETTINGS, remote
-from research_studio.faces.cli.research import RUN_SETTINGS, run
+from research_studio.faces.cli.remote import remote
+from research_studio.faces.cli.research import run
 
 runner = CliRunner()
 
 
-@pytest.mark.parametrize(("command", "names"), [(run, RUN_SETTINGS), (remote, REMOTE_SETTINGS)])
+@pytest.mark.parametrize(
+    ("command", "names"), [(run, offered_by("cli.run")), (remote, offered_by("cli.remote"))]
+)
 def test_setting_flags_are_the_declared_ones(
     command: Callable[..., None], names: tuple[str, ...]
 ) -> None:

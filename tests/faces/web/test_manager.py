@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from research_studio.faces.web.manager import RunManager
-from research_studio.run.launch import ResearchRequest, prepare_run
+from research_studio.faces.web.request import ResearchRequest, prepare_run
 from research_studio.run.runs import RunFolder
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model

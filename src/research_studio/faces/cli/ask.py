@@ -12,7 +12,7 @@ from research_studio.faces.cli.terminal import foreign, line
 from research_studio.run.runs import check_query
 
 
-@common.setting_options("model", "language", *common.SEARCH_SETTINGS)
+@common.setting_options("cli.ask")
 def ask(
     run_id: common.RunIdArgument,
     question: Annotated[str, typer.Argument(help="The follow-up question.")],

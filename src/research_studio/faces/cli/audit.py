@@ -76,7 +76,7 @@ def _print(report: AuditReport, run_id: str) -> None:
     common.out.print(foreign(report.summary()))
 
 
-@common.setting_options("allow_private_networks")
+@common.setting_options("cli.audit")
 def audit(
     run_id: common.RunIdArgument,
     live: LiveFlag = False,

@@ -15,8 +15,9 @@ import typer
 from rich.console import Console
 from rich.prompt import Prompt
 
+from research_studio.core.config_fields import Face
 from research_studio.core.config_loading import LoadedConfiguration, load_configuration
-from research_studio.core.declarations import DECLARED, Declared
+from research_studio.core.declarations import DECLARED, Declared, offered_by
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.cli.terminal import foreign, line
 from research_studio.run.runs import RunFolder, find_run
@@ -37,15 +38,13 @@ RunIdArgument = Annotated[
 AnswerOption = Annotated[
     str | None, typer.Option("--answer", help="Answer to give if a clarification is asked.")
 ]
-# The settings a command about search and fetching takes (search, fetch, eval, ask, run).
-SEARCH_SETTINGS = ("search", "searxng_url", "tavily_base_url", "allow_private_networks")
 Command = Callable[..., None]
 
 
 def _option(declared: Declared) -> inspect.Parameter:
     """The Typer option of one setting: flag, help and bounds as its field declares them."""
     option = typer.Option(
-        declared.flag,
+        declared.flag or "",  # every setting a command offers declares its flag
         help=declared.help,
         show_default=False,
         min=declared.minimum,
@@ -68,12 +67,14 @@ def _given(value: Any) -> Any:
     return value
 
 
-def setting_options(*names: str) -> Callable[[Command], Command]:
-    """Give a command one option per named setting, generated from the setting's declaration.
+def setting_options(face: Face) -> Callable[[Command], Command]:
+    """Give a command one option per setting declared for its face ("cli.<command>"), each
+    generated from the setting's declaration.
 
     The command receives the values it was given as `overrides` ({setting: value}, unset ones
     None), so no command maps flags to settings by hand.
     """
+    names = offered_by(face)
 
     def decorate(command: Command) -> Command:
         signature = inspect.signature(command, eval_str=True)

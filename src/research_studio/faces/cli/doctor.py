@@ -178,7 +178,7 @@ def diagnose(config: Configuration) -> list[Check]:
     return [_python(), model, _search(config), *_extras(config, model)]
 
 
-@common.setting_options("docs")
+@common.setting_options("cli.doctor")
 def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
     config_file: common.ConfigFileOption = None,

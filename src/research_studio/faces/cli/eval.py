@@ -117,7 +117,7 @@ def _print(report: EvalReport, details: Path) -> None:
     typer.echo(f"Details: {details}")
 
 
-@common.setting_options("model", "fast_model", *common.SEARCH_SETTINGS, "use_cache")
+@common.setting_options("cli.eval")
 def eval_command(
     live: Annotated[
         bool, typer.Option("--live", help="Run the cases through the pipelines, then score them.")

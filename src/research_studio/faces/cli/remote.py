@@ -18,18 +18,6 @@ from research_studio.run.runs import check_query
 if TYPE_CHECKING:
     from research_studio.faces.remote import RemoteAsk
 
-# Settings the server's graphs take in their context (their models, keys and search stay the
-# server's): each flag generated from its declaration.
-REMOTE_SETTINGS = (
-    "max_iterations",
-    "max_researcher_iterations",
-    "report_structure",
-    "language",
-    "system_prompt",
-    "since",
-    "until",
-)
-
 
 def _asker(answer: str | None) -> RemoteAsk:
     async def ask(question: str, options: list[str]) -> str:
@@ -46,7 +34,7 @@ def _asker(answer: str | None) -> RemoteAsk:
     return ask
 
 
-@common.setting_options(*REMOTE_SETTINGS)
+@common.setting_options("cli.remote")
 def remote(
     query: Annotated[str, typer.Argument(help="The research question.")],
     server: Annotated[

@@ -163,36 +163,7 @@ def _report_outcome(folder: RunFolder, outcome: Outcome, as_json: bool, verbose:
     common.out.print(closing_summary(folder, metadata, seconds=command_elapsed()))
 
 
-# The settings `run` takes as flags, each generated from its declaration in core/config.py.
-RUN_SETTINGS = (
-    "model",
-    "fast_model",
-    "report_structure",
-    "max_iterations",
-    "max_researcher_iterations",
-    "max_research_questions",
-    "system_prompt",
-    "review_plan",
-    "enable_backtracking",
-    "enable_credibility_scoring",
-    "enable_span_verification",
-    "enable_cross_validation",
-    "since",
-    "until",
-    "language",
-    "max_llm_calls",
-    "max_tokens",
-    "max_cost_usd",
-    "max_wall_s",
-    "docs",
-    "hybrid_search",
-    *common.SEARCH_SETTINGS,
-    "checkpoints",
-    "use_cache",
-)
-
-
-@common.setting_options(*RUN_SETTINGS)
+@common.setting_options("cli.run")
 def run(
     query: Annotated[str, typer.Argument(help="The research question.")],
     pipeline: Annotated[str, PipelineOption("The pipeline:")] = "standard",

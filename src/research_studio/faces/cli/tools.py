@@ -33,7 +33,7 @@ async def _search(config: Configuration, query: str, limit: int) -> tuple[str, l
             return choice.name, await services.search.search(query, limit)
 
 
-@common.setting_options(*common.SEARCH_SETTINGS, "use_cache", "docs")
+@common.setting_options("cli.search")
 def search(
     query: Annotated[str, typer.Argument(help="What to search for.")],
     max_results: Annotated[int, typer.Option("--max-results", "-n", min=1, max=50)] = 5,
@@ -78,7 +78,7 @@ async def _fetch(config: Configuration, url: str) -> Page:
             return await services.fetcher.fetch(url)
 
 
-@common.setting_options("allow_private_networks", "use_cache")
+@common.setting_options("cli.fetch")
 def fetch(
     url: Annotated[str, typer.Argument(help="An http(s) URL.")],
     as_json: common.JsonFlag = False,
@@ -113,7 +113,9 @@ def config(
 ) -> None:
     """Show the effective configuration (secrets redacted) and where each value came from."""
     if markdown:
-        sys.stdout.write(settings_reference() + "\n")
+        from research_studio.run.launch import honoured_by  # the run's stack: only for the table
+
+        sys.stdout.write(settings_reference(honoured_by()) + "\n")
         return
     with common.user_errors():
         loaded = common.settings(config_file)

@@ -12,7 +12,7 @@ from research_studio.faces.cli import common
 from research_studio.faces.mcp_verify import check_statement
 
 
-@common.setting_options("allow_private_networks", "use_cache")
+@common.setting_options("cli.verify")
 def verify(
     statement: Annotated[str, typer.Argument(help="The sentence to check.")],
     source: Annotated[

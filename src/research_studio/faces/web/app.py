@@ -15,7 +15,8 @@ from starlette.exceptions import HTTPException
 
 from research_studio.core.config_loading import load_configuration
 from research_studio.faces.web.access import AccessGuard
-from research_studio.faces.web.api import router
+from research_studio.faces.web.api import router as runs_router
+from research_studio.faces.web.form_api import router as form_router
 from research_studio.faces.web.manager import RunManager
 from research_studio.faces.web.pages import STATIC, render
 from research_studio.faces.web.settings import ServeSettings
@@ -52,7 +53,8 @@ def create_app(settings: ServeSettings) -> FastAPI:
         openapi_url=None,
     )
     app.state.web = WebState(settings, runs_dir, settings.allowed_docs(), manager)
-    app.include_router(router)
+    app.include_router(form_router)
+    app.include_router(runs_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(HTTPException)

@@ -7,13 +7,14 @@ are written once, in the layout; the form's setting fields are written from thei
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+import typing
+from dataclasses import dataclass, replace
 from html import escape
 from pathlib import Path
 from string import Template
 from typing import Literal
 
-from research_studio.core.declarations import DECLARED
+from research_studio.core.declarations import DECLARED, offered_by
 
 STATIC = Path(__file__).parent / "static"
 # The header's links: (address, text).
@@ -36,48 +37,95 @@ PAGES = {
 }
 
 
-Control = Literal["text", "number", "select"]
-# The new research form's setting fields, row by row ($<row>_row in index.html): each one's
-# control and what it shows while empty (placeholder, or first option); its label is declared.
-FORM_ROWS: dict[str, tuple[tuple[str, Control, str], ...]] = {
-    "models": (
-        ("model", "text", "automatic (e.g. openai:gpt-4o)"),
-        ("fast_model", "text", "automatic"),
-    ),
-    "sources": (("search", "select", "automatic"), ("docs", "select", "none (search the web)")),
-    "report": (("report_structure", "select", "default"), ("language", "text", "the question's")),
-    "loops": (
-        ("max_iterations", "number", "default"),
-        ("max_researcher_iterations", "number", "default"),
-        ("max_research_questions", "number", "default"),
-    ),
+Control = Literal["text", "number", "select", "textarea"]
+
+
+@dataclass(frozen=True)
+class Look:
+    """How the form shows a setting: its row ($<row>_row in index.html), what it shows while
+    empty (placeholder, or first option), its control (None: from its type) and a hint."""
+
+    row: str
+    empty: str = "default"
+    control: Control | None = None
+    hint: str = ""
+
+
+ROWS = ("models", "sources", "report", "loops", "writer", "more")
+# Where and how the form shows its settings. Which settings it offers is their declarations'
+# say (the "web" face); a setting offered without a look here gets one from its type, in the
+# last row.
+LOOKS: dict[str, Look] = {
+    "model": Look("models", "automatic (e.g. openai:gpt-4o)"),
+    "fast_model": Look("models", "automatic"),
+    "search": Look("sources", "automatic"),
+    "docs": Look("sources", "none (search the web)", "select"),
+    "report_structure": Look("report"),
+    "language": Look("report", "the question's"),
+    "max_iterations": Look("loops"),
+    "max_researcher_iterations": Look("loops"),
+    "max_research_questions": Look("loops"),
+    "system_prompt": Look("writer", control="textarea", hint="extra instructions for the writer"),
 }
 
 
-def _control(name: str, control: Control, empty: str) -> str:
-    if control == "select":
-        return (
-            f'<select id="{name}" name="{name}"><option value="">{escape(empty)}</option></select>'
-        )
-    if control == "number":
-        return f'<input id="{name}" name="{name}" type="number" placeholder="{escape(empty)}">'
-    return f'<input id="{name}" name="{name}" placeholder="{escape(empty)}" autocomplete="off">'
+def _look(name: str) -> Look:
+    """A setting's look (declared in LOOKS, else in the last row), its control from its type
+    when the look names none: choices, a number, or text."""
+    look = LOOKS.get(name, Look("more"))
+    if look.control is not None:
+        return look
+    declared = DECLARED[name]
+    types = {declared.annotation, *typing.get_args(declared.annotation)} - {type(None)}
+    if declared.choices:
+        control: Control = "select"
+    elif types and types <= {int, float}:
+        control = "number"
+    else:
+        control = "text"
+    return replace(look, control=control)
 
 
-def _field(name: str, control: Control, empty: str) -> str:
+def _control(name: str, look: Look) -> str:
+    own = f'id="{name}" name="{name}" data-setting'
+    if look.control == "select":
+        return f'<select {own}><option value="">{escape(look.empty)}</option></select>'
+    if look.control == "number":
+        return f'<input {own} type="number" placeholder="{escape(look.empty)}">'
+    if look.control == "textarea":
+        return f'<textarea {own} rows="2"></textarea>'
+    return f'<input {own} placeholder="{escape(look.empty)}" autocomplete="off">'
+
+
+def _field(name: str, look: Look, indent: str) -> str:
     """A setting's field: its declared label, its control and the slot for its error."""
+    hint = f' <span class="hint">({escape(look.hint)})</span>' if look.hint else ""
     return (
-        f'      <div>\n        <label for="{name}">{escape(DECLARED[name].label)}</label>\n'
-        f"        {_control(name, control, empty)}\n"
-        f'        <p class="field-error" data-field="{name}" role="alert"></p>\n      </div>'
+        f'{indent}<label for="{name}">{escape(DECLARED[name].label)}{hint}</label>\n'
+        f"{indent}{_control(name, look)}\n"
+        f'{indent}<p class="field-error" data-field="{name}" role="alert"></p>'
     )
 
 
 def _rows() -> dict[str, str]:
-    return {
-        f"{row}_row": '<div class="row">\n' + "\n".join(_field(*f) for f in fields) + "\n    </div>"
-        for row, fields in FORM_ROWS.items()
-    }
+    """Each row's fields: the settings offered on the web, in their looks' order, then the rest.
+    Fields sit side by side in a row; a text area takes the whole width."""
+    offered = offered_by("web")
+    ordered = [name for name in LOOKS if name in offered]
+    ordered += [name for name in offered if name not in LOOKS]
+    looks = {name: _look(name) for name in ordered}
+    rows = {}
+    for row in ROWS:
+        fields = [(name, look) for name, look in looks.items() if look.row == row]
+        inline = [
+            f"      <div>\n{_field(name, look, ' ' * 8)}\n      </div>"
+            for name, look in fields
+            if look.control != "textarea"
+        ]
+        parts = ['<div class="row">\n' + "\n".join(inline) + "\n    </div>"] if inline else []
+        parts += [_field(n, look, " " * 4) for n, look in fields if look.control == "textarea"]
+        rows[f"{row}_row"] = "\n\n".join(parts).lstrip()
+    return rows
 
 
 @functools.cache

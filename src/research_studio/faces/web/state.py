@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.web.manager import PENDING_KINDS, Pending, RunManager
@@ -83,6 +83,10 @@ class WebState:
 def web_state(request: Request) -> WebState:
     state: WebState = request.app.state.web
     return state
+
+
+# An endpoint's parameter: the app's state.
+State = Annotated[WebState, Depends(web_state)]
 
 
 def check_sid(sid: str) -> str:

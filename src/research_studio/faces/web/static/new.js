@@ -1,14 +1,20 @@
 "use strict";
 /* The new research form: options, what resolution would pick, inline validation errors.
-   Each setting's label, help, bounds, choices and default come from the server's declarations. */
+   Which settings it sends, and each one's label, help, bounds, choices and default, come from
+   the server's declarations. */
 (() => {
   const form = document.getElementById("research-form");
   const resolution = document.getElementById("resolution");
   let timer = null;
 
-  const SETTINGS = ["model", "fast_model", "search", "docs", "report_structure", "language",
-                    "max_iterations", "max_researcher_iterations", "max_research_questions",
-                    "system_prompt"];
+  /* The settings the form offers: the server renders one field per setting declared for the
+     web, each marked data-setting; none is named here. */
+  const SETTINGS = Array.from(form.querySelectorAll("[data-setting]"), (input) => input.name);
+
+  /* The fields resolution reads (/api/resolution's parameters), those the form offers. */
+  function resolvedBy() {
+    return ["model", "search", "docs"].map((name) => form.elements.namedItem(name)).filter(Boolean);
+  }
 
   function fill(select, values) {
     for (const value of values) select.append(RS.el("option", { value, text: value }));
@@ -58,9 +64,9 @@
 
   async function showResolution() {
     const params = new URLSearchParams();
-    for (const name of ["model", "search", "docs"]) {
-      const value = form.elements.namedItem(name).value.trim();
-      if (value) params.set(name, value);
+    for (const input of resolvedBy()) {
+      const value = input.value.trim();
+      if (value) params.set(input.name, value);
     }
     const { data } = await RS.request("GET", "/api/resolution?" + params);
     if (!data) return;
@@ -88,15 +94,17 @@
     fill(form.elements.namedItem("pipeline"), data.pipelines);
     for (const meta of Object.values(data.settings)) describe(meta);
     const docs = form.elements.namedItem("docs");
-    for (const folder of data.docs) docs.append(RS.el("option", { value: folder.value, text: folder.label }));
-    docs.value = data.default_docs;
+    if (docs) {
+      for (const folder of data.docs) docs.append(RS.el("option", { value: folder.value, text: folder.label }));
+      docs.value = data.default_docs;
+    }
     const pipeline = form.elements.namedItem("pipeline");
     pipeline.addEventListener("change", () => {
       syncMode(data.single_agent_pipelines);
       syncSettings(data.honoured_by);
     });
     syncSettings(data.honoured_by);
-    for (const name of ["model", "search", "docs"]) form.elements.namedItem(name).addEventListener("input", later);
+    for (const input of resolvedBy()) input.addEventListener("input", later);
     showResolution();
   }
 
