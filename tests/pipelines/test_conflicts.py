@@ -292,3 +292,19 @@ async def test_the_southern_reef_never_cross_validates_the_northern_reef(
 ) -> None:
     verdicts = await _cross_validated(make_config, {"S1": NORTH_54, "S2": SOUTH_54})
     assert not any(verdicts.values()), verdicts
+
+
+@pytest.mark.parametrize(("pipeline", "mode"), PIPELINES)
+async def test_a_conflict_is_said_in_the_reports_language(
+    make_config: Callable[..., Configuration], tmp_path: Path, pipeline: str, mode: str
+) -> None:
+    folder = _documents(tmp_path / "docs", FIGURES)
+    state = await _run(make_config, folder, pipeline, mode, language="German")
+    survey, institute = _sid(state, "reef-survey.md"), _sid(state, "reef-institute.md")
+    report = state["report"]
+    note = next(
+        line for line in report.splitlines() if line.startswith("⚖ Die Quellen widersprechen")
+    )
+    assert f"{survey}: " in note and f"{institute}: " in note and "54 %" in note
+    assert " gives " not in report and "Sources disagree" not in report
+    assert "keine dritte Quelle entscheidet" in report

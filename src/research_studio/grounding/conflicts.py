@@ -265,16 +265,24 @@ class Conflict:
     settled_for: str = ""
     search: str = ""
 
-    def line(self) -> str:
-        """The conflict in one Markdown line ("S3 gives 54 %, S5 gives 45 % for "…"")."""
+    def line(self, language: str = "en") -> str:
+        """The conflict in one Markdown line: in English "S3 gives 54 %, S5 gives 45 % for "…"";
+        in other languages without verbs ("S3: 54 %; S5: 45 % ("…")"), which need no grammar."""
         said = []
         for sids, value in zip(self.sids, self.says, strict=True):
-            who = " and ".join(sids)
-            if self.kind == "polarity":
-                said.append(f"{who} {'say' if len(sids) > 1 else 'says'} '{value}'")
+            who = " and ".join(sids) if language == "en" else ", ".join(sids)
+            shown = f"'{value}'" if self.kind == "polarity" else value
+            if language != "en":
+                said.append(f"{who}: {shown}")
+            elif self.kind == "polarity":
+                said.append(f"{who} {'say' if len(sids) > 1 else 'says'} {shown}")
             else:
-                said.append(f"{who} {'give' if len(sids) > 1 else 'gives'} {value}")
-        text = f"{', '.join(said)} for \u201c{self.subject.strip(' .')}\u201d"
+                said.append(f"{who} {'give' if len(sids) > 1 else 'gives'} {shown}")
+        subject = self.subject.strip(" .")
+        if language == "en":
+            text = f"{', '.join(said)} for \u201c{subject}\u201d"
+        else:
+            text = f"{'; '.join(said)} (\u201c{subject}\u201d)"
         return escape_markdown(text)
 
     def record(self) -> ConflictRecord:

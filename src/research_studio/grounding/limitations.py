@@ -136,6 +136,9 @@ SENTENCES: dict[str, dict[str, str]] = {
         "de": "Die Quellen widersprechen sich, und keine dritte Quelle entscheidet: {line}.",
         "fr": "Les sources se contredisent et aucune troisième source ne tranche : {line}.",
         "es": "Las fuentes discrepan y ninguna tercera fuente lo resuelve: {line}.",
+        "it": "Le fonti sono in disaccordo e nessuna terza fonte lo risolve: {line}.",
+        "pt": "As fontes divergem e nenhuma terceira fonte resolve a questão: {line}.",
+        "nl": "De bronnen spreken elkaar tegen en geen derde bron beslecht het: {line}.",
     },
     "more": {
         "en": "… and {n} more (see result.json)",

@@ -29,8 +29,25 @@ from research_studio.pipelines.kit.stopping import CONTINUE, StopReason, cap_rea
 _OVERRIDABLE = frozenset(
     {"ready", "coverage_reached", "no_gaps", "no_searches_left", "gain_below_threshold"}
 )
-NOTE = "\u2696 Sources disagree: {line}."
-RESOLVED_NOTE = "\u2696 Sources disagree: {line}; most sources give {value}."
+# The note printed in a section that cites both sides, in each report language (else English).
+NOTE = {
+    "en": "\u2696 Sources disagree: {line}.",
+    "de": "\u2696 Die Quellen widersprechen sich: {line}.",
+    "fr": "\u2696 Les sources se contredisent : {line}.",
+    "es": "\u2696 Las fuentes discrepan: {line}.",
+    "it": "\u2696 Le fonti sono in disaccordo: {line}.",
+    "pt": "\u2696 As fontes divergem: {line}.",
+    "nl": "\u2696 De bronnen spreken elkaar tegen: {line}.",
+}
+RESOLVED_NOTE = {
+    "en": "\u2696 Sources disagree: {line}; most sources give {value}.",
+    "de": "\u2696 Die Quellen widersprechen sich: {line}; die meisten Quellen nennen {value}.",
+    "fr": "\u2696 Les sources se contredisent : {line} ; la plupart donnent {value}.",
+    "es": "\u2696 Las fuentes discrepan: {line}; la mayoría da {value}.",
+    "it": "\u2696 Le fonti sono in disaccordo: {line}; la maggior parte indica {value}.",
+    "pt": "\u2696 As fontes divergem: {line}; a maioria indica {value}.",
+    "nl": "\u2696 De bronnen spreken elkaar tegen: {line}; de meeste bronnen geven {value}.",
+}
 
 
 def _said(records: Sequence[StatementRecord]) -> list[tuple[Said, StatementRecord]]:
@@ -62,6 +79,7 @@ def mark_conflicts(
     structure: ReportStructure,
     evidence: Sequence[EvidenceRecord],
     searches_done: Sequence[str] = (),
+    language: str = "en",
 ) -> list[Conflict]:
     """The conflicts between the report's cited sources, settled where a third source can, noted
     where they are cited; the statements on either side lose ✓✓."""
@@ -79,18 +97,20 @@ def mark_conflicts(
         section = _section_of(report, involved)
         if section is None:
             continue
+        line = conflict.line(language)
         if conflict.status == "resolved":
-            note = RESOLVED_NOTE.format(line=conflict.line(), value=conflict.settled_for)
+            template = RESOLVED_NOTE.get(language, RESOLVED_NOTE["en"])
+            note = template.format(line=line, value=conflict.settled_for)
         else:
-            note = NOTE.format(line=conflict.line())
+            note = NOTE.get(language, NOTE["en"]).format(line=line)
         if note not in section.notes:
             section.notes.append(note)
     return conflicts
 
 
-def open_lines(conflicts: Sequence[Conflict]) -> list[str]:
+def open_lines(conflicts: Sequence[Conflict], language: str = "en") -> list[str]:
     """Each open conflict in one line, as Limitations lists it."""
-    return [conflict.line() for conflict in conflicts if conflict.status == "open"]
+    return [conflict.line(language) for conflict in conflicts if conflict.status == "open"]
 
 
 def conflict_records(conflicts: Sequence[Conflict]) -> list[ConflictRecord]:

@@ -223,9 +223,10 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         config.report_structure,
         state.get("evidence", []),
         state.get("searches_done", []),
+        language=language,
     )
     limitations = limitations_of(
-        runtime, state, errors, grounded.tally, language, open_lines(conflicts)
+        runtime, state, errors, grounded.tally, language, open_lines(conflicts, language)
     )
     if limitations:
         grounded.appendix.append(limitations)

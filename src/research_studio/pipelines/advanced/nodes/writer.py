@@ -165,7 +165,11 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         language=language,
     )
     conflicts = mark_conflicts(
-        report, config.report_structure, state.get("evidence", []), state.get("searches_done", [])
+        report,
+        config.report_structure,
+        state.get("evidence", []),
+        state.get("searches_done", []),
+        language=language,
     )
     statements = report.printed(config.report_structure)
     cited = cited_sources(statements)
@@ -183,7 +187,7 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         quality["Checks switched off"] = ", ".join(off)
     report.appendix = [*report.appendix, *appendix(coverage, quality, language)]
     limitations = limitations_of(
-        runtime, state, errors, report.tally, language, open_lines(conflicts)
+        runtime, state, errors, report.tally, language, open_lines(conflicts, language)
     )
     if limitations:
         report.appendix.insert(0, limitations)

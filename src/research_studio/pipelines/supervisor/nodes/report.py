@@ -279,9 +279,9 @@ async def final_report_generation(
     coverage = close_report(
         grounded, config.report_structure, query=state["query"], questions=[], language=language
     )
-    conflicts = mark_conflicts(grounded, config.report_structure, evidence)
+    conflicts = mark_conflicts(grounded, config.report_structure, evidence, language=language)
     limitations = limitations_of(
-        runtime, state, errors, grounded.tally, language, open_lines(conflicts)
+        runtime, state, errors, grounded.tally, language, open_lines(conflicts, language)
     )
     if limitations:
         grounded.appendix.append(limitations)
