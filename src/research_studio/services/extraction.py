@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -139,16 +138,6 @@ async def extract_findings(
         ),
     ]
     extraction = await caller.structured(PageExtraction, messages)
-    # Finding each quote in the page text is CPU work: off the event loop, so that the other
-    # runs (and this run's other workers) keep their model calls and fetches going meanwhile.
-    findings = await asyncio.to_thread(_checked_findings, extraction, pages, config)
-    return Extracted(findings, extraction.answer.strip(), extraction.confidence, extraction.gaps)
-
-
-def _checked_findings(
-    extraction: PageExtraction, pages: list[PageInput], config: Configuration
-) -> list[FindingRecord]:
-    """The model's facts as findings, each quote checked against the page it is on."""
     per_page: Counter[int] = Counter()
     findings: list[FindingRecord] = []
     for fact in extraction.facts:
@@ -168,7 +157,7 @@ def _checked_findings(
                 question=fact.question.strip(),
             )
         )
-    return findings
+    return Extracted(findings, extraction.answer.strip(), extraction.confidence, extraction.gaps)
 
 
 def _quoted_page(fact: ExtractedFact, pages: list[PageInput]) -> tuple[int, str | None]:
@@ -300,9 +289,7 @@ class ExtractionStrategy:
         if not pages:
             return Extracted([])
         if self.verbatim or caller is None:
-            return await asyncio.to_thread(
-                verbatim_findings, config, request=request, questions=questions, pages=pages
-            )
+            return verbatim_findings(config, request=request, questions=questions, pages=pages)
         return await extract_findings(
             caller, config, request=request, questions=questions, pages=pages
         )

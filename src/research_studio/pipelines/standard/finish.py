@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from research_studio.core.config import Configuration, ReportStructure
+from research_studio.core.config import Configuration
 from research_studio.core.languages import report_language, writing_rule
 from research_studio.core.prompt_blocks import additional_instructions, numbered, request_block
 from research_studio.core.records import (
@@ -17,8 +16,6 @@ from research_studio.core.records import (
     EvidenceRecord,
     QuoteRef,
     RunSummary,
-    SourceRecord,
-    StatementRecord,
 )
 from research_studio.evidence.brief import for_writer, verbatim_brief
 from research_studio.evidence.passages import fallback_report, passage_note, usable_evidence
@@ -208,10 +205,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         if draft is None:
             reason = "budget" if errors[-1]["kind"] == "budget" else "writer_failed"
         else:
-            # Checking each statement against its quotes is CPU work: off the event loop, so
-            # the other runs a server holds keep their model calls and fetches going.
-            grounded = await asyncio.to_thread(
-                ground_draft,
+            grounded = ground_draft(
                 draft,
                 support,
                 title=state["query"],
@@ -219,7 +213,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
                 allowed_urls=[source["url"] for source in sources],
             )
     if reason == "extractive" and evidence:
-        grounded = await asyncio.to_thread(_brief, state, evidence, config)
+        grounded = _brief(state, evidence, config)
     if grounded is None or not grounded.has_citations():
         grounded = await fallback_report(
             services.archive,
@@ -232,8 +226,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
             reason=reason,
             tally=grounded.tally if grounded else None,
         )
-    coverage = await asyncio.to_thread(
-        close_report,
+    coverage = close_report(
         grounded,
         config.report_structure,
         query=state["query"],
@@ -243,9 +236,8 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
     limitations = limitations_of(runtime, state, errors, grounded.tally, language)
     if limitations:
         grounded.appendix.append(limitations)
-    report, statements = await asyncio.to_thread(
-        _rendered, grounded, config.report_structure, sources, language
-    )
+    report = grounded.markdown(config.report_structure, sources, language)
+    statements = grounded.printed(config.report_structure)
     cited = cited_sources(statements)
     calls = call_records(caller)
     summary = RunSummary(
@@ -268,16 +260,6 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         ),
         "cited_sources": cited,
     }
-
-
-def _rendered(
-    grounded: GroundedReport,
-    structure: ReportStructure,
-    sources: list[SourceRecord],
-    language: str,
-) -> tuple[str, list[StatementRecord]]:
-    """The report's Markdown and its printed statements (CPU work, run off the event loop)."""
-    return grounded.markdown(structure, sources, language), grounded.printed(structure)
 
 
 def _writer_messages(
