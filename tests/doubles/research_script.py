@@ -96,6 +96,8 @@ class ResearchScript:
     invented_number: bool = False
     invented_prose: bool = False
     nonexistent_evidence: bool = False
+    # A model that does not number pages: every fact says it comes from page 1 of its batch.
+    unnumbered_pages: bool = False
     # --- the advanced family's variants (roles in testing/advanced_script.py) ---
     family: FamilyKnobs = field(default_factory=FamilyKnobs)
     _round: dict[str, int] = field(default_factory=dict)
@@ -176,7 +178,7 @@ class ResearchScript:
             ranked = sorted(sentences, key=lambda s: -len(_terms(s) & wanted))
             facts += [
                 {
-                    "page": int(page["number"]),
+                    "page": 1 if self.unnumbered_pages else int(page["number"]),
                     "fact": sentence,
                     "quote": sentence,
                     "question": questions[index % len(questions)],

@@ -225,7 +225,7 @@ def test_builtin_providers_are_built_with_their_settings() -> None:
     config = Configuration(
         openai_api_key="sk-x", anthropic_api_key="sk-ant", ollama_host="http://127.0.0.1:11434"
     )
-    assert type(create_chat_model("openai:gpt-4o-mini", config)).__name__ == "ChatOpenAI"
+    assert type(create_chat_model("openai:gpt-4o-mini", config)).__name__ == "OpenAICompatibleChat"
     assert type(create_chat_model("anthropic:claude-haiku-4-5", config)).__name__ == "ChatAnthropic"
     ollama = create_chat_model("ollama:llama3.1", config)
     assert type(ollama).__name__ == "ChatOllama" and ollama.base_url == "http://127.0.0.1:11434"
@@ -243,3 +243,29 @@ def test_model_choice_per_node() -> None:
     assert model_spec_for(Configuration(model="openai:big"), "extract", "fast") == "openai:big"
     with pytest.raises(ConfigError, match="no chat model configured"):
         model_spec_for(Configuration(), "plan", "smart")
+
+
+class Source(BaseModel):
+    url: str
+    note: str | None = None
+
+
+class Sources(BaseModel):
+    sources: list[Source]
+
+
+async def test_the_json_schema_sent_is_strict_down_to_nested_objects(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    web.chat.queue({"sources": [{"url": "https://a.example", "note": None}]})
+    async with open_services(openai_config(web, make_config)) as services:
+        caller = services.caller("verify", "smart")
+        found = await caller.structured(Sources, [HumanMessage("Which sources?")])
+    assert found.sources == [Source(url="https://a.example")]
+    sent = web.chat.requests[0]["response_format"]["json_schema"]
+    assert sent["strict"] is True and sent["name"] == "Sources"
+    nested = sent["schema"]["$defs"]["Source"]
+    # OpenAI's strict mode: every property required, no other keys, no null default.
+    assert nested["required"] == ["url", "note"] and nested["additionalProperties"] is False
+    assert "default" not in nested["properties"]["note"]
+    assert sent["schema"]["additionalProperties"] is False

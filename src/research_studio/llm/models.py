@@ -73,8 +73,8 @@ def create_chat_model(
 ) -> BaseChatModel:
     """A chat model for a "provider:name" spec, configured from `config`.
 
-    OpenAI models get `http_async_client` when given: the library otherwise shares one client
-    across event loops, which breaks the second loop that uses it.
+    OpenAI models get `http_async_client` when given, one per event loop (a client serves the
+    loop it was opened on); without it each call opens its own.
     """
     provider, name = split_spec(spec)
     if provider in _registered:
@@ -83,11 +83,21 @@ def create_chat_model(
         from research_studio.llm.local_model import create_local_model
 
         return create_local_model(name, config)
+    kwargs = _provider_kwargs(provider, config)
+    if provider == "openai":
+        # Over httpx, not langchain-openai: the openai SDK costs a cold run 0.85 CPU-s to import.
+        from research_studio.llm.openai_chat import OpenAICompatibleChat
+
+        return OpenAICompatibleChat(
+            model=name,
+            temperature=config.temperature,
+            timeout=config.llm_timeout_s,
+            max_retries=config.llm_max_retries,
+            http_async_client=http_async_client,
+            **kwargs,
+        )
     from langchain.chat_models import init_chat_model
 
-    kwargs = _provider_kwargs(provider, config)
-    if provider == "openai" and http_async_client is not None:
-        kwargs["http_async_client"] = http_async_client
     common: dict[str, object] = {"temperature": config.temperature}
     if provider == "ollama":
         common["client_kwargs"] = {"timeout": config.llm_timeout_s}

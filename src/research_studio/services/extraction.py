@@ -143,11 +143,11 @@ async def extract_findings(
     for fact in extraction.facts:
         if not fact.fact.strip() or not 1 <= fact.page <= len(pages):
             continue
-        if per_page[fact.page] >= config.facts_per_page:
+        number, verbatim = _quoted_page(fact, pages)
+        if per_page[number] >= config.facts_per_page:
             continue
-        per_page[fact.page] += 1
-        page = pages[fact.page - 1]
-        verbatim = verbatim_quote(fact.quote, page.text)  # the page's own characters
+        per_page[number] += 1
+        page = pages[number - 1]
         findings.append(
             FindingRecord(
                 url=page.url,
@@ -158,6 +158,23 @@ async def extract_findings(
             )
         )
     return Extracted(findings, extraction.answer.strip(), extraction.confidence, extraction.gaps)
+
+
+def _quoted_page(fact: ExtractedFact, pages: list[PageInput]) -> tuple[int, str | None]:
+    """The page a fact's quote is on, and the page's own characters for it.
+
+    The model names the page; code checks it. A quote not found there is looked for on the
+    batch's other pages: a model that numbers every fact "1" (or leaves the default) otherwise
+    loses every other page's evidence, and the report cites one source per batch.
+    """
+    named = verbatim_quote(fact.quote, pages[fact.page - 1].text)
+    if named is not None:
+        return fact.page, named
+    for number, page in enumerate(pages, 1):
+        found = verbatim_quote(fact.quote, page.text) if number != fact.page else None
+        if found is not None:
+            return number, found
+    return fact.page, None
 
 
 def verbatim_findings(
