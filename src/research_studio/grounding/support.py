@@ -25,6 +25,14 @@ from research_studio.core.chunking import split_sentences
 from research_studio.core.errors import ConfigError
 from research_studio.grounding.addressing import addresses_reader
 from research_studio.grounding.alignment import Alignment, Part, align
+from research_studio.grounding.names import (
+    acronym_key,
+    expansions,
+    name_runs,
+    run_acronyms,
+    written_acronyms,
+)
+from research_studio.grounding.names import folded_source as _folded
 from research_studio.grounding.quotes import CONNECTIVE_OPENERS, fold, page_blocks
 from research_studio.grounding.terms import content_words, entities, word_set
 
@@ -133,16 +141,23 @@ def _names(text: str, *, leading: bool = False) -> list[str]:
     ]
 
 
-@lru_cache(maxsize=16)
-def _folded(source: str) -> str:
-    """A source folded for finding names (cached: a page is checked for many statements)."""
-    return fold(source)[0]
+def _abbreviated(statement: str, source: str) -> set[str]:
+    """The statement's names the source gives another way: an acronym it spells out
+    ("NASA" where the source says "National Aeronautics and Space Administration"), or the
+    words of a name it writes as an acronym (the reverse)."""
+    spelled, written = expansions(source), written_acronyms(source)
+    found = {name for name in _names(statement) if acronym_key(name) in spelled - {""}}
+    for run in name_runs(statement):
+        if run_acronyms(run) & written:
+            found.update(run)
+    return found
 
 
 def _entity_reasons(statement: str, alignment: Alignment, source: str) -> list[str]:
     """Names of the statement the source never gives; or a first word the source lacks where
     the sentences found name someone the statement does not ("Honda plans …" for "Toyota
-    plans …"): one name put for another."""
+    plans …"): one name put for another. A name the source abbreviates, or spells out, it
+    gives."""
     folded_source = _folded(source)
     lost = [name for name in _names(statement) if not _entity_in(name, folded_source)]
     statement_folded = fold(statement)[0]
@@ -153,6 +168,9 @@ def _entity_reasons(statement: str, alignment: Alignment, source: str) -> list[s
             for name in _names(statement, leading=True)
             if name not in lost and not _entity_in(name, folded_source)
         ]
+    if lost:
+        other_way = _abbreviated(statement, source)
+        lost = [name for name in lost if name not in other_way]
     if lost:
         return ["entity: the source does not name " + ", ".join(f"'{n}'" for n in lost)]
     return []
@@ -169,7 +187,7 @@ class Assessment:
 
 def assess(statement: str, sentences: Sequence[str], source: str) -> Assessment:
     """The statement aligned with the source's sentences, its vetoes and its features."""
-    alignment = align(statement, sentences, usable=_not_addressing)
+    alignment = align(statement, sentences, usable=_not_addressing, source=source)
     vetoes = [reason for part in alignment.parts for reason in part.reasons]
     vetoes += _entity_reasons(statement, alignment, source)
     return Assessment(alignment, tuple(dict.fromkeys(vetoes)), features(alignment, statement))
@@ -210,6 +228,25 @@ def _not_addressing(sentence: str) -> bool:
 _LINE_END = re.compile(r"(?<=[.!?:;\"'\u201d)\]])[ \t]*\n|\n(?=[ \t]*[\"'(\[#*\u201c]?[A-Z0-9])")
 
 
+# A month's abbreviation before a day ends no sentence ("Aug. 10, 2014").
+_MONTH_STOP = re.compile(r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.$")
+
+
+def _rejoined(sentences: Iterable[str]) -> Iterable[str]:
+    pending = ""
+    for sentence in sentences:
+        if pending and sentence[:1].isdigit():
+            sentence = f"{pending} {sentence}"
+        elif pending:
+            yield pending
+        pending = sentence
+        if not _MONTH_STOP.search(sentence):
+            yield sentence
+            pending = ""
+    if pending:
+        yield pending
+
+
 @lru_cache(maxsize=64)
 def sentences_of(text: str) -> tuple[str, ...]:
     """The sentences of a text, block by block and line by line (a title line, a caption or
@@ -218,7 +255,7 @@ def sentences_of(text: str) -> tuple[str, ...]:
         sentence
         for _, block in page_blocks(text)
         for line in _LINE_END.split(block)
-        for sentence in split_sentences(line)
+        for sentence in _rejoined(split_sentences(line))
     )
 
 
