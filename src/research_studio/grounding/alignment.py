@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from research_studio.grounding.dates import MONTH_WORDS, describe, with_year
+from research_studio.grounding.dates import MONTH_WORDS, describe, relative_years, with_year
 from research_studio.grounding.names import (
     expansions,
     folded_source,
@@ -38,7 +39,6 @@ from research_studio.grounding.terms import (
     is_unit_word,
     negated_terms,
     negations,
-    ordinal_words,
     word_set,
     words,
 )
@@ -62,8 +62,12 @@ class SourceSentence:
     """One sentence of a source, with what the check compares (computed once per sentence)."""
 
     text: str
-    terms: frozenset[str]  # with the acronyms of the names it spells out ("nasa")
-    written: frozenset[str] = frozenset()  # the acronyms it writes in capitals
+    terms: frozenset[str]
+
+    @property
+    def written(self) -> frozenset[str]:
+        """The acronyms it writes in capitals."""
+        return written_acronyms(self.text)
 
     @property
     def negated(self) -> frozenset[str]:
@@ -73,9 +77,15 @@ class SourceSentence:
 @lru_cache(maxsize=8192)
 def sentence(text: str) -> SourceSentence:
     """A source sentence prepared for comparison (cached: a page is checked many times)."""
-    terms = {canon(word) for word in words(text)} | {canon(form) for form in expansions(text)}
-    terms |= {canon(word) for word in ordinal_words(text)}
-    return SourceSentence(text=text, terms=frozenset(terms), written=written_acronyms(text))
+    terms = frozenset(canon(word) for word in words(text))
+    return SourceSentence(text=text, terms=terms | _written_otherwise(text))
+
+
+@lru_cache(maxsize=8192)
+def _written_otherwise(text: str) -> frozenset[str]:
+    """Terms a sentence carries written another way: the acronyms of the names it spells out
+    ("nasa" for "National Aeronautics and Space Administration")."""
+    return frozenset(canon(form) for form in expansions(text))
 
 
 @lru_cache(maxsize=8192)
@@ -203,7 +213,7 @@ def datelines(sentences: Sequence[str]) -> set[tuple[str, str]]:
     return found
 
 
-def _figure_reasons(part: str, available: set[tuple[str, str]]) -> list[str]:
+def _figure_reasons(part: str, available: AbstractSet[tuple[str, str]]) -> list[str]:
     reasons = []
     for value, unit in sorted(figures(part)):
         shown = describe(value, unit) or f"{value}{' ' + unit if unit else ''}"
@@ -271,17 +281,23 @@ def wanted_words(part: str) -> list[str]:
     ]
 
 
-def names_carried(part: str, quote: SourceSentence, named: Callable[[str], bool]) -> set[str]:
+def names_carried(
+    part: str,
+    quote: SourceSentence,
+    named: Callable[[str], bool],
+    spelled: Callable[[], frozenset[str]],
+) -> set[str]:
     """The words of the part's names the sentence carries written another way: a name the
-    sentence abbreviates ("National Aeronautics and Space Administration" for its "NASA"), or
-    a full name the source introduced and the sentence gives by its last word ("Kate
-    Winslet" where the sentence says "Winslet")."""
+    sentence abbreviates ("National Aeronautics and Space Administration" for its "NASA"),
+    unless the source spells that acronym out as another name (`spelled`); or a full name the
+    source introduced and the sentence gives by its last word ("Kate Winslet" where the
+    sentence says "Winslet")."""
     carried: set[str] = set()
     for run in name_runs(part):
         lowered = [word.lower() for word in run]
-        if run_acronyms(run) & quote.written:
-            carried.update(lowered)
-        elif present(canon(lowered[-1]), quote.terms) and named(" ".join(run)):
+        written = run_acronyms(run) & quote.written
+        abbreviated = bool(written and written - spelled())
+        if abbreviated or (present(canon(lowered[-1]), quote.terms) and named(" ".join(run))):
             carried.update(lowered)
     return carried
 
@@ -293,21 +309,24 @@ def check_part(
     *,
     years: frozenset[str] = frozenset(),
     named: Callable[[str], bool] | None = None,
+    spelled: Callable[[], frozenset[str]] = frozenset,
 ) -> Part:
     """One part against one sentence: the terms it carries, and the vetoes. A figure may also
     be in `also` (the part's other sentences, the source's datelines), never anywhere else;
-    a day without a year in the sentence ("April 9th") takes the `years` of the datelines.
-    `named` says whether the source gives a name whole (a surname then stands for it)."""
+    a day without a year in the sentence ("April 9th") takes the `years` of the datelines, and
+    "last year" counts from them.
+    `named` says whether the source gives a name whole (a surname then stands for it);
+    `spelled` holds the acronyms the source spells out."""
     wanted = wanted_words(part)
     missing = tuple(word for word in wanted if not present(canon(word), quote.terms))
     if missing:
-        carried = names_carried(part, quote, named or (lambda _name: False))
+        carried = names_carried(part, quote, named or (lambda _name: False), spelled)
         missing = tuple(word for word in missing if word not in carried)
     coverage = 1.0 if not wanted else (len(wanted) - len(missing)) / len(wanted)
     terms = {canon(word) for word in words(part)}
     available = figures(quote.text, source=True) | (also or set())
     if years:
-        available |= with_year(available, years)
+        available |= with_year(available, years) | relative_years(quote.text, years)
     reasons = _figure_reasons(part, available) + _polarity_reasons(part, quote, terms)
     return Part(
         text=part,
@@ -323,7 +342,7 @@ def _rank(
     part: str, candidates: Sequence[SourceSentence], usable: Callable[[str], bool]
 ) -> list[SourceSentence]:
     wanted = {canon(word) for word in content_words(part)}
-    numbers = {value for value, _unit in figures(part)}
+    numbers = {value for value, unit in figures(part) if unit not in _DATED}
     scored: list[tuple[int, int, int, SourceSentence]] = []
     for index, candidate in enumerate(candidates):
         shared = len(wanted & candidate.terms)
@@ -382,6 +401,9 @@ def align(
     years = frozenset(value for value, unit in dated if not unit and _YEAR.fullmatch(value))
     whole = "\n".join(sentences) if source is None else source
 
+    def spelled() -> frozenset[str]:
+        return expansions(whole)
+
     def named(name: str) -> bool:
         return names_in(name, folded_source(whole))
 
@@ -393,7 +415,8 @@ def align(
         near = [one for one in ranked if len(wanted & one.terms) >= SHARED_FOR_FIGURES]
         also = dated.union(*(figures(one.text, source=True) for one in near))
         tried = [
-            check_part(part, candidate, also, years=years, named=named) for candidate in ranked
+            check_part(part, candidate, also, years=years, named=named, spelled=spelled)
+            for candidate in ranked
         ]
         best = max(tried, key=_preference, default=None)
         if best is None:

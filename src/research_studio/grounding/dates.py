@@ -82,6 +82,10 @@ _PATTERNS = (
 )  # fmt: skip
 
 
+# What every date has: a month's name or an ISO year and month (a cheap test first).
+_ANY_DATE = re.compile(r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)|\d{4}-[01]\d")
+
+
 def _month_number(match: re.Match[str]) -> int:
     groups = match.groupdict()
     if groups.get("month_number"):
@@ -97,6 +101,8 @@ def date_figures(
     found: set[tuple[str, str]] = set()
     taken: list[tuple[int, int]] = []
     consumed: list[tuple[int, int]] = []
+    if not _ANY_DATE.search(text):
+        return found, taken, consumed
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(text):
             if any(start < match.end() and match.start() < end for start, end in taken):
@@ -136,9 +142,21 @@ def with_year(found: Iterable[tuple[str, str]], years: Iterable[str]) -> set[tup
     return dated
 
 
-_NAMES = (
-    "January February March April May June July August September October November December"
-).split()
+_RELATIVE = re.compile(r"\b(last|this|next)\s+year\b", re.IGNORECASE)
+_OFFSET = {"last": -1, "this": 0, "next": 1}
+
+
+def relative_years(text: str, years: Iterable[str]) -> set[tuple[str, str]]:
+    """The years a source's "last year", "this year" or "next year" name, counted from the
+    years its datelines give (in an article dated 2018, "last year" is 2017)."""
+    offsets = {_OFFSET[match.group(1).lower()] for match in _RELATIVE.finditer(text)}
+    return {(str(int(year) + offset), "") for year in years for offset in offsets}
+
+
+_NAMES = sorted(
+    (name.capitalize() for name in _MONTHS if len(name) > 4 or name in {"may", "june", "july"}),
+    key=lambda name: _MONTHS[name.lower()],
+)
 
 
 def describe(value: str, unit: str) -> str:

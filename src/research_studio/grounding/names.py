@@ -14,12 +14,13 @@ import re
 from functools import lru_cache
 
 from research_studio.grounding.quotes import fold
+from research_studio.grounding.terms import word_set
 
 # Small words inside a name ("Bank of England", "Organisation for Economic Co-operation and
 # Development"); a run never starts or ends with one.
-_CONNECTORS = frozenset("of and for the de du la le von van der den on in at to &".split())
+_CONNECTORS = word_set("of and for the de du la le von van der den on in at to &")
 # Capitalised words that open a sentence rather than a name ("The National Gallery").
-_OPENERS = frozenset("the a an in on at for by of and but as this that these those".split())
+_OPENERS = word_set("the a an in on at for by of and but as this that these those")
 _CAPITAL = r"(?:[A-Z]\.|[A-ZÀ-ÖØ-ÞА-ЯЁΑ-Ω][\w'\u2019-]*)"
 # Between two capitalised words of one name: "of", "of the", "and", "&" … (never "and the",
 # which joins two names).

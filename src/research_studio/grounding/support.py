@@ -144,11 +144,13 @@ def _names(text: str, *, leading: bool = False) -> list[str]:
 def _abbreviated(statement: str, source: str) -> set[str]:
     """The statement's names the source gives another way: an acronym it spells out
     ("NASA" where the source says "National Aeronautics and Space Administration"), or the
-    words of a name it writes as an acronym (the reverse)."""
+    words of a name it writes only as an acronym (the reverse)."""
     spelled, written = expansions(source), written_acronyms(source)
     found = {name for name in _names(statement) if acronym_key(name) in spelled - {""}}
+    # An acronym the source spells out stands for that name only: "Atlantis Institute of
+    # Marine Science" is not the "Australian Institute of Marine Science (AIMS)".
     for run in name_runs(statement):
-        if run_acronyms(run) & written:
+        if run_acronyms(run) & written - spelled:
             found.update(run)
     return found
 

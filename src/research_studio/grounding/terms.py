@@ -176,29 +176,16 @@ _ORDINALS = {
     )
 } | {"thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60, "seventieth": 70,
      "eightieth": 80, "ninetieth": 90, "hundredth": 100}  # fmt: skip
-# Ordinal words are figures of a source ("third" = 3rd). In a statement an ordinal word is a
-# word the source must carry ("third" for "third" or "3rd", `ordinal_words`), no figure that
-# vetoes: "first" often means "earliest", and "third quarter" is said with months too.
+# Ordinal words are figures, as number words are ("third" = 3rd, "fourth" never 3rd); "first"
+# and "second" alone only in a source: in a statement they often mean "earliest" or a unit of
+# time, no count to verify.
 _ORDINAL_FIGURE = re.compile(
     rf"\b(?:(?P<tens>{_TENS})[-\s])?(?P<ordinal>"
     + "|".join(sorted(_ORDINALS, key=len, reverse=True))
     + r")\b",
     re.IGNORECASE,
 )
-_ORDINAL_NAMES = {value: word for word, value in _ORDINALS.items()}
-_DIGIT_ORDINAL = re.compile(r"(?<![\w.])(\d{1,3})(?:st|nd|rd|th)\b", re.IGNORECASE)
-
-
-def ordinal_words(text: str) -> set[str]:
-    """The ordinals a text writes in digits, as words: "3rd" → "third" (a source's "3rd"
-    carries a statement's "third")."""
-    return {
-        _ORDINAL_NAMES[int(match.group(1))]
-        for match in _DIGIT_ORDINAL.finditer(text)
-        if int(match.group(1)) in _ORDINAL_NAMES
-    }
-
-
+_ORDINAL_WORDS = frozenset(_ORDINALS) - {"first", "second"}
 def _word_value(number: str) -> float:
     tens, _, ones = number.lower().replace("-", " ").partition(" ")
     return _NUMBER_WORDS[tens] + (_NUMBER_WORDS[ones] if ones else 0)
@@ -270,6 +257,7 @@ def content_words(text: str) -> list[str]:
         and len(word) > 1
         and not any(char.isdigit() for char in word)
         and word not in _NUMBER_WORDS
+        and word not in _ORDINAL_WORDS
     ]
 
 
@@ -314,10 +302,11 @@ _YEAR_RANGE = re.compile(r"\b((1[0-9]|20)\d\d)\s?[-\u2013/]\s?(\d\d)\b(?![-\u201
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
 
-def figures(text: str, *, source: bool = False) -> set[tuple[str, str]]:
+@lru_cache(maxsize=16384)  # a source's sentences are tested for every part of a statement
+def figures(text: str, *, source: bool = False) -> frozenset[tuple[str, str]]:
     """Every figure as (value, unit): "54 percent" → ("54", "%"), "v17" → ("17", ""),
     "1.5×" → ("1.5", "x"), "three times" → ("3", "x"), "1,200 km" → ("1200", "km"),
-    "the 1990s" → ("1990", "decade"), "two-thirds" → ("67", "%"), in a source "third" → ("3", ""),
+    "the 1990s" → ("1990", "decade"), "two-thirds" → ("67", "%"), "third" → ("3", ""),
     "$1.2 billion" → ("1.2", "$ billion"), "3 March 2021" → ("2021-03-03", "date") with its
     month, day and year (`dates`). With `source`, "first" and "second" are 1 and 2 too."""
     text = _normal(text)
@@ -352,7 +341,7 @@ def figures(text: str, *, source: bool = False) -> set[tuple[str, str]]:
         ordinal = match.group("ordinal").lower()
         if match.group("tens"):
             value = _NUMBER_WORDS[match.group("tens").lower()] + _ORDINALS[ordinal]
-        elif source:
+        elif ordinal in _ORDINAL_WORDS or source:
             value = _ORDINALS[ordinal]
         else:
             continue
@@ -363,7 +352,7 @@ def figures(text: str, *, source: bool = False) -> set[tuple[str, str]]:
             continue
         unit = _UNITS.get((match.group("unit") or "").lower(), "")
         found.add((f"{_word_value(match.group('number')):g}", unit))
-    return found
+    return frozenset(found)
 
 
 # A word of any script with what a code name adds ("C#", "snake_case"); whether it is a name
