@@ -161,7 +161,14 @@ def _entity_reasons(statement: str, alignment: Alignment, source: str) -> list[s
     plans …"): one name put for another. A name the source abbreviates, or spells out, it
     gives."""
     folded_source = _folded(source)
-    lost = [name for name in _names(statement) if not _entity_in(name, folded_source)]
+    # A first word that opens a run of names is a name too ("Emma Winslet earned …").
+    named = _names(statement) + [
+        word
+        for run in name_runs(statement)
+        for word in run
+        if word[0].isupper() and word.lower() not in _NOT_NAMES
+    ]
+    lost = [name for name in dict.fromkeys(named) if not _entity_in(name, folded_source)]
     statement_folded = fold(statement)[0]
     found = " ".join(alignment.quotes)
     if any(not _entity_in(name, statement_folded) for name in _names(found, leading=True)):
