@@ -87,6 +87,10 @@ def test_verify_supports_a_fact_written_another_way_and_refuses_another_fact(
     answer = json.loads(result.stdout)
     assert answer["supported"], answer
     assert any(quote.startswith(passage) for quote in answer["quotes"]), answer["quotes"]
+    # Nothing of it is reported missing: the other writing carries every word.
+    assert answer["missing_terms"] == [] and answer["coverage"] == 1.0, answer
+    # …in the one passage, not borrowed from another sentence ("Marta" from another line).
+    assert all(part["also"] == [] for part in answer["parts"]), answer["parts"]
     shown = runner.invoke(app, ["verify", statement, "--source", str(page)])
     assert shown.exit_code == 0 and passage in shown.stdout
 
