@@ -9,6 +9,7 @@ import datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
+from research_studio.grounding.alignment import _rank, sentence
 from research_studio.grounding.dates import date_figures
 from research_studio.grounding.names import acronym_key, expansions, name_runs
 from research_studio.grounding.support import best_support, supports
@@ -183,3 +184,17 @@ def test_a_surname_stands_for_the_full_name_the_source_introduced() -> None:
     # Only a name the source gives whole: another first name is no surname's.
     wrong = best_support("Emma Winslet earned her fifth Oscar nomination in 2007.", source)
     assert not wrong.ok and "Emma" in wrong.reason()
+
+
+def test_a_sentence_writing_the_figure_in_words_is_found_among_many() -> None:
+    """Sentences are ranked by shared terms and figures; a figure written in words ("fifth")
+    counts as shared, so the sentence that carries it is tested before others as close."""
+    others = [f"The drama series was renewed by network {name}." for name in "ABCDEF"]
+    fifth = "The long-running drama series was renewed for its fifth outing by the network."
+    page = "\n".join([*others, fifth])
+    part = "The drama series was renewed for a fifth season"
+    ranked = _rank(part, [sentence(text) for text in page.splitlines()], bool)
+    assert ranked[0].text == fifth
+    verdict = best_support("The drama series was renewed for a fifth time.", page)
+    assert verdict.ok, verdict.reasons
+    assert not best_support("The drama series was renewed for a sixth time.", page).ok

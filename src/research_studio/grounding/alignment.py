@@ -39,6 +39,7 @@ from research_studio.grounding.terms import (
     is_unit_word,
     negated_terms,
     negations,
+    number_words,
     word_set,
     words,
 )
@@ -343,11 +344,17 @@ def _rank(
 ) -> list[SourceSentence]:
     wanted = {canon(word) for word in content_words(part)}
     numbers = {value for value, unit in figures(part) if unit not in _DATED}
+    # A figure counts as shared where the sentence writes it in digits or in words ("fifth").
+    spelled = {number: {canon(word) for word in number_words(number)} for number in numbers}
     scored: list[tuple[int, int, int, SourceSentence]] = []
     for index, candidate in enumerate(candidates):
         shared = len(wanted & candidate.terms)
         if numbers:
-            shared += sum(1 for number in numbers if number in candidate.text)
+            shared += sum(
+                1
+                for number in numbers
+                if number in candidate.text or spelled[number] & candidate.terms
+            )
         if shared:
             # Of two sentences sharing as much, the one saying less is more about the part.
             scored.append((-shared, len(candidate.terms), index, candidate))

@@ -186,6 +186,16 @@ _ORDINAL_FIGURE = re.compile(
     re.IGNORECASE,
 )
 _ORDINAL_WORDS = frozenset(_ORDINALS) - {"first", "second"}
+
+
+@lru_cache(maxsize=256)
+def number_words(value: str) -> frozenset[str]:
+    """The words that write a whole number: "5" → {"five", "fifth"} (for ranking sentences
+    that write a statement's figure in words)."""
+    found = {word for word, number in _NUMBER_WORDS.items() if f"{number:g}" == value}
+    return frozenset(found | {word for word, number in _ORDINALS.items() if str(number) == value})
+
+
 def _word_value(number: str) -> float:
     tens, _, ones = number.lower().replace("-", " ").partition(" ")
     return _NUMBER_WORDS[tens] + (_NUMBER_WORDS[ones] if ones else 0)
