@@ -5,13 +5,20 @@ full name the source introduced; and still refuses another date, amount, rank or
 from __future__ import annotations
 
 import datetime
+import unicodedata
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from research_studio.grounding.alignment import _rank, sentence
 from research_studio.grounding.dates import date_figures
-from research_studio.grounding.names import acronym_key, expansions, name_runs
+from research_studio.grounding.names import (
+    acronym_key,
+    expansions,
+    folded_name,
+    name_runs,
+    written_acronyms,
+)
 from research_studio.grounding.support import best_support, supports
 from research_studio.grounding.terms import figure_matches, figures
 
@@ -198,3 +205,23 @@ def test_a_sentence_writing_the_figure_in_words_is_found_among_many() -> None:
     verdict = best_support("The drama series was renewed for a fifth time.", page)
     assert verdict.ok, verdict.reasons
     assert not best_support("The drama series was renewed for a sixth time.", page).ok
+
+
+def test_an_acronym_with_full_stops_is_its_name() -> None:
+    assert written_acronyms("The U.S. Senate and the A.V. Club") == {"us", "av"}
+    source = "The U.S. Senate approved the treaty in 2019."
+    assert best_support("The United States Senate approved the treaty in 2019.", source).ok
+    assert not best_support("The United Kingdom Senate approved the treaty in 2019.", source).ok
+
+
+@given(
+    st.text(alphabet="abcdefghijklmnoprstuvz", min_size=4, max_size=9),
+    st.sampled_from(["\u0301", "\u0308", "\u0303", "\u0300"]),
+)
+def test_a_name_is_the_same_name_without_its_accents(stem: str, accent: str) -> None:
+    plain = f"Kv{stem}"  # a made-up name, never a word such as "None"
+    accented = unicodedata.normalize("NFC", plain[:3] + accent + plain[3:])
+    assert folded_name(accented) == folded_name(plain) == plain.lower()
+    source = f"The harbour of {plain} supplied the oak timber."
+    assert best_support(f"The harbour of {accented} supplied the oak timber.", source).ok
+    assert not best_support("The harbour of Qwxyzq supplied the oak timber.", source).ok

@@ -27,7 +27,9 @@ PAGE = (
     "Marta Oyelaran curated the first exhibition of lighthouse journals.\n\n"
     "Visitors ranked the museum 3rd among the region's attractions.\n\n"
     "The storm also closed the harbour road.\n\n"
-    "Oyelaran donated her own charts to the collection.\n"
+    "Oyelaran donated her own charts to the collection.\n\n"
+    "The U.S. Senate approved a grant for the archive.\n\n"
+    "The harbour of Bayamon supplied the oak timber.\n"
 )
 
 CASES = [
@@ -72,6 +74,20 @@ CASES = [
         "In the end Elena Oyelaran donated her own charts to the collection.",
         "entity: the source does not name 'Elena'",
         id="surname",
+    ),
+    pytest.param(
+        "The United States Senate approved a grant for the archive.",
+        "The U.S. Senate approved a grant",
+        "The United Kingdom Senate approved a grant for the archive.",
+        "entity: the source does not name 'United', 'Kingdom'",
+        id="dotted-acronym",
+    ),
+    pytest.param(
+        "The harbour of Bayamón supplied the oak timber.",
+        "The harbour of Bayamon supplied",
+        "The harbour of Guaynabo supplied the oak timber.",
+        "entity: the source does not name 'Guaynabo'",
+        id="name-without-accents",
     ),
 ]
 

@@ -11,6 +11,7 @@ Committee", "Department of Defense"), `acronyms` the initials they are abbreviat
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from research_studio.grounding.quotes import fold
@@ -29,7 +30,8 @@ _RUN = re.compile(rf"(?<![\w'\u2019-]){_CAPITAL}(?:[ \t]+(?:{_LINK}[ \t]+)?{_CAP
 # An acronym as written: two capitals or more, lower-case letters between allowed ("DoD").
 _ACRONYM = re.compile(r"(?<![\w-])([A-Z][A-Za-z&]*[A-Z]s?)(?![\w-])")
 # Sub-runs of a longer name abbreviate to at least this many letters ("ICRC" inside "IEEE
-# International Conference on Rebooting Computing"); a two-letter acronym only a whole run.
+# International Conference on Rebooting Computing"); a two-letter acronym only a whole run or
+# its opening words.
 _MIN_PART_ACRONYM = 3
 _MAX_RUN = 12
 
@@ -72,7 +74,9 @@ def run_acronyms(run: tuple[str, ...]) -> set[str]:
         for end in range(start + 2, len(run) + 1):
             piece = run[start:end]
             if (start, end) != (0, len(run)) and piece[0][0].isupper() and piece[-1][0].isupper():
-                found |= acronyms(piece, whole=False)
+                # A run's opening words are a name of their own ("United States" in
+                # "United States Senate"): two letters do for them.
+                found |= acronyms(piece, whole=start == 0)
     return found
 
 
@@ -90,20 +94,32 @@ def acronym_key(word: str) -> str:
     return re.sub(r"(?<=[A-Z])s$", "", word).lower()
 
 
+# An acronym written with full stops ("U.S.", "A.V."): its letters are the acronym.
+_DOTTED = re.compile(r"(?<![\w.])((?:[A-Z]\.){2,})")
+
+
 @lru_cache(maxsize=8192)
 def written_acronyms(text: str) -> frozenset[str]:
-    """The acronyms a text writes in capitals, lower-case ("NASA" → "nasa")."""
-    keys = (acronym_key(match.group(1)) for match in _ACRONYM.finditer(text))
+    """The acronyms a text writes in capitals, lower-case ("NASA" → "nasa", "U.S." → "us")."""
+    keys = {acronym_key(match.group(1)) for match in _ACRONYM.finditer(text)}
+    keys |= {match.group(1).replace(".", "").lower() for match in _DOTTED.finditer(text)}
     return frozenset(key for key in keys if key)
+
+
+def folded_name(text: str) -> str:
+    """A text folded for comparing names: case, typography and diacritics ("Bayamón" is
+    "bayamon": a name is the same name written without its accents)."""
+    folded = unicodedata.normalize("NFKD", fold(text)[0])
+    return "".join(char for char in folded if not unicodedata.combining(char))
 
 
 @lru_cache(maxsize=16)
 def folded_source(text: str) -> str:
     """A source folded for finding names in it (cached: one page, many statements)."""
-    return fold(text)[0]
+    return folded_name(text)
 
 
 def names_in(text: str, folded: str) -> bool:
     """Whether the folded source gives this name whole ("kate winslet")."""
-    name = fold(text)[0]
+    name = folded_name(text)
     return bool(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", folded))

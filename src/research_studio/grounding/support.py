@@ -28,12 +28,13 @@ from research_studio.grounding.alignment import Alignment, Part, align
 from research_studio.grounding.names import (
     acronym_key,
     expansions,
+    folded_name,
     name_runs,
     run_acronyms,
     written_acronyms,
 )
 from research_studio.grounding.names import folded_source as _folded
-from research_studio.grounding.quotes import CONNECTIVE_OPENERS, fold, page_blocks
+from research_studio.grounding.quotes import CONNECTIVE_OPENERS, page_blocks
 from research_studio.grounding.terms import content_words, entities, word_set
 
 MODEL_FILE = "support_model.json"
@@ -112,7 +113,7 @@ def score(values: Mapping[str, float]) -> float:
 def _entity_in(name: str, folded_text: str) -> bool:
     """Whether the text names it, a plural or possessive as its singular ("Presidents'" for
     "President's")."""
-    folded = fold(name)[0]
+    folded = folded_name(name)
     if re.search(rf"(?<![\w]){re.escape(folded)}", folded_text):
         return True
     singular = re.sub(r"(?<=[a-z]{4})(?:s'|'s|s)$", "", folded)
@@ -169,7 +170,7 @@ def _entity_reasons(statement: str, alignment: Alignment, source: str) -> list[s
         if word[0].isupper() and word.lower() not in _NOT_NAMES
     ]
     lost = [name for name in dict.fromkeys(named) if not _entity_in(name, folded_source)]
-    statement_folded = fold(statement)[0]
+    statement_folded = folded_name(statement)
     found = " ".join(alignment.quotes)
     if any(not _entity_in(name, statement_folded) for name in _names(found, leading=True)):
         lost += [
