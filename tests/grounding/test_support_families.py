@@ -62,4 +62,4 @@ def test_figures_written_in_words_or_abbreviated_are_the_same_figure() -> None:
     assert not supports("Twenty-two trawlers sailed from the harbour that winter.", source).ok
     assert supports("The trawlers carried 1.5 million tonnes of cod in winter.", source).ok
     assert not supports("The trawlers carried 2.5 million tonnes of cod in winter.", source).ok
-    assert figures("$2bn") == {("2", "$")} and figures("2bn") == {("2", "billion")}
+    assert figures("$2bn") == {("2", "$ billion")} and figures("2bn") == {("2", "billion")}

@@ -17,17 +17,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from research_studio.grounding.dates import MONTH_WORDS, describe, relative_years, with_year
+from research_studio.grounding.names import (
+    expansions,
+    folded_source,
+    name_runs,
+    names_in,
+    run_acronyms,
+    written_acronyms,
+)
 from research_studio.grounding.terms import (
     DIRECTIONS,
     canon,
     content_words,
     figure_matches,
     figures,
+    is_unit_word,
     negated_terms,
     negations,
+    number_words,
     word_set,
     words,
 )
@@ -54,6 +66,11 @@ class SourceSentence:
     terms: frozenset[str]
 
     @property
+    def written(self) -> frozenset[str]:
+        """The acronyms it writes in capitals."""
+        return written_acronyms(self.text)
+
+    @property
     def negated(self) -> frozenset[str]:
         return _negated(self.text)
 
@@ -61,7 +78,15 @@ class SourceSentence:
 @lru_cache(maxsize=8192)
 def sentence(text: str) -> SourceSentence:
     """A source sentence prepared for comparison (cached: a page is checked many times)."""
-    return SourceSentence(text=text, terms=frozenset(canon(word) for word in words(text)))
+    terms = frozenset(canon(word) for word in words(text))
+    return SourceSentence(text=text, terms=terms | _written_otherwise(text))
+
+
+@lru_cache(maxsize=8192)
+def _written_otherwise(text: str) -> frozenset[str]:
+    """Terms a sentence carries written another way: the acronyms of the names it spells out
+    ("nasa" for "National Aeronautics and Space Administration")."""
+    return frozenset(canon(form) for form in expansions(text))
 
 
 @lru_cache(maxsize=8192)
@@ -170,6 +195,7 @@ _DATELINE_WORDS = word_set(
     edt pdt meta datetime date"""
 )
 _YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
+_BYLINE = re.compile(r"\s*(?i:by)\s+[A-Z]")
 
 
 def datelines(sentences: Sequence[str]) -> set[tuple[str, str]]:
@@ -180,15 +206,18 @@ def datelines(sentences: Sequence[str]) -> set[tuple[str, str]]:
         if len(text) > 120 or not _YEAR.search(text):
             continue
         others = [word for word in content_words(text) if word not in _DATELINE_WORDS]
+        if _BYLINE.match(text):  # "By Travis Zimpfer on March 2, 2017": its author's name
+            named = {word.lower() for word in re.findall(r"\b[A-Z][\w'-]*", text)}
+            others = [word for word in others if word not in named]
         if len(others) <= 1:
-            found |= figures(text)
+            found |= figures(text, source=True)
     return found
 
 
-def _figure_reasons(part: str, available: set[tuple[str, str]]) -> list[str]:
+def _figure_reasons(part: str, available: AbstractSet[tuple[str, str]]) -> list[str]:
     reasons = []
     for value, unit in sorted(figures(part)):
-        shown = f"{value}{' ' + unit if unit else ''}"
+        shown = describe(value, unit) or f"{value}{' ' + unit if unit else ''}"
         matches = [their for their in available if figure_matches((value, unit), their)]
         if matches:
             continue
@@ -235,14 +264,70 @@ _WEAK = word_set(
 )
 
 
-def check_part(part: str, quote: SourceSentence, also: set[tuple[str, str]] | None = None) -> Part:
+_DATED = frozenset({"date", "yearmonth", "monthday", "monthname"})
+
+
+def wanted_words(part: str) -> list[str]:
+    """The words of a part the source must carry: its content words, less the words that only
+    place it in time, and the month of a date or the unit of a figure ("million dollars"):
+    those are checked with their figure, whole."""
+    stated = figures(part)
+    dated = any(unit in _DATED for _value, unit in stated)
+    return [
+        word
+        for word in dict.fromkeys(content_words(part))
+        if word not in _WEAK
+        and not (dated and word.rstrip(".") in MONTH_WORDS)
+        and not (stated and is_unit_word(word))
+    ]
+
+
+def names_carried(
+    part: str,
+    quote: SourceSentence,
+    named: Callable[[str], bool],
+    spelled: Callable[[], frozenset[str]],
+) -> set[str]:
+    """The words of the part's names the sentence carries written another way: a name the
+    sentence abbreviates ("National Aeronautics and Space Administration" for its "NASA"),
+    unless the source spells that acronym out as another name (`spelled`); or a full name the
+    source introduced and the sentence gives by its last word ("Kate Winslet" where the
+    sentence says "Winslet")."""
+    carried: set[str] = set()
+    for run in name_runs(part):
+        lowered = [word.lower() for word in run]
+        written = run_acronyms(run) & quote.written
+        abbreviated = bool(written and written - spelled())
+        if abbreviated or (present(canon(lowered[-1]), quote.terms) and named(" ".join(run))):
+            carried.update(lowered)
+    return carried
+
+
+def check_part(
+    part: str,
+    quote: SourceSentence,
+    also: set[tuple[str, str]] | None = None,
+    *,
+    years: frozenset[str] = frozenset(),
+    named: Callable[[str], bool] | None = None,
+    spelled: Callable[[], frozenset[str]] = frozenset,
+) -> Part:
     """One part against one sentence: the terms it carries, and the vetoes. A figure may also
-    be in `also` (the part's other sentences, the source's datelines), never anywhere else."""
-    wanted = [word for word in dict.fromkeys(content_words(part)) if word not in _WEAK]
+    be in `also` (the part's other sentences, the source's datelines), never anywhere else;
+    a day without a year in the sentence ("April 9th") takes the `years` of the datelines, and
+    "last year" counts from them.
+    `named` says whether the source gives a name whole (a surname then stands for it);
+    `spelled` holds the acronyms the source spells out."""
+    wanted = wanted_words(part)
     missing = tuple(word for word in wanted if not present(canon(word), quote.terms))
+    if missing:
+        carried = names_carried(part, quote, named or (lambda _name: False), spelled)
+        missing = tuple(word for word in missing if word not in carried)
     coverage = 1.0 if not wanted else (len(wanted) - len(missing)) / len(wanted)
     terms = {canon(word) for word in words(part)}
-    available = figures(quote.text) | (also or set())
+    available = figures(quote.text, source=True) | (also or set())
+    if years:
+        available |= with_year(available, years) | relative_years(quote.text, years)
     reasons = _figure_reasons(part, available) + _polarity_reasons(part, quote, terms)
     return Part(
         text=part,
@@ -258,12 +343,18 @@ def _rank(
     part: str, candidates: Sequence[SourceSentence], usable: Callable[[str], bool]
 ) -> list[SourceSentence]:
     wanted = {canon(word) for word in content_words(part)}
-    numbers = {value for value, _unit in figures(part)}
+    numbers = {value for value, unit in figures(part) if unit not in _DATED}
+    # A figure counts as shared where the sentence writes it in digits or in words ("fifth").
+    spelled = {number: {canon(word) for word in number_words(number)} for number in numbers}
     scored: list[tuple[int, int, int, SourceSentence]] = []
     for index, candidate in enumerate(candidates):
         shared = len(wanted & candidate.terms)
         if numbers:
-            shared += sum(1 for number in numbers if number in candidate.text)
+            shared += sum(
+                1
+                for number in numbers
+                if number in candidate.text or spelled[number] & candidate.terms
+            )
         if shared:
             # Of two sentences sharing as much, the one saying less is more about the part.
             scored.append((-shared, len(candidate.terms), index, candidate))
@@ -305,23 +396,38 @@ def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:
 
 
 def align(
-    statement: str, sentences: Sequence[str], usable: Callable[[str], bool] = bool
+    statement: str,
+    sentences: Sequence[str],
+    usable: Callable[[str], bool] = bool,
+    source: str | None = None,
 ) -> Alignment:
     """Each part of the statement with its best sentence among `sentences` (any of them that
-    is `usable`)."""
+    is `usable`); `source` is their whole text (a surname stands for a name given there)."""
     prepared = [sentence(text) for text in sentences if text.strip()]
     dated = datelines(sentences)
+    years = frozenset(value for value, unit in dated if not unit and _YEAR.fullmatch(value))
+    whole = "\n".join(sentences) if source is None else source
+
+    def spelled() -> frozenset[str]:
+        return expansions(whole)
+
+    def named(name: str) -> bool:
+        return names_in(name, folded_source(whole))
+
     found = []
     for part in split_parts(statement):
         ranked = _rank(part, prepared, usable)
         wanted = {canon(word) for word in content_words(part)}
         # The part's other sentences that carry two of its terms may carry its figures.
         near = [one for one in ranked if len(wanted & one.terms) >= SHARED_FOR_FIGURES]
-        also = dated.union(*(figures(one.text) for one in near))
-        tried = [check_part(part, candidate, also) for candidate in ranked]
+        also = dated.union(*(figures(one.text, source=True) for one in near))
+        tried = [
+            check_part(part, candidate, also, years=years, named=named, spelled=spelled)
+            for candidate in ranked
+        ]
         best = max(tried, key=_preference, default=None)
         if best is None:
-            lacking = tuple(w for w in dict.fromkeys(content_words(part)) if w not in _WEAK)
+            lacking = tuple(wanted_words(part))
             reasons = tuple(_figure_reasons(part, dated))  # no sentence has its figures
             best = Part(text=part, missing=lacking, reasons=reasons, wanted=len(lacking))
         elif best.missing and not best.vetoed:

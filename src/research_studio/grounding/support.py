@@ -25,8 +25,17 @@ from research_studio.core.chunking import split_sentences
 from research_studio.core.errors import ConfigError
 from research_studio.grounding.addressing import addresses_reader
 from research_studio.grounding.alignment import Alignment, Part, align
+from research_studio.grounding.names import (
+    acronym_key,
+    expansions,
+    folded_name,
+    name_runs,
+    run_acronyms,
+    written_acronyms,
+)
+from research_studio.grounding.names import folded_source as _folded
 from research_studio.grounding.qualifiers import qualifier_reasons
-from research_studio.grounding.quotes import CONNECTIVE_OPENERS, fold, page_blocks
+from research_studio.grounding.quotes import CONNECTIVE_OPENERS, page_blocks
 from research_studio.grounding.terms import content_words, entities, word_set
 
 MODEL_FILE = "support_model.json"
@@ -105,7 +114,7 @@ def score(values: Mapping[str, float]) -> float:
 def _entity_in(name: str, folded_text: str) -> bool:
     """Whether the text names it, a plural or possessive as its singular ("Presidents'" for
     "President's")."""
-    folded = fold(name)[0]
+    folded = folded_name(name)
     if re.search(rf"(?<![\w]){re.escape(folded)}", folded_text):
         return True
     singular = re.sub(r"(?<=[a-z]{4})(?:s'|'s|s)$", "", folded)
@@ -134,19 +143,35 @@ def _names(text: str, *, leading: bool = False) -> list[str]:
     ]
 
 
-@lru_cache(maxsize=16)
-def _folded(source: str) -> str:
-    """A source folded for finding names (cached: a page is checked for many statements)."""
-    return fold(source)[0]
+def _abbreviated(statement: str, source: str) -> set[str]:
+    """The statement's names the source gives another way: an acronym it spells out
+    ("NASA" where the source says "National Aeronautics and Space Administration"), or the
+    words of a name it writes only as an acronym (the reverse)."""
+    spelled, written = expansions(source), written_acronyms(source)
+    found = {name for name in _names(statement) if acronym_key(name) in spelled - {""}}
+    # An acronym the source spells out stands for that name only: "Atlantis Institute of
+    # Marine Science" is not the "Australian Institute of Marine Science (AIMS)".
+    for run in name_runs(statement):
+        if run_acronyms(run) & written - spelled:
+            found.update(run)
+    return found
 
 
 def _entity_reasons(statement: str, alignment: Alignment, source: str) -> list[str]:
     """Names of the statement the source never gives; or a first word the source lacks where
     the sentences found name someone the statement does not ("Honda plans …" for "Toyota
-    plans …"): one name put for another."""
+    plans …"): one name put for another. A name the source abbreviates, or spells out, it
+    gives."""
     folded_source = _folded(source)
-    lost = [name for name in _names(statement) if not _entity_in(name, folded_source)]
-    statement_folded = fold(statement)[0]
+    # A first word that opens a run of names is a name too ("Emma Winslet earned …").
+    named = _names(statement) + [
+        word
+        for run in name_runs(statement)
+        for word in run
+        if word[0].isupper() and word.lower() not in _NOT_NAMES
+    ]
+    lost = [name for name in dict.fromkeys(named) if not _entity_in(name, folded_source)]
+    statement_folded = folded_name(statement)
     found = " ".join(alignment.quotes)
     if any(not _entity_in(name, statement_folded) for name in _names(found, leading=True)):
         lost += [
@@ -154,6 +179,9 @@ def _entity_reasons(statement: str, alignment: Alignment, source: str) -> list[s
             for name in _names(statement, leading=True)
             if name not in lost and not _entity_in(name, folded_source)
         ]
+    if lost:
+        other_way = _abbreviated(statement, source)
+        lost = [name for name in lost if name not in other_way]
     if lost:
         return ["entity: the source does not name " + ", ".join(f"'{n}'" for n in lost)]
     return []
@@ -170,7 +198,7 @@ class Assessment:
 
 def assess(statement: str, sentences: Sequence[str], source: str) -> Assessment:
     """The statement aligned with the source's sentences, its vetoes and its features."""
-    alignment = align(statement, sentences, usable=_not_addressing)
+    alignment = align(statement, sentences, usable=_not_addressing, source=source)
     vetoes = [reason for part in alignment.parts for reason in part.reasons]
     vetoes += _entity_reasons(statement, alignment, source)
     vetoes += qualifier_reasons(alignment)  # the southern reef is another entity than the northern
@@ -212,6 +240,25 @@ def _not_addressing(sentence: str) -> bool:
 _LINE_END = re.compile(r"(?<=[.!?:;\"'\u201d)\]])[ \t]*\n|\n(?=[ \t]*[\"'(\[#*\u201c]?[A-Z0-9])")
 
 
+# A month's abbreviation before a day ends no sentence ("Aug. 10, 2014").
+_MONTH_STOP = re.compile(r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.$")
+
+
+def _rejoined(sentences: Iterable[str]) -> Iterable[str]:
+    pending = ""
+    for sentence in sentences:
+        if pending and sentence[:1].isdigit():
+            sentence = f"{pending} {sentence}"
+        elif pending:
+            yield pending
+        pending = sentence
+        if not _MONTH_STOP.search(sentence):
+            yield sentence
+            pending = ""
+    if pending:
+        yield pending
+
+
 @lru_cache(maxsize=64)
 def sentences_of(text: str) -> tuple[str, ...]:
     """The sentences of a text, block by block and line by line (a title line, a caption or
@@ -220,7 +267,7 @@ def sentences_of(text: str) -> tuple[str, ...]:
         sentence
         for _, block in page_blocks(text)
         for line in _LINE_END.split(block)
-        for sentence in split_sentences(line)
+        for sentence in _rejoined(split_sentences(line))
     )
 
 

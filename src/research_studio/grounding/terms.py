@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from research_studio.core import words as vocabulary
 from research_studio.core.words import detect_language, match_key, stop_words
+from research_studio.grounding.dates import date_figures
 
 
 def words_of(text: str) -> list[str]:
@@ -146,10 +147,13 @@ _UNIT_PATTERN = "|".join(
     re.escape(unit) for unit in sorted(_UNITS, key=len, reverse=True) if unit not in {"%", "°"}
 )
 _FIGURE = re.compile(
-    r"(?P<currency>[$€£])?(?<![\w.])(?:v(?=\d))?(?P<number>\d+(?:[.,]\d+)*)"
-    rf"\s?(?P<unit>%|°\s?[cf]\b|°|(?:{_UNIT_PATTERN})(?![\w]))?",
+    r"(?:(?P<currency>[$€£])\s?)?(?<![\w.])(?:v(?=\d))?(?P<number>\d+(?:[.,]\d+)*)"
+    rf"\s?(?P<unit>%|°\s?[cf]\b|°|(?:{_UNIT_PATTERN})(?![\w]))?"
+    r"(?:\s(?P<money>(?:US\s|U\.S\.\s)?dollars|euros|pounds\ssterling)\b)?",
     re.IGNORECASE,
 )
+_MONEY = {"dollars": "$", "euros": "€", "sterling": "£"}
+CURRENCIES = frozenset("$€£")
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _ONES = "one|two|three|four|five|six|seven|eight|nine"
 # "twenty-one" is one figure, 21, never 20 and 1.
@@ -159,6 +163,37 @@ _WORD_FIGURE = re.compile(
     + rf")\b\s?(?P<unit>%|(?:{_UNIT_PATTERN})(?!\w))?",
     re.IGNORECASE,
 )
+
+
+_ORDINALS = {
+    word: index
+    for index, word in enumerate(
+        words_of(
+            "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh "
+            "twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth "
+            "nineteenth twentieth"
+        )
+    )
+} | {"thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60, "seventieth": 70,
+     "eightieth": 80, "ninetieth": 90, "hundredth": 100}  # fmt: skip
+# Ordinal words are figures, as number words are ("third" = 3rd, "fourth" never 3rd); "first"
+# and "second" alone only in a source: in a statement they often mean "earliest" or a unit of
+# time, no count to verify.
+_ORDINAL_FIGURE = re.compile(
+    rf"\b(?:(?P<tens>{_TENS})[-\s])?(?P<ordinal>"
+    + "|".join(sorted(_ORDINALS, key=len, reverse=True))
+    + r")\b",
+    re.IGNORECASE,
+)
+_ORDINAL_WORDS = frozenset(_ORDINALS) - {"first", "second"}
+
+
+@lru_cache(maxsize=256)
+def number_words(value: str) -> frozenset[str]:
+    """The words that write a whole number: "5" → {"five", "fifth"} (for ranking sentences
+    that write a statement's figure in words)."""
+    found = {word for word, number in _NUMBER_WORDS.items() if f"{number:g}" == value}
+    return frozenset(found | {word for word, number in _ORDINALS.items() if str(number) == value})
 
 
 def _word_value(number: str) -> float:
@@ -232,6 +267,7 @@ def content_words(text: str) -> list[str]:
         and len(word) > 1
         and not any(char.isdigit() for char in word)
         and word not in _NUMBER_WORDS
+        and word not in _ORDINAL_WORDS
     ]
 
 
@@ -276,34 +312,57 @@ _YEAR_RANGE = re.compile(r"\b((1[0-9]|20)\d\d)\s?[-\u2013/]\s?(\d\d)\b(?![-\u201
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
 
-def figures(text: str) -> set[tuple[str, str]]:
+@lru_cache(maxsize=16384)  # a source's sentences are tested for every part of a statement
+def figures(text: str, *, source: bool = False) -> frozenset[tuple[str, str]]:
     """Every figure as (value, unit): "54 percent" → ("54", "%"), "v17" → ("17", ""),
     "1.5×" → ("1.5", "x"), "three times" → ("3", "x"), "1,200 km" → ("1200", "km"),
-    "the 1990s" → ("1990", "decade"), "two-thirds" → ("67", "%")."""
+    "the 1990s" → ("1990", "decade"), "two-thirds" → ("67", "%"), "third" → ("3", ""),
+    "$1.2 billion" → ("1.2", "$ billion"), "3 March 2021" → ("2021-03-03", "date") with its
+    month, day and year (`dates`). With `source`, "first" and "second" are 1 and 2 too."""
     text = _normal(text)
-    found: set[tuple[str, str]] = set()
+    found, dates, days = date_figures(text)
     decades = {match.start() for match in _DECADE.finditer(text)}
     for match in _FIGURE.finditer(text):
+        if any(start <= match.start("number") < end for start, end in days):
+            continue  # a date's day or month number is part of its date
         number = match.group("number").rstrip(".,")
         unit = (match.group("unit") or "").lower().replace(" ", "")
         unit = _UNITS.get(unit, _UNITS.get(unit.replace("°", "° "), unit))
-        if match.group("currency"):
-            unit = {"$": "$", "€": "€", "£": "£"}[match.group("currency")]
+        money = match.group("money")
+        currency = match.group("currency") or (_MONEY[money.split()[-1].lower()] if money else "")
+        if unit in CURRENCIES:
+            currency, unit = unit, ""
+        if currency:
+            scale = "million" if unit == "m" else unit  # "$1.5m" is money, never metres
+            unit = f"{currency} {scale}" if scale in _SCALES else currency
         if match.start("number") in decades:
             unit = "decade"
         found.add((_value(number), unit))
     for match in _YEAR_RANGE.finditer(text):
+        if any(start <= match.start() < end for start, end in dates):
+            continue
         found.discard((_value(match.group(3)), ""))
         found.add((_value(match.group(2) + match.group(3)), ""))
     fractions = [match.span() for match in _FRACTION.finditer(text)]
     for match in _FRACTION.finditer(text):
         found.add((_FRACTIONS[match.group(1).lower()], "%"))
+    ordinals = []
+    for match in _ORDINAL_FIGURE.finditer(text):
+        ordinal = match.group("ordinal").lower()
+        if match.group("tens"):
+            value = _NUMBER_WORDS[match.group("tens").lower()] + _ORDINALS[ordinal]
+        elif ordinal in _ORDINAL_WORDS or source:
+            value = _ORDINALS[ordinal]
+        else:
+            continue
+        ordinals.append(match.span())
+        found.add((f"{value:g}", ""))
     for match in _WORD_FIGURE.finditer(text):
-        if any(start <= match.start() < end for start, end in fractions):
+        if any(start <= match.start() < end for start, end in fractions + ordinals):
             continue
         unit = _UNITS.get((match.group("unit") or "").lower(), "")
         found.add((f"{_word_value(match.group('number')):g}", unit))
-    return found
+    return frozenset(found)
 
 
 # A word of any script with what a code name adds ("C#", "snake_case"); whether it is a name
@@ -333,16 +392,34 @@ def entities(text: str, *, leading: bool = False) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_UNIT_WORDS = frozenset(word for unit in _UNITS for word in unit.split() if word.isalpha()) | {
+    "sterling", "pounds", "dollar", "euro",
+}  # fmt: skip
+
+
+def is_unit_word(word: str) -> bool:
+    """Whether a word names the unit or scale of a figure ("million", "dollars", "percent")."""
+    return word.lower() in _UNIT_WORDS
+
+
 def _decimals(value: str) -> int:
     exponent = Decimal(value).as_tuple().exponent
     return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+def _unit_parts(unit: str) -> tuple[str, str, str]:
+    """A unit as (currency, scale, other): "$ billion" → ("$", "billion", "")."""
+    currency = unit[0] if unit[:1] in CURRENCIES else ""
+    rest = unit[len(currency) :].strip()
+    return (currency, rest, "") if rest in _SCALES else (currency, "", rest)
 
 
 def figure_matches(wanted: tuple[str, str], available: tuple[str, str]) -> bool:
     """Whether a source's figure says the statement's: the same value in the same unit (a
     statement without a unit takes any), the source's value rounded to the statement's
     precision ("67 %" for 66.7 %), the same amount in another scale ("1.5 million" for
-    1,500,000), or a year of the decade the statement names ("the 1990s" for 1994)."""
+    1,500,000; "$1.2 billion" for "1,200 million dollars", a statement without a currency
+    taking any), or a year of the decade the statement names ("the 1990s" for 1994)."""
     value, unit = wanted
     their_value, their_unit = available
     if value == their_value and (not unit or unit == their_unit):
@@ -350,16 +427,20 @@ def figure_matches(wanted: tuple[str, str], available: tuple[str, str]) -> bool:
     try:
         number, theirs = float(value), float(their_value)
     except ValueError:
-        return False
+        return False  # dates match as written (`dates`), never by arithmetic
     if {unit, their_unit} == {"m", "million"}:  # "1.5m" may be metres or a million
         unit = their_unit = "million"
     if unit == "decade":
         return their_unit in {"", "decade"} and number <= theirs < number + 10
-    if unit in _SCALES or their_unit in _SCALES:
-        if (unit and unit not in _SCALES) or (their_unit and their_unit not in _SCALES):
+    currency, scale, other = _unit_parts(unit)
+    their_currency, their_scale, their_other = _unit_parts(their_unit)
+    if currency and currency != their_currency:
+        return False
+    if scale or their_scale or currency:
+        if other or their_other:
             return False  # a scale against another unit ("5 million" vs "5 km")
     elif unit and unit != their_unit:
         return False
-    theirs = theirs * _SCALES.get(their_unit, 1.0) / _SCALES.get(unit, 1.0)
+    theirs = theirs * _SCALES.get(their_scale, 1.0) / _SCALES.get(scale, 1.0)
     # The source's figure at the statement's precision: never a more precise statement.
     return round(theirs, _decimals(value)) == number

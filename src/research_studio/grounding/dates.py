@@ -1,0 +1,172 @@
+"""Dates as figures, whatever way they are written.
+
+"3 March 2021", "March 3, 2021", "March 3rd, 2021", "Mar. 3 2021" and "2021-03-03" are one
+date; "March 2021", "March of 2021" and "2021-03" one month. A date is compared whole, never as
+a day and a year that may come from two unrelated dates of the source: `date_figures` gives a
+full date as ("2021-03-03", "date"), its month ("2021-03", "yearmonth"), its day of the year
+("03-03", "monthday"), its month of the year ("03", "monthname") and its year ("2021", ""),
+and says which characters it consumed so the day is never also read as a bare number. A date
+without a year ("April 9th", "in May") is only a day or a month; a source's dateline may give
+it its year (`with_year`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_MONTHS = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,
+    "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
+    "september": 9, "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
+    "december": 12, "dec": 12,
+}  # fmt: skip
+MONTH_WORDS = frozenset(_MONTHS)
+# A month name as written: capitalised ("May" the month, never "may" the verb), abbreviations
+# with or without their full stop.
+_MONTH = (
+    r"(?P<{name}>(?:January|February|March|April|May|June|July|August|September|October"
+    r"|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?)"
+)
+_DAY = r"(?P<{name}>[0-3]?\d)(?:st|nd|rd|th)?(?![:.]?\d)"
+_YEAR = r"(?P<{name}>(?:1[5-9]|20)\d\d)(?!\d)"
+
+
+def _pattern(*pieces: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + "".join(pieces) + r"(?!\w)")
+
+
+# The most specific first: a date before the month it contains.
+_PATTERNS = (
+    # 2021-03-03 (ISO, a time after it allowed)
+    (
+        "ymd",
+        re.compile(
+            r"(?<![\w-])(?P<year>(?:1[5-9]|20)\d\d)-(?P<month_number>0[1-9]|1[0-2])"
+            r"-(?P<day>0[1-9]|[12]\d|3[01])(?![\d-])"
+        ),
+    ),
+    # March 3, 2021 · March 3rd 2021 · Mar. 3, 2021
+    (
+        "mdy",
+        _pattern(_MONTH.format(name="month"), r"\s" + _DAY.format(name="day"), r",?\s",
+                 _YEAR.format(name="year")),
+    ),
+    # 3 March 2021 · 3rd of March, 2021
+    (
+        "dmy",
+        _pattern(_DAY.format(name="day"), r"\s(?:of\s)?", _MONTH.format(name="month"),
+                 r",?\s", _YEAR.format(name="year")),
+    ),
+    # March 2021 · March of 2021
+    ("my", _pattern(_MONTH.format(name="month"), r",?\s(?:of\s)?", _YEAR.format(name="year"))),
+    # 2021-03 (ISO month; "2011-12" with an end after its start stays a season, see terms)
+    (
+        "ym",
+        re.compile(
+            r"(?<![\w-])(?P<year>(?:1[5-9]|20)\d\d)-(?P<month_number>0[1-9]|1[0-2])(?![\w-])"
+        ),
+    ),
+    # March 3 · March 3rd · 3 March · 3rd of March (no year)
+    ("md", _pattern(_MONTH.format(name="month"), r"\s" + _DAY.format(name="day"))),
+    ("dm", _pattern(_DAY.format(name="day"), r"\s(?:of\s)?", _MONTH.format(name="month"))),
+    # in May · since early November (a month of no year, after a word that makes it one)
+    (
+        "m",
+        re.compile(
+            r"\b(?i:in|during|since|until|by|from|through|early|late|mid)[\s-]+"
+            + _MONTH.format(name="month")
+            + r"(?!\s*\d)"
+        ),
+    ),
+)  # fmt: skip
+
+
+# What every date has: a month's name or an ISO year and month (a cheap test first).
+_ANY_DATE = re.compile(r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)|\d{4}-[01]\d")
+
+
+def _month_number(match: re.Match[str]) -> int:
+    groups = match.groupdict()
+    if groups.get("month_number"):
+        return int(groups["month_number"])
+    return _MONTHS[groups["month"].rstrip(".").lower()]
+
+
+def date_figures(
+    text: str,
+) -> tuple[set[tuple[str, str]], list[tuple[int, int]], list[tuple[int, int]]]:
+    """The dates of a text as figures, the spans of the dates, and the spans of their days and
+    month numbers (which are no figures of their own)."""
+    found: set[tuple[str, str]] = set()
+    taken: list[tuple[int, int]] = []
+    consumed: list[tuple[int, int]] = []
+    if not _ANY_DATE.search(text):
+        return found, taken, consumed
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue
+            if kind == "ym" and int(match.group("month_number")) > int(match.group("year")[2:]):
+                continue  # "2011-12" reads as a season; "2021-03" as a month
+            month = _month_number(match)
+            day = int(match.group("day")) if "day" in match.groupdict() else 0
+            if day > 31:
+                continue
+            taken.append(match.span())
+            found.add((f"{month:02d}", "monthname"))
+            year = match.groupdict().get("year")
+            if year:
+                found |= {(year, ""), (f"{year}-{month:02d}", "yearmonth")}
+            if day:
+                found.add((f"{month:02d}-{day:02d}", "monthday"))
+                if year:
+                    found.add((f"{year}-{month:02d}-{day:02d}", "date"))
+                consumed.append(match.span("day"))
+            if match.groupdict().get("month_number"):
+                consumed.append(match.span("month_number"))
+    return found, taken, consumed
+
+
+def with_year(found: Iterable[tuple[str, str]], years: Iterable[str]) -> set[tuple[str, str]]:
+    """The days and months without a year of a source ("April 9th", "in May") as dates of
+    the years its datelines give (an article dated 2011 that says "April 9th" means April 9,
+    2011)."""
+    found = list(found)
+    days = [value for value, unit in found if unit == "monthday"]
+    months = [value for value, unit in found if unit == "monthname"]
+    dated: set[tuple[str, str]] = set()
+    for year in years:
+        dated |= {(f"{year}-{day}", "date") for day in days}
+        dated |= {(f"{year}-{month}", "yearmonth") for month in months}
+    return dated
+
+
+_RELATIVE = re.compile(r"\b(last|this|next)\s+year\b", re.IGNORECASE)
+_OFFSET = {"last": -1, "this": 0, "next": 1}
+
+
+def relative_years(text: str, years: Iterable[str]) -> set[tuple[str, str]]:
+    """The years a source's "last year", "this year" or "next year" name, counted from the
+    years its datelines give (in an article dated 2018, "last year" is 2017)."""
+    offsets = {_OFFSET[match.group(1).lower()] for match in _RELATIVE.finditer(text)}
+    return {(str(int(year) + offset), "") for year in years for offset in offsets}
+
+
+_NAMES = sorted(
+    (name.capitalize() for name in _MONTHS if len(name) > 4 or name in {"may", "june", "july"}),
+    key=lambda name: _MONTHS[name.lower()],
+)
+
+
+def describe(value: str, unit: str) -> str:
+    """A date figure as a reader writes it ("March 2021", "3 March"); "" for any other."""
+    if unit == "monthname":
+        return _NAMES[int(value) - 1]
+    if unit == "yearmonth":
+        return f"{_NAMES[int(value[5:]) - 1]} {value[:4]}"
+    if unit == "monthday":
+        return f"{int(value[3:])} {_NAMES[int(value[:2]) - 1]}"
+    if unit == "date":
+        return f"{int(value[8:])} {_NAMES[int(value[5:7]) - 1]} {value[:4]}"
+    return ""
