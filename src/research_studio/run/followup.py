@@ -310,7 +310,7 @@ async def _join_thread(
 ) -> None:
     """The exchange as messages of the run's LangGraph thread (Studio shows the conversation)."""
     thread: Any = {"configurable": {"thread_id": folder.record.run_id}}
-    async with open_persistence(folder.path, config) as persistence:
+    async with open_persistence(folder.path, config, with_store=False) as persistence:
         graph = compile_pipeline(
             folder.record.pipeline, persistence.saver, folder.record.interactive_clarify
         )

@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-from langgraph.store.base import BaseStore
-from langgraph.store.sqlite.aio import AsyncSqliteStore
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError, ResearchStudioError
@@ -19,6 +17,7 @@ from research_studio.run.runs import CHECKPOINTS_FILE, STORE_FILE
 
 if TYPE_CHECKING:  # psycopg and its savers are imported when PostgreSQL is configured
     import psycopg
+    from langgraph.store.base import BaseStore
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT_S = 10
@@ -30,10 +29,11 @@ SETUP_LOCK = 0x52535F5047  # "RS_PG"
 
 @dataclass
 class Persistence:
-    """A run's checkpointer and store, and where they live (for messages)."""
+    """A run's checkpointer and store (None for a pipeline that keeps no store), and where they
+    live (for messages)."""
 
     saver: BaseCheckpointSaver[Any]
-    store: BaseStore
+    store: BaseStore | None
     where: str
 
 
@@ -130,19 +130,27 @@ async def _postgres(url: str) -> AsyncIterator[Persistence]:
 
 
 @asynccontextmanager
-async def open_persistence(folder: Path, config: Configuration) -> AsyncIterator[Persistence]:
+async def open_persistence(
+    folder: Path, config: Configuration, *, with_store: bool = True
+) -> AsyncIterator[Persistence]:
     """The checkpointer and store of a run: PostgreSQL when configured, else SQLite in `folder`.
 
-    Thread ids are run ids, so many runs share one PostgreSQL database.
+    Thread ids are run ids, so many runs share one PostgreSQL database. The SQLite store is
+    opened only `with_store`: LangGraph's SQLite store imports its vector search and numpy, a
+    cost a run of a pipeline that keeps no store should not pay.
     """
     url = postgres_url(config)
     if url is not None:
         async with _postgres(url) as persistence:
             yield persistence
         return
-    async with (
-        AsyncSqliteSaver.from_conn_string(str(folder / CHECKPOINTS_FILE)) as saver,
-        AsyncSqliteStore.from_conn_string(str(folder / STORE_FILE)) as store,
-    ):
-        await store.setup()
-        yield Persistence(saver, store, str(folder / CHECKPOINTS_FILE))
+    where = str(folder / CHECKPOINTS_FILE)
+    async with AsyncSqliteSaver.from_conn_string(where) as saver:
+        if not with_store:
+            yield Persistence(saver, None, where)
+            return
+        from langgraph.store.sqlite.aio import AsyncSqliteStore
+
+        async with AsyncSqliteStore.from_conn_string(str(folder / STORE_FILE)) as store:
+            await store.setup()
+            yield Persistence(saver, store, where)

@@ -194,7 +194,9 @@ async def _drive(
 ) -> dict[str, Any] | Outcome:
     """The graph run to its end (its final state) or to a pause or cancel (an Outcome)."""
     async with (
-        open_persistence(folder.path, config) as persistence,
+        open_persistence(
+            folder.path, config, with_store=spec(folder.record.pipeline).uses_store
+        ) as persistence,
         open_services(config, archive_path=folder.path / PAGES_FILE) as services,
     ):
         saver, store = persistence.saver, persistence.store

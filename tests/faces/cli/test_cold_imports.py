@@ -88,7 +88,8 @@ def test_a_standard_run_over_searxng_loads_no_unused_sdk_server_or_storage(
 ) -> None:
     web.chat.responder = ResearchScript(coverage=[0.9], ready=[True]).chat_responder()
     env = {**os.environ, "OPENAI_BASE_URL": web.url("/v1"), "OPENAI_API_KEY": "sk-local-test"}
-    unused = [*PROVIDER_SDKS, *SERVERS, *STORAGE, *EXPORT]
+    # numpy and sqlite-vec came with LangGraph's SQLite store, which only the supervisor keeps.
+    unused = [*PROVIDER_SDKS, *SERVERS, *STORAGE, *EXPORT, "numpy", "usearch", "sqlite_vec"]
     answer = probe(
         unused,
         "run",
@@ -107,3 +108,4 @@ def test_a_standard_run_over_searxng_loads_no_unused_sdk_server_or_storage(
     # The OpenAI-compatible model is spoken to over httpx: no provider SDK is loaded at all.
     assert answer == {"code": 0, "loaded": []}
     assert (tmp_path / "run" / "report.md").is_file()
+    assert not (tmp_path / "run" / "store.sqlite").exists()
