@@ -74,6 +74,8 @@ def _short(text: str, words: int = 6) -> str:
 
 # One page of a batch extraction prompt: its header, then its fenced text.
 EXTRACT_PAGE = f"{PAGE_HEADER}\n{PAGE_TEXT_OPEN}\n{{body}}\n{PAGE_TEXT_CLOSE}"
+# A quote no page of the local web holds (quotes_off_the_page).
+OFF_THE_PAGE = "The committee endorsed every finding of the survey without any reservation."
 
 
 @dataclass
@@ -95,6 +97,12 @@ class ResearchScript:
     invented_number: bool = False
     invented_prose: bool = False
     nonexistent_evidence: bool = False
+    # advanced subagents: at most this many evidence items per report section over the whole run
+    evidence_per_section: int | None = None
+    # advanced subagents: quotes that are on no page (the evidence cannot be verified)
+    quotes_off_the_page: bool = False
+    # advanced trust engine (batched): claims drafted, one per evidence item, at most this many
+    claims_drafted: int = 10
     # --- the advanced family's variants (roles in testing/advanced_script.py) ---
     family: FamilyKnobs = field(default_factory=FamilyKnobs)
     _round: dict[str, int] = field(default_factory=dict)
@@ -403,15 +411,32 @@ class ResearchScript:
                 {"page": int(number), "text": s, "quote": s}
                 for s in sentences[: self.facts_per_page]
             ]
+        items = self._within_section_quota(
+            after_label(advanced.SUBAGENT_SECTION_LABEL, prompt), items
+        )
+        if self.quotes_off_the_page:
+            items = [{**item, "quote": OFF_THE_PAGE} for item in items]
         confidence = self._next("subagent", self.subagent_confidence)
         return {
             "evidence": items,
             "confidence": confidence,
             "summary": " ".join(str(i["text"]) for i in items[:2]) or "Nothing relevant.",
             "refined_queries": []
-            if confidence >= 0.7
+            if confidence >= 0.8
             else [f"{' '.join(sorted(wanted)[:3])} refined"],
         }
+
+    def _within_section_quota(
+        self, section: str, items: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """The items a section's quota (evidence_per_section over the run) still has room for."""
+        if self.evidence_per_section is None:
+            return items
+        with self._lock:
+            given = self._round.get(f"section:{section}", 0)
+            kept = items[: max(0, self.evidence_per_section - given)]
+            self._round[f"section:{section}"] = given + len(kept)
+        return kept
 
     def gap_analysis(self, prompt: str) -> dict[str, Any]:
         confidence = self._next("gaps", self.coverage)
@@ -451,7 +476,7 @@ class ResearchScript:
             for item in readings(advanced.TRUST_EVIDENCE_ITEM, prompt, eid=r"E\d+", sid=r"S\d+")
         ]
         claims = []
-        for index, (eid, sid, text) in enumerate(evidence[:10]):
+        for index, (eid, sid, text) in enumerate(evidence[: self.claims_drafted]):
             support = ["E999"] if self.nonexistent_evidence and index == 0 else [eid]
             if self.cross_validate:
                 support += [other for other, other_sid, _ in evidence if other_sid != sid][:1]

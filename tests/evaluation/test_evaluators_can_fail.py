@@ -37,7 +37,9 @@ def test_must_mention_never_reads_the_notice_code_wrote() -> None:
     # The notice an unanswered report opens with, as the pipelines write it: it names the very
     # terms the sources lack, so a report whose findings are off-topic still carries the words.
     notice = coverage_notice(
-        AnswerCoverage(answered=False, missing_terms=["lfp", "nmc"], questions_asked=[], questions=[])
+        AnswerCoverage(
+            answered=False, missing_terms=["lfp", "nmc"], questions_asked=[], questions=[]
+        )
     )
     assert '"lfp"' in notice
     off_topic = f"# {QUERY}\n\n{notice}\n\n## Weather\n\nIt rained in the hills all week [S1].\n"

@@ -16,8 +16,8 @@ from research_studio.core.config_loading import error_message
 from research_studio.core.errors import ConfigError
 from research_studio.core.urls import is_web_url
 from research_studio.evaluation.structural import MIN_WORDS, report_prose
-from research_studio.grounding.printed import cited_segments
 from research_studio.evaluation.verdicts import Check, verdict
+from research_studio.grounding.printed import cited_segments
 from research_studio.pipelines.registry import names
 
 CASES_FILE = "cases.toml"
