@@ -38,7 +38,12 @@ from research_studio.pipelines.kit.node_kit import (
     report_update,
     services_of,
 )
-from research_studio.pipelines.kit.report import close_report, count_note, report_grounding
+from research_studio.pipelines.kit.report import (
+    close_report,
+    count_note,
+    open_with_notice,
+    report_grounding,
+)
 from research_studio.services.clients import Services
 
 
@@ -163,6 +168,8 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         questions=questions_of(state),
         language=language,
     )
+    # Namesakes: which one the report is about when no one could be asked, above all else.
+    open_with_notice(report, state.get("referent_notice", ""))
     statements = report.printed(config.report_structure)
     cited = cited_sources(statements)
     iterations = state.get("research_iteration", 0) + 1
@@ -207,6 +214,9 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
             "query_complexity": state.get("query_complexity", ""),
             "checks_off": off,
             "orchestrator_state": state.get("orchestrator_state"),
+            "referent_assumed": state["selected_entity"]["name"]
+            if state.get("referent_notice") and state.get("selected_entity")
+            else "",
         },
     )
     return report_update(
