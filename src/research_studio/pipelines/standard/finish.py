@@ -37,7 +37,12 @@ from research_studio.pipelines.kit.node_kit import (
     report_update,
     services_of,
 )
-from research_studio.pipelines.kit.report import close_report, count_note, report_grounding
+from research_studio.pipelines.kit.report import (
+    close_report,
+    count_note,
+    open_with_notice,
+    report_grounding,
+)
 from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
     STYLE,
@@ -233,6 +238,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         questions=state.get("research_questions", []),
         language=language,
     )
+    open_with_notice(grounded, state.get("referent_notice", ""))
     limitations = limitations_of(runtime, state, errors, grounded.tally, language)
     if limitations:
         grounded.appendix.append(limitations)
