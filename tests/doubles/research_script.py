@@ -97,7 +97,8 @@ class ResearchScript:
     invented_number: bool = False
     invented_prose: bool = False
     nonexistent_evidence: bool = False
-    # advanced subagents: at most this many evidence items per report section over the whole run
+    # advanced subagents: at most this many verifiable evidence items per report section (the
+    # rest quote words no page holds)
     evidence_per_section: int | None = None
     # advanced subagents: quotes that are on no page (the evidence cannot be verified)
     quotes_off_the_page: bool = False
@@ -429,14 +430,17 @@ class ResearchScript:
     def _within_section_quota(
         self, section: str, items: list[dict[str, Any]]
     ) -> list[dict[str, Any]]:
-        """The items a section's quota (evidence_per_section over the run) still has room for."""
+        """Items past the section's quota (evidence_per_section verifiable items over the run)
+        quote words no page holds: the page is still used, its evidence cannot be verified."""
         if self.evidence_per_section is None:
             return items
         with self._lock:
             given = self._round.get(f"section:{section}", 0)
-            kept = items[: max(0, self.evidence_per_section - given)]
-            self._round[f"section:{section}"] = given + len(kept)
-        return kept
+            room = max(0, self.evidence_per_section - given)
+            self._round[f"section:{section}"] = given + min(room, len(items))
+        return [
+            item if i < room else {**item, "quote": OFF_THE_PAGE} for i, item in enumerate(items)
+        ]
 
     def gap_analysis(self, prompt: str) -> dict[str, Any]:
         confidence = self._next("gaps", self.coverage)

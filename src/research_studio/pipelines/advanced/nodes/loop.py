@@ -116,7 +116,8 @@ def missing_gaps(
                 section=section,
                 severity="high" if value < WEAK_SECTION / 2 else "medium",
                 description=missing or f"too little verified evidence answers {section}",
-                suggested_queries=[" ".join(f"{anchor} {missing or section}".split()[:8])],
+                # What is missing leads: a long anchor must not crowd the section out.
+                suggested_queries=[" ".join(f"{missing or section} {anchor}".split()[:8])],
             )
         )
     return found
