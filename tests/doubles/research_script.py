@@ -75,6 +75,8 @@ def _short(text: str, words: int = 6) -> str:
 
 # One page of a batch extraction prompt: its header, then its fenced text.
 EXTRACT_PAGE = f"{PAGE_HEADER}\n{PAGE_TEXT_OPEN}\n{{body}}\n{PAGE_TEXT_CLOSE}"
+# A quote no page of the local web holds (quotes_off_the_page).
+OFF_THE_PAGE = "The committee endorsed every finding of the survey without any reservation."
 
 
 @dataclass
@@ -98,6 +100,13 @@ class ResearchScript:
     nonexistent_evidence: bool = False
     # A model that does not number pages: every fact says it comes from page 1 of its batch.
     unnumbered_pages: bool = False
+    # advanced subagents: at most this many verifiable evidence items per report section (the
+    # rest quote words no page holds)
+    evidence_per_section: int | None = None
+    # advanced subagents: quotes that are on no page (the evidence cannot be verified)
+    quotes_off_the_page: bool = False
+    # advanced trust engine (batched): claims drafted, one per evidence item, at most this many
+    claims_drafted: int = 10
     # --- the advanced family's variants (roles in testing/advanced_script.py) ---
     family: FamilyKnobs = field(default_factory=FamilyKnobs)
     _round: dict[str, int] = field(default_factory=dict)
@@ -406,15 +415,35 @@ class ResearchScript:
                 {"page": int(number), "text": s, "quote": s}
                 for s in sentences[: self.facts_per_page]
             ]
+        items = self._within_section_quota(
+            after_label(advanced.SUBAGENT_SECTION_LABEL, prompt), items
+        )
+        if self.quotes_off_the_page:
+            items = [{**item, "quote": OFF_THE_PAGE} for item in items]
         confidence = self._next("subagent", self.subagent_confidence)
         return {
             "evidence": items,
             "confidence": confidence,
             "summary": " ".join(str(i["text"]) for i in items[:2]) or "Nothing relevant.",
             "refined_queries": []
-            if confidence >= 0.7
+            if confidence >= 0.8
             else [f"{' '.join(sorted(wanted)[:3])} refined"],
         }
+
+    def _within_section_quota(
+        self, section: str, items: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Items past the section's quota (evidence_per_section verifiable items over the run)
+        quote words no page holds: the page is still used, its evidence cannot be verified."""
+        if self.evidence_per_section is None:
+            return items
+        with self._lock:
+            given = self._round.get(f"section:{section}", 0)
+            room = max(0, self.evidence_per_section - given)
+            self._round[f"section:{section}"] = given + min(room, len(items))
+        return [
+            item if i < room else {**item, "quote": OFF_THE_PAGE} for i, item in enumerate(items)
+        ]
 
     def gap_analysis(self, prompt: str) -> dict[str, Any]:
         confidence = self._next("gaps", self.coverage)
@@ -454,7 +483,7 @@ class ResearchScript:
             for item in readings(advanced.TRUST_EVIDENCE_ITEM, prompt, eid=r"E\d+", sid=r"S\d+")
         ]
         claims = []
-        for index, (eid, sid, text) in enumerate(evidence[:10]):
+        for index, (eid, sid, text) in enumerate(evidence[: self.claims_drafted]):
             support = ["E999"] if self.nonexistent_evidence and index == 0 else [eid]
             if self.cross_validate:
                 support += [other for other, other_sid, _ in evidence if other_sid != sid][:1]

@@ -68,7 +68,9 @@ def script_model(pipeline: str, query: str, *, falling: bool) -> ScriptedChatMod
         # Two namesakes: the family's variants ask back because code finds two candidates.
         knobs = FamilyKnobs(candidates=NAMESAKES)
         return ResearchScript(ambiguous=True, query_class="person_profile", family=knobs).model()
-    return ResearchScript(coverage=coverage, ready=ready).model()
+    # Two verified items per section: coverage by count is 0.67, so the model's reading of each
+    # round (rising, or falling) is what the advanced loop records.
+    return ResearchScript(coverage=coverage, ready=ready, evidence_per_section=2).model()
 
 
 @dataclass

@@ -46,8 +46,10 @@ async def test_a_round_that_holds_its_coverage_passes(
 ) -> None:
     output, check = await converge(make_config, tmp_path, [0.6])
     assert output.result["metadata"]["stop_reason"] == "gain_below_threshold"
-    # Round 1: the gap detector's 0.5; round 2 (stopped early): its subagent's 0.6.
-    assert output.info.coverage_history == [0.5, 0.6]
+    # Round 1: the gap detector's coverage (counted by code, at most the model's 0.5); round 2
+    # (stopped early): its subagent's 0.6.
+    first, second = output.info.coverage_history
+    assert first <= 0.5 and second == 0.6
     assert check.passed is True, check.reason
 
 
@@ -57,5 +59,6 @@ async def test_a_round_that_finds_nothing_keeps_the_coverage_it_had(
     output, check = await converge(make_config, tmp_path, [0.6, 0.0])
     assert output.result["metadata"]["stop_reason"] == "gain_below_threshold"
     # The evidence of round 1 still answers what it answered: coverage does not fall to 0.
-    assert output.info.coverage_history == [0.5, 0.5]
+    first, second = output.info.coverage_history
+    assert 0 < first == second
     assert check.passed is True, check.reason

@@ -17,6 +17,7 @@ from research_studio.core.errors import ConfigError
 from research_studio.core.urls import is_web_url
 from research_studio.evaluation.structural import MIN_WORDS, report_prose
 from research_studio.evaluation.verdicts import Check, verdict
+from research_studio.grounding.printed import cited_segments
 from research_studio.pipelines.registry import names
 
 CASES_FILE = "cases.toml"
@@ -173,6 +174,13 @@ def _sources(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
 
 
+def findings_text(document: Mapping[str, Any]) -> str:
+    """The report's findings: the statements it prints with a citation. Its title repeats the
+    query and its code-written notices name the very terms the sources lack ("the passages cited
+    below do not mention ..."), so neither proves the report speaks of a term."""
+    return "\n".join(text for text, _sids in cited_segments(report_prose(document)))
+
+
 def case_checks(
     case: EvalCase, document: Mapping[str, Any], *, flagged_ambiguous: bool
 ) -> list[Check]:
@@ -207,7 +215,7 @@ def case_checks(
         ),
     ]
     if expect.must_mention:
-        body = report_prose(document).lower()
+        body = findings_text(document).lower()
         missing = [term for term in expect.must_mention if term.lower() not in body]
         checks.append(
             verdict(

@@ -122,7 +122,9 @@ def test_without_a_terminal_an_ambiguous_run_never_waits(web: FakeWeb, tmp_path:
     result = run_cli(web, "run", "python", "--out", "amb", "--iterations", "1", model=model)
     assert result.exit_code == 0, result.output
     assert "continuing without asking" in result.output
-    assert "User clarification" not in model.calls_for("ResearchPlan")[0].prompt
+    # It takes the reading listed first (tests/pipelines/standard/test_assumed_reading.py).
+    plan = model.calls_for("ResearchPlan")[0].prompt
+    assert "User clarification: The programming language" in plan
 
 
 def test_answer_option_supplies_the_clarification(web: FakeWeb, tmp_path: Path) -> None:

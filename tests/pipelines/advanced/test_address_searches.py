@@ -44,7 +44,12 @@ class AddressProposer(ResearchScript):
 async def test_a_proposed_web_address_is_never_searched(
     make_config: Callable[..., Configuration],
 ) -> None:
-    script = AddressProposer(coverage=[0.5, 0.9], ready=[False, True], subagent_confidence=[0.5])
+    script = AddressProposer(
+        coverage=[0.5, 0.9],
+        ready=[False, True],
+        subagent_confidence=[0.5],
+        evidence_per_section=2,  # not covered by count: the gap analysis is asked
+    )
     config = make_config(model=use_scripted_model(script.model()), max_iterations=2)
     state = await full_state("advanced", {"query": "coral bleaching heat stress"}, config)
     searched = [q for f in state["subagent_findings"] for q in f["queries_run"]]

@@ -50,8 +50,10 @@ async def test_a_paywalled_path_gives_alternatives_that_the_next_round_runs(
     make_config: Callable[..., Configuration], web: FakeWeb
 ) -> None:
     web.set_fault(web.page("coral-bleaching-causes").path, Fault("status", status=402))
-    model = ResearchScript(coverage=[0.5, 0.9], ready=[False, True]).model()
-    config = make_config(model=use_scripted_model(model), max_iterations=3)
+    model = ResearchScript(coverage=[0.5, 0.9], ready=[False, True], evidence_per_section=2).model()
+    # Two rounds: the second runs what backtracking proposed (coverage by count decides the
+    # rest, and a paywalled page leaves a section thin).
+    config = make_config(model=use_scripted_model(model), max_iterations=2)
     state = await full_state("advanced-full", {"query": "coral bleaching heat stress"}, config)
     paywalled = [end for end in state["dead_ends"] if end["reason"] == "paywall"]
     assert paywalled and paywalled[0]["url"].endswith("coral-bleaching-causes.html")
@@ -73,9 +75,9 @@ async def test_backtracking_off_retries_no_dead_end_and_the_report_says_so(
     make_config: Callable[..., Configuration], web: FakeWeb
 ) -> None:
     web.set_fault(web.page("coral-bleaching-causes").path, Fault("status", status=402))
-    model = ResearchScript(coverage=[0.5, 0.9], ready=[False, True]).model()
+    model = ResearchScript(coverage=[0.5, 0.9], ready=[False, True], evidence_per_section=2).model()
     config = make_config(
-        model=use_scripted_model(model), max_iterations=3, enable_backtracking=False
+        model=use_scripted_model(model), max_iterations=2, enable_backtracking=False
     )
     state = await full_state("advanced-full", {"query": "coral bleaching heat stress"}, config)
     assert any(end["reason"] == "paywall" for end in state["dead_ends"])

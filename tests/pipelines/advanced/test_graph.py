@@ -96,7 +96,8 @@ async def test_the_loop_runs_a_second_iteration_and_stops_on_the_gain_rule(
     state, model = await run_advanced(
         make_config,
         "coral bleaching heat stress",
-        ResearchScript(coverage=[0.6, 0.62], ready=[False]),
+        # Two verified items per section: not covered by count, so the model's reading counts.
+        ResearchScript(coverage=[0.6, 0.62], ready=[False], evidence_per_section=2),
     )
     assert state["research_iteration"] == 1 and state["stop_reason"] == "gain_below_threshold"
     assert len(model.calls_for("GapAnalysis")) == 2

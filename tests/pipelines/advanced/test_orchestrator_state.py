@@ -20,7 +20,7 @@ pytestmark = pytest.mark.e2e
 async def test_each_round_opens_with_its_phase_and_closes_with_the_synthesis(
     make_config: Callable[..., Configuration],
 ) -> None:
-    model = ResearchScript(coverage=[0.5, 0.9], ready=[False, True]).model()
+    model = ResearchScript(coverage=[0.5, 0.9], ready=[False, True], evidence_per_section=2).model()
     config = make_config(model=use_scripted_model(model), max_iterations=3)
     graph = build_graph(checkpointer=InMemorySaver(), interrupt_on_clarify=False)
     thread: Any = {"configurable": {"thread_id": "phases"}}

@@ -37,8 +37,10 @@ FAST_NODES = (
 def two_models(
     make_config: Callable[..., Configuration], **settings: Any
 ) -> tuple[Configuration, ScriptedChatModel, ScriptedChatModel, str, str]:
-    script = ResearchScript(coverage=[0.9], ready=[True])
-    smart, fast = script.model(), ResearchScript(coverage=[0.9], ready=[True]).model()
+    # Two verified items per section: the gap detector asks its model (not covered by count).
+    script = ResearchScript(coverage=[0.9], ready=[True], evidence_per_section=2)
+    smart = script.model()
+    fast = ResearchScript(coverage=[0.9], ready=[True], evidence_per_section=2).model()
     smart_spec = use_scripted_model(smart, name="smart")
     fast_spec = use_scripted_model(fast, name="fast")
     config = make_config(model=smart_spec, fast_model=fast_spec, **settings)

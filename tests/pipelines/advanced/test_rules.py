@@ -25,6 +25,7 @@ from tests.pipelines.advanced.test_discovery import run_graph
 
 pytestmark = pytest.mark.e2e
 QUERY = "coral bleaching heat stress"
+TWO = {"evidence_per_section": 2}
 
 
 @pytest.mark.parametrize(
@@ -59,12 +60,15 @@ async def test_three_disagreeing_passes_are_settled_by_the_majority(
 @pytest.mark.parametrize(
     ("knobs", "settings", "reason"),
     [
-        ({"coverage": [0.5], "ready": [False]}, {"max_iterations": 2}, "iteration_cap"),
+        # Two verified items per section: covered by count to 0.67, so the model's analysis is
+        # asked and its reading of each section lowers the coverage the rules read.
+        ({**TWO, "coverage": [0.5], "ready": [False]}, {"max_iterations": 2}, "iteration_cap"),
+        # Every section answered by three verified items: the count ends the loop.
         ({"coverage": [0.9], "ready": [False]}, {"max_iterations": 3}, "coverage_reached"),
-        ({"coverage": [0.4], "ready": [True]}, {"max_iterations": 3}, "no_gaps"),
-        ({"coverage": [0.6], "ready": [True]}, {"max_iterations": 3}, "ready"),
+        ({**TWO, "coverage": [0.4], "ready": [True]}, {"max_iterations": 3}, "no_gaps"),
+        ({**TWO, "coverage": [0.6], "ready": [True]}, {"max_iterations": 3}, "ready"),
         (
-            {"coverage": [0.5, 0.5], "ready": [False]},
+            {**TWO, "coverage": [0.5, 0.5], "ready": [False]},
             {"max_iterations": 3, "min_confidence_gain": 0.1},
             "gain_below_threshold",
         ),
@@ -83,7 +87,10 @@ async def test_each_stop_rule_ends_the_loop(
     assert state["metadata"]["stop_reason"] == reason
 
 
-@pytest.mark.parametrize(("rounds", "confidence", "used"), [(1, 0.3, 1), (2, 0.3, 2), (2, 0.9, 1)])
+# A subagent stops at 0.8 (001 §2.2): at 0.75 it still runs the searches it proposed.
+@pytest.mark.parametrize(
+    ("rounds", "confidence", "used"), [(1, 0.3, 1), (2, 0.3, 2), (2, 0.75, 2), (2, 0.8, 1)]
+)
 async def test_a_subagent_refines_only_while_unsure_and_within_its_rounds(
     make_config: Callable[..., Configuration], rounds: int, confidence: float, used: int
 ) -> None:
@@ -96,6 +103,13 @@ async def test_a_subagent_refines_only_while_unsure_and_within_its_rounds(
     assert finding["iterations_used"] == used
     # The model's refined search runs only in a second round.
     assert any(query.endswith(" refined") for query in finding["queries_run"]) == (used == 2)
+    # Its key findings are its verified facts; an unsure subagent out of rounds names as its
+    # gaps the searches it had no round left to run.
+    verified = {item["text"] for item in state["evidence"] if item["quote_verified"]}
+    assert finding["key_findings"] and set(finding["key_findings"]) <= verified
+    out_of_rounds = confidence < 0.8 and rounds == 1  # with two, it ran what it proposed
+    assert bool(finding["gaps"]) == out_of_rounds
+    assert all(gap.endswith(" refined") for gap in finding["gaps"])
 
 
 @pytest.mark.parametrize("pipeline", ["advanced-full", "advanced-optimized"])

@@ -128,11 +128,15 @@ async def test_parallel_workers_all_contribute_and_urls_are_read_once(
     assert len(results) == state["done_workers"] == state["total_workers"] == 3
     assert len({result["worker_id"] for result in results}) == 3
     assert not _model.calls_for("WorkPlan")
+    # A worker's extraction (fast model) answers its question: no smart-model summary call.
+    worker_calls = [call for call in state["llm_calls"] if call["node"] == "search_worker"]
+    assert worker_calls and {call["tier"] for call in worker_calls} == {"fast"}
     evidence_urls = {item["url"] for item in state["evidence"]}
     contributing = [result for result in results if result["findings"]]
     assert len(contributing) >= len(results) - 1  # a worker may find only pages already claimed
     for result in contributing:
         assert {finding["url"] for finding in result["findings"]} <= evidence_urls
+        assert result["key_findings"]
     urls = [source["url"] for source in state["sources"]]
     assert len(urls) == len(set(urls))
     page_paths = [

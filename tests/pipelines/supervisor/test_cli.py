@@ -83,3 +83,25 @@ def test_brief_review_pauses_the_cli_run_and_the_edited_brief_is_researched(
     assert document["report"] and document["statements"]
     events = (tmp_path / "review" / "events.jsonl").read_text()
     assert f"review: {edited}" in events
+
+
+def test_full_review_takes_feedback_and_never_prints_a_hand_edited_report(
+    web: FakeWeb, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/spec-deviations.md: the reader's reply to the report is feedback the writer applies,
+    # so a pasted report with a made-up sentence never reaches report.md.
+    monkeypatch.setenv("RESEARCH_STUDIO_REVIEW_MODE", "full")
+    result = run(web, use_scripted_model(SupervisorScript().model()), "full")
+    folder = tmp_path / "full"
+    answers = 0
+    while result.exit_code == 3 and answers < 4:
+        record = json.loads((folder / "run.json").read_text())
+        pasted = "# My report\n\nCorals on the reef glow purple every full moon."
+        reply = pasted if "report" in record.get("pending_question", "").lower() else "approve"
+        result = runner.invoke(app, ["resume", str(folder), "--answer", reply])
+        answers += 1
+    assert result.exit_code == 0, result.output
+    document = json.loads((folder / "result.json").read_text())
+    assert document["metadata"]["human_review"].startswith("# My report")
+    assert "glow purple" not in document["report"] and document["statements"]
+    assert audited(folder)["ok"]

@@ -73,10 +73,11 @@ class TreeQuestionOutput(BaseModel):
 
 
 class ResearchTreeOutput(BaseModel):
-    """Primary and secondary questions."""
+    """Primary (must answer), secondary (should answer) and tertiary (nice to have) questions."""
 
     primary: list[TreeQuestionOutput] = Field(min_length=1)
     secondary: list[TreeQuestionOutput] = Field(default_factory=list)
+    tertiary: list[TreeQuestionOutput] = Field(default_factory=list)
 
 
 class PlanOutput(BaseModel):

@@ -111,7 +111,12 @@ class SubagentFindings(TypedDict):
     question: str
     section: str
     findings: str
+    # Its verified evidence, one sentence each (code's pick, not the model's summary).
+    key_findings: list[str]
     confidence: float
+    # What it still wanted: the searches it proposed and had no round left to run, or its
+    # question itself when no verified evidence answers it.
+    gaps: list[str]
     iterations_used: int
     queries_run: list[str]
     dead_ends: list[DeadEnd]
@@ -161,6 +166,8 @@ class AgentState(MessagesState, Accounting, total=False):
     # discovery (the family's variants)
     discovery_result: DiscoveryResult
     selected_entity: EntityCandidate
+    # What the report opens with when code chose among namesakes because no one could be asked.
+    referent_notice: str
     anchor_terms: list[str]
     discovery_route: str  # planner, clarify or auto_refine (confidence_check's decision)
     refined: bool  # auto_refine ran once

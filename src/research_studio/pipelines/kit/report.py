@@ -376,6 +376,42 @@ def checked_headings(report: GroundedReport, questions: Sequence[str], title: st
     return replaced
 
 
+ASSUMED_READING_NOTICE = (
+    'The question can be read more than one way ("{question}"), and no one could be asked: this '
+    'report takes the reading listed first, "{chosen}", not {others}.'
+)
+
+
+def assumed_reading(question: str, options: Sequence[str]) -> tuple[str, str]:
+    """Where a run cannot ask its clarification question: the reading it takes (the first
+    option) and the notice the report opens with ("", "" without options)."""
+    if not options:
+        return "", ""
+    chosen, *others = options
+    notice = ASSUMED_READING_NOTICE.format(
+        question=escape_markdown(question),
+        chosen=escape_markdown(chosen),
+        others=" or ".join(f'"{escape_markdown(other)}"' for other in others) or "another",
+    )
+    return chosen, notice
+
+
+def open_with_notice(report: GroundedReport, notice: str) -> None:
+    """A code-written notice (escaped by its writer) at the top of the report: the summary
+    moves below it, as a section. Later notices go above earlier ones."""
+    if not notice:
+        return
+    if report.summary:
+        summary = GroundedSection(heading="Summary", paragraphs=[report.summary])
+        report.sections.insert(0, summary)
+        report.summary = []
+    about = next((s for s in report.sections if s.heading == ABOUT_HEADING), None)
+    if about is None:
+        about = GroundedSection(heading=ABOUT_HEADING)
+    report.sections = [about, *(s for s in report.sections if s is not about)]
+    about.intro = f"{notice}\n\n{about.intro}" if about.intro else notice
+
+
 def close_report(
     report: GroundedReport,
     structure: ReportStructure,
@@ -391,17 +427,7 @@ def close_report(
     report.title = report_title(query)
     checked_headings(report, questions, query)
     coverage = question_coverage(query, questions, report.printed(structure))
-    notice = coverage_notice(coverage, language)
-    if notice:  # the report opens with it: the summary moves below, as a section
-        if report.summary:
-            summary = GroundedSection(heading="Summary", paragraphs=[report.summary])
-            report.sections.insert(0, summary)
-            report.summary = []
-        about = next((s for s in report.sections if s.heading == ABOUT_HEADING), None)
-        if about is None:
-            about = GroundedSection(heading=ABOUT_HEADING)
-        report.sections = [about, *(s for s in report.sections if s is not about)]
-        about.intro = f"{notice}\n\n{about.intro}" if about.intro else notice
+    open_with_notice(report, coverage_notice(coverage, language))
     listing = questions_section(
         coverage,
         localized(QUESTIONS_HEADING, language),

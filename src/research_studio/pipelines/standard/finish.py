@@ -36,7 +36,12 @@ from research_studio.pipelines.kit.node_kit import (
     report_update,
     services_of,
 )
-from research_studio.pipelines.kit.report import close_report, count_note, report_grounding
+from research_studio.pipelines.kit.report import (
+    close_report,
+    count_note,
+    open_with_notice,
+    report_grounding,
+)
 from research_studio.pipelines.kit.writer import evidence_support, writer_messages
 from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
@@ -218,6 +223,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         questions=state.get("research_questions", []),
         language=language,
     )
+    open_with_notice(grounded, state.get("referent_notice", ""))
     conflicts = mark_conflicts(
         grounded,
         config.report_structure,

@@ -22,6 +22,7 @@ from research_studio.pipelines.kit.node_kit import (
     query_of,
     run_start,
 )
+from research_studio.pipelines.kit.report import assumed_reading
 from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
     PLAN_SYSTEM,
@@ -70,8 +71,20 @@ async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> d
 
 
 def clarify(state: ResearchState) -> dict[str, Any]:
-    """The human-in-the-loop stop: the caller injects `user_clarification` before this runs."""
-    return clarification_update(state)
+    """The human-in-the-loop stop: the caller injects `user_clarification` before this runs.
+
+    An empty answer (no terminal, no pause, MCP) means no one could be asked: the run takes the
+    reading listed first and the report opens by saying so, never a merge of the readings.
+    """
+    update = clarification_update(state)
+    if update["user_clarification"]:
+        return update
+    chosen, notice = assumed_reading(
+        state.get("clarification_question", ""), state.get("clarification_options", [])
+    )
+    if not chosen:
+        return update
+    return {"user_clarification": chosen, "referent_notice": notice}
 
 
 async def plan(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:

@@ -69,6 +69,7 @@ class ResearchState(MessagesState, Accounting, total=False):
     clarification_question: str
     clarification_options: list[str]
     user_clarification: str
+    referent_notice: str  # the reading taken when no one could be asked (opens the report)
     # plan
     research_questions: list[str]
     aspects_to_cover: list[str]

@@ -31,6 +31,7 @@ from research_studio.pipelines.advanced.discovery.schemas import (
     EntityConfirmation,
 )
 from research_studio.pipelines.advanced.models import ADVANCED_MODELS
+from research_studio.pipelines.advanced.referents import assumed_notice
 from research_studio.pipelines.advanced.state import (
     AgentState,
     DiscoveryResult,
@@ -52,6 +53,7 @@ PROCEED = 0.85  # confidence_check: go straight to planning
 REFINE_BELOW = 0.7  # confidence_check: one candidate below this is refined automatically
 UNAMBIGUOUS_TYPES = ("concept", "technical", "comparison")  # rarely about a particular entity
 NAMESAKE_KINDS = ("person", "organization", "place")  # kinds that share names
+ASKS_WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)
 Route = Literal["planner", "clarify", "auto_refine"]
 _YES = {"yes", "y", "yeah", "yep", "correct", "right", "that one", "ok", "sure"}
 _NO = {"no", "n", "nope", "neither", "none", "wrong"}
@@ -148,7 +150,8 @@ async def discovery(state: AgentState, runtime: Runtime[Configuration]) -> dict[
     """Search the anchors; the model clusters the results into entity candidates."""
     found = state["discovery_result"]
     emit = emitter(runtime, "discovery")
-    if found["query_type"] in UNAMBIGUOUS_TYPES:
+    # "Who is ...?" asks about someone, whatever type the model gave it: namesakes are looked for.
+    if found["query_type"] in UNAMBIGUOUS_TYPES and not ASKS_WHO.match(state["query"]):
         emit(f"{found['query_type']} query: no entity to disambiguate")
         return {}
     anchors = found["anchor_terms"] or [state["primary_anchor"]]
@@ -196,17 +199,21 @@ async def discovery(state: AgentState, runtime: Runtime[Configuration]) -> dict[
 
 
 def namesakes(state: AgentState) -> bool:
-    """A person, organization or place with more than one candidate: never skip disambiguation."""
+    """Two similar candidates, whatever the subject was typed as, or a person, organization or
+    place with more than one: never skip disambiguation."""
     found = state["discovery_result"]
+    candidates = found["entity_candidates"]
+    if similar_candidates(candidates):
+        return True
     kinds = {found["query_type"], state["query_analysis"]["subject_type"].strip().lower()}
-    return bool(kinds & set(NAMESAKE_KINDS)) and len(found["entity_candidates"]) > 1
+    return bool(kinds & set(NAMESAKE_KINDS)) and len(candidates) > 1
 
 
 def confidence_route(state: AgentState) -> Route:
     """Planner when sure (or the query names no particular entity), clarify when torn, refine when unsure."""
     found = state["discovery_result"]
     candidates = found["entity_candidates"]
-    if found["query_type"] in ("concept", "technical"):
+    if found["query_type"] in ("concept", "technical") and not similar_candidates(candidates):
         return "planner"
     if state.get("selected_entity") and found["confidence"] >= PROCEED:
         return "planner"
@@ -261,7 +268,8 @@ def confidence_check(state: AgentState, runtime: Runtime[Configuration]) -> dict
     if route == "clarify":
         update.update(needs_clarification=True, **_question(state, candidates))
     elif route == "planner" and candidates and not state.get("selected_entity"):
-        update.update(_selection(candidates[0]))  # proceed with the best reading there is
+        # Proceed with the best reading there is, and say so when there were others.
+        update.update(_selection(candidates[0]), **_assumed(state, candidates[0], candidates))
     return update
 
 
@@ -342,6 +350,14 @@ def parse_answer(
     return _candidate(subject or (parts[0] if parts else text), text, context, 1.0)
 
 
+def _assumed(
+    state: AgentState, entity: EntityCandidate, candidates: list[EntityCandidate]
+) -> dict[str, Any]:
+    """The notice the report opens with when code chose among namesakes on its own."""
+    notice = assumed_notice(state["primary_anchor"], entity, candidates)
+    return {"referent_notice": notice} if notice else {}
+
+
 def clarify(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """The person's answer (after the pause) selects or describes the entity; no model needed."""
     answer = state.get("user_clarification", "").strip()
@@ -359,6 +375,9 @@ def clarify(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any
         "needs_clarification": False,
         "discovery_result": DiscoveryResult(**{**found, "needs_clarification": False}),
     }
+    if not answer and entity is not None:
+        # No one could be asked (no terminal, no pause): the most likely referent, said so.
+        update.update(_assumed(state, entity, found["entity_candidates"]))
     if entity is None:
         update["enriched_context"] = f"{state['query']} (clarified by the user: {answer})"
         return update

@@ -10,6 +10,12 @@ from langgraph.runtime import Runtime
 from research_studio.core.config import Configuration
 from research_studio.core.prompt_blocks import inline
 from research_studio.core.records import ErrorRecord
+from research_studio.pipelines.advanced.coverage import (
+    combined,
+    counted_coverage,
+    covered,
+    overall,
+)
 from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.prompts import (
     GAP_SYSTEM,
@@ -86,23 +92,64 @@ WEAK_SECTION = 0.5  # a section below this keeps the loop going whatever the mod
 
 
 def missing_gaps(
-    analysis: GapAnalysis, gaps: list[KnowledgeGap], anchor: str
+    counted: dict[str, float],
+    sections: dict[str, float],
+    analysis: GapAnalysis | None,
+    gaps: list[KnowledgeGap],
+    anchor: str,
 ) -> list[KnowledgeGap]:
-    """Weak sections the model said something is missing from, but listed no gap for: a gap
-    each, searched for what is missing."""
-    listed = {gap["section"].lower() for gap in gaps}
-    return [
-        KnowledgeGap(
-            section=item.section,
-            severity="high" if item.confidence < WEAK_SECTION / 2 else "medium",
-            description=item.missing.strip(),
-            suggested_queries=[" ".join(f"{anchor} {item.missing}".split()[:8])],
+    """Weak sections the model listed no gap for, a gap each: every section too little verified
+    evidence answers (by count), searched for what the model says is missing, else for the
+    section itself; and every section the model rates weak and says what it misses."""
+    listed = {gap["section"].casefold() for gap in gaps}
+    said = {
+        item.section.casefold(): item.missing.strip()
+        for item in (analysis.section_analysis if analysis else [])
+    }
+    found = []
+    for section, value in sections.items():
+        missing = said.get(section.casefold(), "")
+        thin = counted[section] < WEAK_SECTION
+        if section.casefold() in listed or not (thin or (value < WEAK_SECTION and missing)):
+            continue
+        found.append(
+            KnowledgeGap(
+                section=section,
+                severity="high" if value < WEAK_SECTION / 2 else "medium",
+                description=missing or f"too little verified evidence answers {section}",
+                # What is missing leads: a long anchor must not crowd the section out.
+                suggested_queries=[" ".join(f"{missing or section} {anchor}".split()[:8])],
+            )
         )
-        for item in analysis.section_analysis
-        if item.confidence < WEAK_SECTION
-        and item.missing.strip()
-        and item.section.lower() not in listed
-    ]
+    return found
+
+
+def _covered_by_count(state: AgentState, counted: dict[str, float], emit: Any) -> dict[str, Any]:
+    """The document's quick check: the outline is covered by count, so no model call is made."""
+    iteration = state.get("research_iteration", 0)
+    confidence = overall(counted)
+    emit(
+        f"iteration {iteration + 1} done: every section covered by verified evidence "
+        f"(coverage by count {confidence:.0%}); stop: coverage_reached",
+        iteration=iteration + 1,
+    )
+    return {
+        "knowledge_gaps": [],
+        "refinement_queries": [],
+        "section_confidence": counted,
+        "overall_confidence": confidence,
+        "previous_confidence": confidence,
+        "coverage_history": [*state.get("coverage_history", []), confidence],
+        "stop_reason": "coverage_reached",
+        "research_trajectory": [
+            TrajectoryStep(
+                iteration=iteration,
+                action="gap_detection",
+                summary=f"coverage by count {confidence:.2f}, coverage_reached",
+            )
+        ],
+        "messages": [AIMessage(content=f"Iteration {iteration + 1}: coverage {confidence:.2f}")],
+    }
 
 
 def open_conflicts(state: AgentState) -> list[KnowledgeGap]:
@@ -122,14 +169,20 @@ def open_conflicts(state: AgentState) -> list[KnowledgeGap]:
 
 
 async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
-    """Coverage by outline section (model), gaps with queries, and the stop decision (code)."""
+    """Coverage by outline section (code's count, lowered by the model's reading), gaps with
+    queries, and the stop decision (code)."""
     config = runtime.context
     services = services_of(runtime)
     iteration = state.get("research_iteration", 0)
     if reached := services.budget.reached():
         return {"stop_reason": budget_stop(reached), "refinement_queries": []}
-    caller = model_for(services, ADVANCED_MODELS, "gap_detector")
     plan = state["plan"]
+    evidence = state.get("evidence", [])
+    counted = counted_coverage(plan["outline"], evidence)
+    emit = emitter(runtime, "gap_detector")
+    if covered(counted) and not open_conflicts(state):
+        return _covered_by_count(state, counted, emit)
+    caller = model_for(services, ADVANCED_MODELS, "gap_detector")
     anchor = state.get("primary_anchor", "")
     dead_ends = state.get("dead_ends", [])
     previous = state.get("previous_confidence", 0.0) if iteration > 0 else 0.0
@@ -143,18 +196,18 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
                 topic=plan["topic"],
                 outline=inline(plan["outline"]),
                 count_sources=len(state.get("sources", [])),
-                count_evidence=len(state.get("evidence", [])),
-                evidence=evidence_by_section(plan["outline"], state.get("evidence", [])),
+                count_evidence=len(evidence),
+                evidence=evidence_by_section(plan["outline"], evidence),
             )
         ),
     ]
     analysis = await attempt(caller.structured(GapAnalysis, messages), "gap_detector", errors)
-    if analysis is None:
-        section_confidence, confidence, gaps = {}, state.get("overall_confidence", 0.0), []
-        sufficient = False
+    gaps: list[KnowledgeGap] = []
+    if analysis is None:  # the count alone decides; the failure is recorded
+        section_confidence, rated = counted, None
     else:
-        section_confidence = {item.section: item.confidence for item in analysis.section_analysis}
-        confidence = analysis.overall_confidence if state.get("evidence") else 0.0
+        rated_sections = {item.section: item.confidence for item in analysis.section_analysis}
+        section_confidence, rated = combined(counted, rated_sections), analysis.overall_confidence
         gaps = [
             KnowledgeGap(
                 section=gap.section,
@@ -164,9 +217,15 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
             )
             for gap in analysis.gaps
         ]
-        gaps += missing_gaps(analysis, gaps, anchor)
-        weak = [s for s, value in section_confidence.items() if value < WEAK_SECTION]
-        sufficient = analysis.recommendation == "sufficient" and not weak and confidence > 0
+    confidence = overall(section_confidence, rated)
+    gaps += missing_gaps(counted, section_confidence, analysis, gaps, anchor)
+    weak = [s for s, value in section_confidence.items() if value < WEAK_SECTION]
+    sufficient = (
+        analysis is not None
+        and analysis.recommendation == "sufficient"
+        and not weak
+        and confidence > 0
+    )
     conflicts = open_conflicts(state)
     gaps += conflicts
     priority = {"high": 1.0, "medium": 0.7, "low": 0.4}
@@ -197,9 +256,10 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
         rounds_done=iteration + 1,
         max_iterations=config.max_iterations,
     )
-    emitter(runtime, "gap_detector")(
+    model_said = f", the model's own rating {rated:.0%}" if rated is not None else ""
+    emit(
         f"iteration {iteration + 1} done: {len(gaps)} open question(s) left "
-        f"(the model's own confidence: {confidence:.0%})" + (f"; stop: {reason}" if reason else ""),
+        f"(coverage {confidence:.0%}{model_said})" + (f"; stop: {reason}" if reason else ""),
         iteration=iteration + 1,
     )
     return {

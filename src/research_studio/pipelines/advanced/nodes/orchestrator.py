@@ -20,6 +20,7 @@ from research_studio.pipelines.advanced.state import (
     ResearchPlan,
     SubagentAssignment,
     SubagentState,
+    TreeQuestion,
 )
 from research_studio.pipelines.kit.node_kit import emitter
 
@@ -31,6 +32,26 @@ def _from_tree(state: AgentState) -> list[tuple[str, str, list[str], list[str]]]
     return [
         (node["question"], node["section"], node["queries"], node["target_sources"])
         for node in nodes
+    ]
+
+
+FIRST_ROUND_PRIMARY, FIRST_ROUND_SECONDARY = 4, 1  # 001 §2.1: up to 4 primary, 1 secondary
+
+
+def _first_round(state: AgentState) -> list[tuple[str, str, list[str], list[str]]]:
+    """The first round's questions (001 §2.1): the best primary ones, up to four, and one
+    secondary; the rest of the tree waits for the places later rounds leave free."""
+    plan = state["plan"]
+
+    def best(nodes: list[TreeQuestion], count: int) -> list[TreeQuestion]:
+        return sorted(nodes, key=lambda node: -node["priority"])[:count]
+
+    chosen = best(plan["primary"], FIRST_ROUND_PRIMARY) + best(
+        plan["secondary"], FIRST_ROUND_SECONDARY
+    )
+    return [
+        (node["question"], node["section"], node["queries"], node["target_sources"])
+        for node in chosen
     ]
 
 
@@ -96,6 +117,8 @@ async def orchestrator(state: AgentState, runtime: Runtime[Configuration]) -> di
     groups = (
         _from_refinements(refinements, anchor) + _unresearched(state)
         if iteration > 0 and refinements
+        else _first_round(state)
+        if iteration == 0
         else _from_tree(state)
     )
     if state.get("mode") == "single" and groups:

@@ -118,22 +118,24 @@ def plan_start(plan: ResearchPlan) -> dict[str, Any]:
 def build_plan(output: PlanOutput, anchor: str, *, recent: bool, year: int) -> ResearchPlan:
     """The plan with rule-abiding queries and the flat list ordered by priority (qid Q1...)."""
     outline = clip((clean_heading(item) for item in output.outline), 8) or ["Findings"]
-    primary, secondary = (
+    primary, secondary, tertiary = (
         _tree(output.research_tree.primary, outline),
         _tree(output.research_tree.secondary, outline),
+        _tree(output.research_tree.tertiary, outline),
     )
-    for node in primary + secondary:
+    for node in primary + secondary + tertiary:
         # A web address alone is a guess at a page, not a search; the question is searched.
         searchable = [q for q in node["queries"] if not is_bare_address(q)] or [node["question"]]
         node["queries"] = clip(
             (apply_query_rules(q, anchor, recent=recent, year=year) for q in searchable), 3
         )
-    flat = numbered_queries(primary + secondary)
+    flat = numbered_queries(primary + secondary + tertiary)
     return ResearchPlan(
         topic=output.topic.strip(),
         outline=outline,
         primary=primary,
         secondary=secondary,
+        tertiary=tertiary,
         queries=flat,
         search_strategy=output.search_strategy,
     )

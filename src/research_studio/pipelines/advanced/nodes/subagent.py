@@ -35,7 +35,7 @@ from research_studio.pipelines.kit.node_kit import call_records, emitter, servic
 from research_studio.services.clients import Services
 from research_studio.services.extraction import extract_sentences, query_terms, select_chunks
 
-CONFIDENT = 0.7
+CONFIDENT = 0.8  # 001 §2.2: a subagent stops searching once its confidence reaches 0.8
 # The words that aim a search at a planned source type (the plan's target_sources).
 TARGET_TERMS = {
     "news": "news",
@@ -103,6 +103,22 @@ def _dead_ends(subagent_id: str, gathered: Gathered) -> list[DeadEnd]:
             )
         )
     return ends
+
+
+KEY_FINDINGS = 5
+
+
+def key_findings(evidence: list[FindingRecord]) -> list[str]:
+    """The first verified facts, each once: what the subagent found, in the page's support."""
+    facts = [item["text"] for item in evidence if item["quote_verified"]]
+    return list(dict.fromkeys(facts))[:KEY_FINDINGS]
+
+
+def left_open(question: str, evidence: list[FindingRecord], unrun: list[str]) -> list[str]:
+    """An unsure subagent's gaps: its question when nothing verified answers it, and the
+    searches it proposed but had no round left to run."""
+    unanswered = [] if any(item["quote_verified"] for item in evidence) else [question]
+    return [*unanswered, *unrun]
 
 
 # (page, fact, quote) items, confidence, summary, refined queries
@@ -296,7 +312,11 @@ async def subagent(state: SubagentState, runtime: Runtime[Configuration]) -> dic
         question=assignment["question"],
         section=assignment["section"],
         findings=summary,
+        key_findings=key_findings(evidence),
         confidence=confidence,
+        gaps=[]
+        if confidence >= CONFIDENT
+        else left_open(assignment["question"], evidence, queries),
         iterations_used=rounds,
         queries_run=searches,
         dead_ends=dead_ends,

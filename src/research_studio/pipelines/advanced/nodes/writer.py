@@ -39,7 +39,12 @@ from research_studio.pipelines.kit.node_kit import (
     report_update,
     services_of,
 )
-from research_studio.pipelines.kit.report import close_report, count_note, report_grounding
+from research_studio.pipelines.kit.report import (
+    close_report,
+    count_note,
+    open_with_notice,
+    report_grounding,
+)
 from research_studio.services.clients import Services
 
 
@@ -164,6 +169,8 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
         questions=questions_of(state),
         language=language,
     )
+    # Namesakes: which one the report is about when no one could be asked, above all else.
+    open_with_notice(report, state.get("referent_notice", ""))
     conflicts = mark_conflicts(
         report,
         config.report_structure,
@@ -219,6 +226,9 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
             "query_complexity": state.get("query_complexity", ""),
             "checks_off": off,
             "orchestrator_state": state.get("orchestrator_state"),
+            "referent_assumed": state["selected_entity"]["name"]
+            if state.get("referent_notice") and state.get("selected_entity")
+            else "",
         },
     )
     return report_update(

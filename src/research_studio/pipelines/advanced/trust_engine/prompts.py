@@ -23,7 +23,7 @@ CREDIBILITY_USER = """SOURCES:
 {sources}"""
 
 CLAIMS_SYSTEM = """You extract atomic factual claims from research evidence.
-Write 8-15 claims, each one self-contained sentence that the evidence states directly, each assigned to one of the sections. Use only what the evidence says; never add facts."""
+Write 8-24 claims, each one self-contained sentence that the evidence states directly, each assigned to one of the sections. Use only what the evidence says; never add facts."""
 
 CLAIMS_USER = f"""{SECTIONS_LABEL} {{sections}}
 

@@ -13,6 +13,7 @@ from research_studio.grounding.credibility import domain_trust
 from research_studio.grounding.ranking import quality_score
 from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.prompts import source_listing
+from research_studio.pipelines.advanced.referents import about_others
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.advanced.trust_engine.prompts import RANKER_SYSTEM, RANKER_USER
 from research_studio.pipelines.advanced.trust_engine.schemas import SourceRelevance
@@ -120,6 +121,10 @@ async def ranker(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
     excluded: set[str] = set()
     if sources and is_person_query(state):
         excluded, calls, errors = await _excluded(state, runtime, sources)
+    # Namesakes found by discovery: code keeps out the sources about the others, asked or not.
+    selected, candidates = state.get("selected_entity"), state.get("discovery_result")
+    if selected and candidates:
+        excluded |= about_others(sources, evidence, selected, candidates["entity_candidates"])
     credibility = {
         sid: score["overall"] for sid, score in state.get("source_credibility", {}).items()
     }

@@ -35,7 +35,7 @@ from research_studio.grounding.verification import (
 from research_studio.pipelines.advanced.schemas import ClaimCheck, ClaimDraft, SourceAssessment
 
 DEFAULT_JUDGEMENT = 0.6
-MAX_CLAIMS = 15
+MAX_CLAIMS = 24  # the documents' 8-24 atomic claims (001 §3.3)
 
 
 def score_sources(
