@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from research_studio.pipelines.kit.stopping import advanced_stop_reason
+from research_studio.pipelines.advanced.stopping import advanced_stop_reason
 from research_studio.pipelines.standard.stopping import standard_stop_reason
 from research_studio.pipelines.supervisor.stopping import supervisor_stop_reason
 

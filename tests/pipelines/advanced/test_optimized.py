@@ -13,7 +13,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from research_studio.core.config import Configuration
 from research_studio.pipelines.advanced.graph import build_optimized_graph
 from research_studio.pipelines.advanced.nodes.control import classify_complexity
-from research_studio.pipelines.kit.stopping import early_stop_reason
+from research_studio.pipelines.advanced.stopping import early_stop_reason
 from research_studio.services.clients import open_services
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import ScriptedChatModel, use_scripted_model

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from research_studio.pipelines.advanced.stopping import advanced_stop_reason, early_stop_reason
 from research_studio.pipelines.kit.spec import PipelineSpec
-from research_studio.pipelines.kit.stopping import advanced_stop_reason, early_stop_reason
 
 _VARIANTS = "research_studio.pipelines.advanced.graph"
 # What every member of the family reads; each variant adds its own.

@@ -18,8 +18,8 @@ from research_studio.pipelines.advanced.nodes.planner import plan_start, planner
 from research_studio.pipelines.advanced.nodes.query_analyzer import brief
 from research_studio.pipelines.advanced.planner_templates import template_plan
 from research_studio.pipelines.advanced.state import AgentState, TrajectoryStep
+from research_studio.pipelines.advanced.stopping import early_stop_reason
 from research_studio.pipelines.kit.node_kit import emitter, services_of
-from research_studio.pipelines.kit.stopping import early_stop_reason
 
 Complexity = Literal["simple", "medium", "complex"]
 SIMPLE_MAX_WORDS = 6

@@ -31,11 +31,12 @@ from research_studio.pipelines.advanced.state import (
     PlanQuery,
     TrajectoryStep,
 )
+from research_studio.pipelines.advanced.stopping import advanced_stop_reason
 from research_studio.pipelines.kit.conflicts import conflict_continues, conflict_gaps, gap_line
 from research_studio.pipelines.kit.consolidate import consolidate
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import call_records, emitter, services_of
-from research_studio.pipelines.kit.stopping import advanced_stop_reason, budget_stop
+from research_studio.pipelines.kit.stopping import budget_stop
 
 
 def collect_findings(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
