@@ -28,10 +28,10 @@ from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
 from research_studio.pipelines.supervisor.nodes.common import limits, today
 from research_studio.pipelines.supervisor.nodes.intake import store_scope
 from research_studio.pipelines.supervisor.nodes.researcher import (
-    expect_researchers,
     researcher_graph,
     researcher_input,
 )
+from research_studio.pipelines.supervisor.nodes.researcher_tools import expect_researchers
 from research_studio.pipelines.supervisor.prompts import (
     BRIEF_LABEL,
     CONDUCT_RESEARCH_DESCRIPTION,
