@@ -28,7 +28,8 @@ EXPORT = ["fpdf", "docx", "fontTools"]
 PARSERS = ["trafilatura", "pypdf", "lxml", "httpx"]
 EMBEDDINGS = ["numpy", "research_studio.llm.embeddings", "usearch"]
 PARSER_PROCESS = ["research_studio.sources.parser_worker", "multiprocessing.forkserver"]
-UNCONFIGURED = ["research_studio.sources.mcp_sources", "research_studio.llm.local_model"]
+# What a run loads only when configured for it: MCP servers, the embedded model, a local index.
+UNCONFIGURED = ["research_studio.sources.mcp_sources", "research_studio.llm.local_model", "tantivy"]
 NOT_FOR_HELP = [*PROVIDER_SDKS, *SERVERS, *STORAGE, *GRAPH, *EXPORT, *PARSERS, *EMBEDDINGS]
 
 
@@ -105,7 +106,7 @@ def test_a_standard_run_over_searxng_loads_no_unused_sdk_server_or_storage(
     # numpy and sqlite-vec came with LangGraph's SQLite store, which only the supervisor keeps.
     unused = [*PROVIDER_SDKS, *SERVERS, *STORAGE, *EXPORT, "numpy", "usearch", "sqlite_vec"]
     # Ordinary pages are parsed on the parser thread: no worker-process machinery, no PDF parser,
-    # no MCP client and no embedded model unless the run uses them.
+    # no MCP client, no embedded model and no local index (tantivy) unless the run uses them.
     unused += [*PARSER_PROCESS, "pypdf", *UNCONFIGURED]
     answer = probe(
         unused,
