@@ -3,7 +3,8 @@
 The run is started as its own process, as a person starts it, by a small launcher that makes
 itself the subreaper of everything the run starts (PR_SET_CHILD_SUBREAPER): the parser fork
 server and its workers, orphaned when the run exits, are re-parented to the launcher and reaped
-there, so `RUSAGE_CHILDREN` of the launcher holds the CPU of the whole tree. Peak PSS is the
+there, so `RUSAGE_CHILDREN` of the launcher holds the CPU of the whole tree, and `wait4` on the run
+gives its own process's share (the rest is the parser processes'). Peak PSS is the
 sum over the launcher's live descendants, sampled from /proc every 0.1 s. The model is the
 local web's OpenAI-compatible endpoint answering a research script after a simulated latency;
 search is the local web's SearXNG. "Start → first model call" is from starting the launcher to
@@ -35,7 +36,8 @@ import ctypes, json, os, resource, signal, subprocess, sys, time
 ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 run = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
-run.wait()
+_pid, status, own = os.wait4(run.pid, 0)  # the run's own process, apart from what it started
+code = os.waitstatus_to_exitcode(status)
 deadline = time.monotonic() + 30  # orphans (fork server, parser workers) end when they see EOF
 while True:
     try:
@@ -52,7 +54,8 @@ while True:
                 os.kill(int(child), signal.SIGKILL)
         time.sleep(0.02)
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"cpu_s": usage.ru_utime + usage.ru_stime, "exit": run.returncode}))
+print(json.dumps({"cpu_s": usage.ru_utime + usage.ru_stime,
+                  "main_cpu_s": own.ru_utime + own.ru_stime, "exit": code}))
 """
 CHAT_PATH = "/v1/chat/completions"
 
@@ -141,6 +144,8 @@ def cold_run(
         sources = len(_cited(document))
     return {
         "cpu_s": round(answer.get("cpu_s", 0.0), 3),
+        # The `research-studio` process itself; the rest went to the processes it started.
+        "main_cpu_s": round(answer.get("main_cpu_s", 0.0), 3),
         "peak_pss_mb": round(peak, 1),
         "wall_s": round(wall, 3),
         "first_model_call_s": round(first - started, 3) if first is not None else None,
@@ -191,6 +196,7 @@ def run_cold(latency: Latency, workers: int, queries: tuple[str, ...] = QUERIES)
         "runs": runs,
         "completed": sum(1 for run in runs if run["exit"] == 0),
         "cpu_s": median("cpu_s"),
+        "main_cpu_s": median("main_cpu_s"),
         "peak_pss_mb": median("peak_pss_mb"),
         "wall_s": median("wall_s"),
         "first_model_call_s": median("first_model_call_s"),

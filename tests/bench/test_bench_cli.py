@@ -75,6 +75,7 @@ def test_quick_bench_writes_results_and_the_performance_page(tmp_path: Path) -> 
     run = results["cold_run"]
     assert run["completed"] == 1 and run["runs"][0]["exit"] == 0
     assert run["cpu_s"] > 0 and run["peak_pss_mb"] > 0 and run["model_calls"] > 0
+    assert 0 < run["main_cpu_s"] <= run["cpu_s"]  # the run's own process, within the tree
     assert 0 < run["first_model_call_s"] < run["wall_s"] and run["load"] >= 0
     assert "## Cold run: what a user pays" in page and "In-process standard multi run" in page
     steps = results["serve"]["steps"]

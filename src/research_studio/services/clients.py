@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 from langchain_core.language_models import BaseChatModel
@@ -31,7 +32,6 @@ from research_studio.sources.http_client import (
     build_http_client,
     shared_ssl_context,
 )
-from research_studio.sources.mcp_sources import McpSources
 from research_studio.sources.parser_pool import ParserPool
 from research_studio.sources.search import (
     CachedSearch,
@@ -45,6 +45,9 @@ from research_studio.sources.search import (
 from research_studio.sources.search.base import DeadlineSearch
 from research_studio.sources.search.dated import DatedSearch
 from research_studio.sources.search.local import shared_index
+
+if TYPE_CHECKING:
+    from research_studio.sources.mcp_sources import McpSources
 
 
 class Services:
@@ -148,6 +151,8 @@ class Services:
     def mcp(self) -> McpSources:
         """The configured MCP servers (each started on first use, stopped with the run)."""
         if self._mcp is None:
+            from research_studio.sources.mcp_sources import McpSources  # only runs that use MCP
+
             self._mcp = McpSources.of(self.config)
         return self._mcp
 

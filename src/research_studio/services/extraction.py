@@ -86,12 +86,11 @@ class Extracted:
 
 def query_terms(*texts: str) -> Counter[str]:
     """Content-word counts of the texts (stop words of each text's language dropped)."""
-    return Counter(
-        token
-        for text in texts
-        for token in tokens(text)
-        if token not in stop_words(detect_language(text))
-    )
+    counts: Counter[str] = Counter()
+    for text in texts:
+        dropped = stop_words(detect_language(text))  # once per text, not once per token
+        counts.update(token for token in tokens(text) if token not in dropped)
+    return counts
 
 
 def select_chunks(text: str, terms: Counter[str], size: int, count: int) -> list[str]:

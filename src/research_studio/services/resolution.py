@@ -10,7 +10,6 @@ import httpx
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError
-from research_studio.llm import local_model
 from research_studio.sources.search import SearchChoice, choose_search_provider
 
 DEFAULT_OLLAMA = "http://127.0.0.1:11434"
@@ -60,6 +59,8 @@ def choose_model(
     if models:
         spec = f"ollama:{models[0]}"
         return ModelChoice(spec, config.fast_model or spec, f"Ollama answers at {host}")
+    from research_studio.llm import local_model  # the embedded model, only when nothing else serves
+
     if local_model.embedded_model_available():
         return ModelChoice(
             "local:smollm2",

@@ -15,8 +15,10 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import tantivy
+if TYPE_CHECKING:  # loaded where an index is used: a run over web search opens none
+    import tantivy
 
 # English stemming as before (FTS5's porter), folded to ASCII as FTS5's unicode61 did.
 _ANALYZER_NAME = "words"
@@ -28,6 +30,8 @@ ORDINAL_BITS = 24
 
 
 def _analyzer() -> tantivy.TextAnalyzer:
+    import tantivy
+
     return (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(80))
@@ -39,6 +43,8 @@ def _analyzer() -> tantivy.TextAnalyzer:
 
 
 def _schema() -> tantivy.Schema:
+    import tantivy
+
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("text", stored=True, tokenizer_name=_ANALYZER_NAME)
     builder.add_text_field("title", tokenizer_name=_ANALYZER_NAME, index_option="freq")
@@ -89,6 +95,8 @@ class ChunkWrites:
         return self._writer
 
     def add(self, doc_id: int, path: str, title: str, chunks: Iterable[str]) -> None:
+        import tantivy
+
         writer = self._open()
         folders = folders_of(path)
         for ordinal, chunk in enumerate(chunks):
@@ -131,6 +139,8 @@ class ChunkStore:
 
     def create(self, fresh: bool) -> None:
         """Open the index, creating it if missing (or anew if `fresh`); the caller excludes writers."""
+        import tantivy
+
         if fresh and self.folder.exists():
             shutil.rmtree(self.folder)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -174,6 +184,8 @@ class ChunkStore:
 
     def search(self, words: list[str], limit: int, roots: list[str]) -> list[StoredChunk]:
         """The best `limit` chunks holding any of the words, optionally under the given paths."""
+        import tantivy
+
         terms = self.query_terms(words)
         if not terms or limit <= 0:
             return []
@@ -199,6 +211,8 @@ class ChunkStore:
 
     def chunks(self, places: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
         """The text of each (document id, ordinal) present in the index."""
+        import tantivy
+
         if not places:
             return {}
         keys = [chunk_key(doc_id, ordinal) for doc_id, ordinal in places]

@@ -17,14 +17,15 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from multiprocessing.context import BaseContext
-from multiprocessing.process import BaseProcess
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from research_studio.core.errors import ParseError
 from research_studio.sources.parser_thread import IN_THREAD_MAX_BYTES, grant, thread
-from research_studio.sources.parser_worker import ParserProcess, parser_context, serve
 from research_studio.sources.parsing import ContentKind, Parsed, parse_document
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
+    from multiprocessing.process import BaseProcess
 
 T = TypeVar("T")
 
@@ -46,6 +47,9 @@ class _Worker:
     """One parser process and the parent's end of its pipe."""
 
     def __init__(self, mp_context: BaseContext, max_memory_mb: int) -> None:
+        # The process machinery loads with the first worker: a run over ordinary pages needs none.
+        from research_studio.sources.parser_worker import ParserProcess, serve
+
         parent, child = mp_context.Pipe()
         self.conn = parent
         forked = mp_context.get_start_method() == "forkserver"
@@ -160,7 +164,7 @@ class _Workers:
     def __init__(self, count: int, max_memory_mb: int) -> None:
         self.count = count
         self.max_memory_mb = max_memory_mb
-        self._context = parser_context()
+        self._context: BaseContext | None = None  # chosen when the first worker starts
         self._slots = _Slots(count)
         # Threads only wait on pipes; the parsing itself happens in the worker processes.
         self._threads = ThreadPoolExecutor(max_workers=count * 2, thread_name_prefix="parser")
@@ -170,7 +174,13 @@ class _Workers:
         self.closed = False
 
     def _spawn(self) -> _Worker:
-        worker = _Worker(self._context, self.max_memory_mb)
+        with self._lock:
+            if self._context is None:
+                from research_studio.sources.parser_worker import parser_context
+
+                self._context = parser_context()
+            context = self._context
+        worker = _Worker(context, self.max_memory_mb)
         worker.wait_ready(STARTUP_TIMEOUT_S)
         with self._lock:
             self._all.add(worker)

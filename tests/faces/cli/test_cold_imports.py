@@ -27,30 +27,45 @@ GRAPH = ["langgraph", "langchain_core", "langsmith", "opentelemetry"]
 EXPORT = ["fpdf", "docx", "fontTools"]
 PARSERS = ["trafilatura", "pypdf", "lxml", "httpx"]
 EMBEDDINGS = ["numpy", "research_studio.llm.embeddings", "usearch"]
+PARSER_PROCESS = ["research_studio.sources.parser_worker", "multiprocessing.forkserver"]
+# What a run loads only when configured for it: MCP servers, the embedded model, a local index.
+UNCONFIGURED = ["research_studio.sources.mcp_sources", "research_studio.llm.local_model", "tantivy"]
 NOT_FOR_HELP = [*PROVIDER_SDKS, *SERVERS, *STORAGE, *GRAPH, *EXPORT, *PARSERS, *EMBEDDINGS]
 
 
 _PROBE = """
-import json, sys
+import glob, json, os, sys
 from research_studio.faces.cli import main
-watched = json.loads(sys.argv[1])
+asked = json.loads(sys.argv[1])
 sys.argv = ["research-studio", *sys.argv[2:]]
 code = 0
 try:
     main()
 except SystemExit as exc:
     code = exc.code or 0
-print(json.dumps({"code": code, "loaded": sorted(n for n in watched if n in sys.modules)}),
-      file=sys.stderr)
+answer = {"code": code, "loaded": sorted(n for n in asked["watched"] if n in sys.modules)}
+if asked["children"]:  # processes this one started that are still alive (a fork server lives on)
+    pids = []
+    for listing in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+        with open(listing) as children:
+            pids += children.read().split()
+    answer["children"] = sorted(pids)
+print(json.dumps(answer), file=sys.stderr)
 """
 
 
 def probe(
-    watched: list[str], *arguments: str, env: dict[str, str] | None = None, timeout: int = 60
+    watched: list[str],
+    *arguments: str,
+    env: dict[str, str] | None = None,
+    timeout: int = 60,
+    children: bool = False,
 ) -> dict[str, object]:
-    """Run the CLI cold with `arguments`; its exit code and which `watched` modules it loaded."""
+    """Run the CLI cold with `arguments`; its exit code, which `watched` modules it loaded and,
+    with `children`, the ids of the processes it started that are still alive at its end."""
+    asked = json.dumps({"watched": watched, "children": children})
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(watched), *arguments],
+        [sys.executable, "-c", _PROBE, asked, *arguments],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -90,6 +105,9 @@ def test_a_standard_run_over_searxng_loads_no_unused_sdk_server_or_storage(
     env = {**os.environ, "OPENAI_BASE_URL": web.url("/v1"), "OPENAI_API_KEY": "sk-local-test"}
     # numpy and sqlite-vec came with LangGraph's SQLite store, which only the supervisor keeps.
     unused = [*PROVIDER_SDKS, *SERVERS, *STORAGE, *EXPORT, "numpy", "usearch", "sqlite_vec"]
+    # Ordinary pages are parsed on the parser thread: no worker-process machinery, no PDF parser,
+    # no MCP client, no embedded model and no local index (tantivy) unless the run uses them.
+    unused += [*PARSER_PROCESS, "pypdf", *UNCONFIGURED]
     answer = probe(
         unused,
         "run",
@@ -104,8 +122,10 @@ def test_a_standard_run_over_searxng_loads_no_unused_sdk_server_or_storage(
         *web_args(web),
         env=env,
         timeout=300,
+        children=True,
     )
-    # The OpenAI-compatible model is spoken to over httpx: no provider SDK is loaded at all.
-    assert answer == {"code": 0, "loaded": []}
+    # The OpenAI-compatible model is spoken to over httpx: no provider SDK is loaded at all; the
+    # pages (all HTML) started no parser process (a fork server would outlive the run's end).
+    assert answer == {"code": 0, "loaded": [], "children": []}
     assert (tmp_path / "run" / "report.md").is_file()
     assert not (tmp_path / "run" / "store.sqlite").exists()

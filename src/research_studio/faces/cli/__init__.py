@@ -80,14 +80,15 @@ class _LazyGroup(TyperGroup):
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
         self._listing = False
-        self.commands = {
-            name: TyperCommand(name=name, help=_docstring(module, function))
-            for name, (module, function) in COMMANDS.items()
-        }
+        # Help texts are read from the sources only for a listing: running a command needs none.
+        self.commands = {name: TyperCommand(name=name) for name in COMMANDS}
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if self._listing or cmd_name not in COMMANDS:
-            return super().get_command(ctx, cmd_name)
+            command = super().get_command(ctx, cmd_name)
+            if self._listing and command is not None and command.help is None:
+                command.help = _docstring(*COMMANDS[cmd_name])
+            return command
         return load_command(cmd_name)
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
