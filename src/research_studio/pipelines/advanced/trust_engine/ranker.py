@@ -13,7 +13,7 @@ from research_studio.grounding.credibility import domain_trust
 from research_studio.grounding.ranking import quality_score
 from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.prompts import source_listing
-from research_studio.pipelines.advanced.referents import about_others
+from research_studio.pipelines.kit.referents import about_others
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.advanced.trust_engine.prompts import RANKER_SYSTEM, RANKER_USER
 from research_studio.pipelines.advanced.trust_engine.schemas import SourceRelevance
