@@ -120,8 +120,7 @@ class SupervisorScript:
             return {
                 "need_clarification": True,
                 "question": f"Which {subject} do you mean?",
-                "options": self.clarification_options
-                or ["The programming language", "The snake"],
+                "options": self.clarification_options or ["The programming language", "The snake"],
             }
         return {"need_clarification": False, "verification": f"I will research {subject}."}
 

@@ -40,6 +40,11 @@ ASSUMED_NOTICE = (
     'More than one "{subject}" was found, and no one could be asked which was meant: this report '
     "is about the most likely one, {chosen}. Sources about {others} were left out."
 )
+READING_NOTICE = (
+    'The question can be read more than one way ("{question}"), and no one could be asked: this '
+    'report takes the likeliest reading, "{chosen}", not {others}; sources only about those were '
+    "left out."
+)
 AMBIGUOUS_NOTICE = (
     'The question can be read more than one way ("{question}"), and no one could be asked: '
     "this report researches {reading}."
@@ -189,16 +194,40 @@ class UnaskedReading(NamedTuple):
     candidates: list[EntityCandidate]
     notice: str
 
+    @property
+    def option(self) -> str:
+        """The chosen reading as the options wrote it ("" without one)."""
+        if self.chosen is None:
+            return ""
+        name, description = self.chosen["name"], self.chosen["description"]
+        return f"{name}, {description}" if description and description != name else name
+
+
+def shared_name(options: Sequence[str]) -> str:
+    """The words every reading starts with ("Jane Roe" of "Jane Roe, the economist" and "Jane
+    Roe, the painter"): the name they share, "" when they share none worth the name."""
+    if len(options) < 2:
+        return ""
+    split = [_SPLIT.split(" ".join(option.split()), maxsplit=1)[0].split() for option in options]
+    shared: list[str] = []
+    for words in zip(*split, strict=False):
+        if len({word.lower() for word in words}) != 1:
+            break
+        shared.append(words[0])
+    name = _ARTICLE.sub("", " ".join(shared)).strip(" ,;:-–—")
+    return name if len(name) >= MIN_MARK and name.lower() not in {"the", "a", "an"} else ""
+
 
 def unasked_reading(
     subject: str, question: str, options: Sequence[str], researched: str
 ) -> UnaskedReading:
     """The likeliest reading among the options that name one (the first: options are asked
-    for likeliest first), or none; either way a notice the report opens with.
+    for likeliest first), or none; either way the notice the report opens with.
 
-    `researched` is what the run researches when no option names a reading (the query as the
-    analyzer understood it)."""
-    readings = [option for option in options if not asks_for_detail(option)]
+    `subject` is the name the readings share ("" when unknown: then the words they all start
+    with, if any); `researched` is what the run researches when no option names a reading."""
+    readings = [" ".join(o.split()).strip(" .") for o in options if not asks_for_detail(o)]
+    subject = subject.strip() or shared_name(readings)
     candidates = [
         referent_of(option, subject, round(1.0 - index / (len(readings) + 1), 3))
         for index, option in enumerate(readings)
@@ -208,8 +237,16 @@ def unasked_reading(
         reading = f'"{escape_markdown(" ".join(researched.split()))}", as written'
         return UnaskedReading(None, [], AMBIGUOUS_NOTICE.format(question=question, reading=reading))
     chosen = candidates[0]
-    notice = assumed_notice(subject or chosen["name"], chosen, candidates)
-    if not notice:  # one reading named, the other options asked for details
-        reading = f'"{escape_markdown(describe(chosen))}"'
-        notice = AMBIGUOUS_NOTICE.format(question=question, reading=reading)
+    if len(candidates) == 1:  # one reading named, the other options asked for details
+        reading = f'"{escape_markdown(readings[0])}"'
+        return UnaskedReading(
+            chosen, candidates, AMBIGUOUS_NOTICE.format(question=question, reading=reading)
+        )
+    if subject:
+        return UnaskedReading(chosen, candidates, assumed_notice(subject, chosen, candidates))
+    notice = READING_NOTICE.format(
+        question=question,
+        chosen=escape_markdown(readings[0]),
+        others=" or ".join(f'"{escape_markdown(other)}"' for other in readings[1:]),
+    )
     return UnaskedReading(chosen, candidates, notice)

@@ -135,8 +135,7 @@ def unasked(state: AgentState) -> dict[str, Any]:
                 needs_clarification=False,
                 anchor_terms=[],
             ),
-            enriched_context=f"{state['query']} (read as: {chosen['name']}, "
-            f"{chosen['description']})",
+            enriched_context=f"{state['query']} (read as: {reading.option})",
         )
     return update
 
