@@ -102,6 +102,23 @@ def _names(text: str, marks: set[str]) -> bool:
     return any(_pattern(mark).search(text) for mark in marks)
 
 
+def _apart(
+    selected: EntityCandidate, candidates: Sequence[EntityCandidate]
+) -> tuple[set[str], set[str]]:
+    """The selected candidate's marks, and the others' marks it does not share."""
+    own = _marks(selected)
+    return own, set().union(*(_marks(c) for c in others(selected, candidates))) - own
+
+
+def names_only_others(
+    text: str, selected: EntityCandidate, candidates: Sequence[EntityCandidate]
+) -> bool:
+    """Whether a text names another candidate's distinguishing marks and none of the selected's."""
+    own, theirs = _apart(selected, candidates)
+    lowered = text.lower()
+    return bool(theirs) and _names(lowered, theirs) and not _names(lowered, own)
+
+
 def about_others(
     sources: Sequence[SourceRecord],
     evidence: Sequence[EvidenceRecord],
@@ -109,19 +126,13 @@ def about_others(
     candidates: Sequence[EntityCandidate],
 ) -> set[str]:
     """The sids of sources that name only another candidate's distinguishing marks."""
-    own = _marks(selected)
-    theirs = set().union(*(_marks(c) for c in others(selected, candidates))) - own
-    if not theirs:
+    if not _apart(selected, candidates)[1]:
         return set()
     texts = {s["sid"]: f"{s['title']} {s['snippet']}" for s in sources}
     for item in evidence:
         if item["sid"] in texts:
             texts[item["sid"]] += f" {item['text']} {item['quote']}"
-    return {
-        sid
-        for sid, text in texts.items()
-        if _names(text.lower(), theirs) and not _names(text.lower(), own)
-    }
+    return {sid for sid, text in texts.items() if names_only_others(text, selected, candidates)}
 
 
 def kept_apart(
