@@ -74,9 +74,7 @@ async def test_options_that_only_ask_for_details_are_said_to_leave_the_question_
     assert state["metadata"]["referent_assumed"] == ""
 
 
-def test_the_supervisor_cli_without_a_terminal_names_the_pick(
-    web: FakeWeb, tmp_path: Path
-) -> None:
+def test_the_supervisor_cli_without_a_terminal_names_the_pick(web: FakeWeb, tmp_path: Path) -> None:
     spec = use_scripted_model(script().model())
     docs = documents(tmp_path / "docs")
     result = CliRunner().invoke(
