@@ -53,9 +53,11 @@ AMBIGUOUS_NOTICE = (
 # An option that asks for a detail instead of naming a reading: an imperative or request at the
 # start, "other"/"both"/"none" (no single reading), a question, or words addressed to the reader.
 _ASKS = re.compile(
-    r"^(?:please|specify|provide|name|tell|describe|clarify|indicate|state|give|mention|enter|"
-    r"add|type|say|share|explain|list|choose|select|pick|other|others|something else|none|"
-    r"neither|both|all|any|not sure|unsure|which|what|i )\b",
+    r"^(?:please|specify|provide|clarify|indicate|describe|enter|mention|explain|choose|select|"
+    r"pick|other|others|some(?:one|body|thing) else|anything else|none|neither|both|not sure|"
+    r"unsure|which|what|i (?:mean|want|don)|all of|any of|any other|"
+    r"(?:tell|give|name|state|add|type|share|list|say) (?:me|us|the|a|an|your|which|what|more|"
+    r"whether|if|some|any|other|another|details?|context))\b",
     re.IGNORECASE,
 )
 _ADDRESSED = re.compile(r"\b(?:you|your|yours|please|e\.g|etc)\b", re.IGNORECASE)
@@ -199,19 +201,13 @@ def referent_of(option: str, subject: str, confidence: float) -> EntityCandidate
 
 class UnaskedReading(NamedTuple):
     """What a run that could not ask its clarification question does: the reading it researches
-    (None when no option names one), the readings it was chosen from, and the report's notice."""
+    (None when no option names one), the option that named it (""), the readings it was chosen
+    from, and the report's notice."""
 
     chosen: EntityCandidate | None
+    option: str
     candidates: list[EntityCandidate]
     notice: str
-
-    @property
-    def option(self) -> str:
-        """The chosen reading as the options wrote it ("" without one)."""
-        if self.chosen is None:
-            return ""
-        name, description = self.chosen["name"], self.chosen["description"]
-        return f"{name}, {description}" if description and description != name else name
 
 
 def shared_name(options: Sequence[str]) -> str:
@@ -237,7 +233,11 @@ def unasked_reading(
 
     `subject` is the name the readings share ("" when unknown: then the words they all start
     with, if any); `researched` is what the run researches when no option names a reading."""
-    readings = [" ".join(o.split()).strip(" .") for o in options if not asks_for_detail(o)]
+    readings: list[str] = []
+    for option in options:
+        text = " ".join(option.split()).strip(" .")
+        if not asks_for_detail(text) and text.lower() not in {r.lower() for r in readings}:
+            readings.append(text)
     subject = subject.strip() or shared_name(readings)
     candidates = [
         referent_of(option, subject, round(1.0 - index / (len(readings) + 1), 3))
@@ -246,18 +246,18 @@ def unasked_reading(
     question = escape_markdown(" ".join(question.split()))
     if not candidates:
         reading = f'"{escape_markdown(" ".join(researched.split()))}", as written'
-        return UnaskedReading(None, [], AMBIGUOUS_NOTICE.format(question=question, reading=reading))
-    chosen = candidates[0]
-    if len(candidates) == 1:  # one reading named, the other options asked for details
-        reading = f'"{escape_markdown(readings[0])}"'
-        return UnaskedReading(
-            chosen, candidates, AMBIGUOUS_NOTICE.format(question=question, reading=reading)
-        )
+        notice = AMBIGUOUS_NOTICE.format(question=question, reading=reading)
+        return UnaskedReading(None, "", [], notice)
+    chosen, option = candidates[0], readings[0]
     if subject:
-        return UnaskedReading(chosen, candidates, assumed_notice(subject, chosen, candidates))
-    notice = READING_NOTICE.format(
-        question=question,
-        chosen=escape_markdown(readings[0]),
-        others=" or ".join(f'"{escape_markdown(other)}"' for other in readings[1:]),
-    )
-    return UnaskedReading(chosen, candidates, notice)
+        notice = assumed_notice(subject, chosen, candidates)
+    else:
+        notice = READING_NOTICE.format(
+            question=question,
+            chosen=escape_markdown(option),
+            others=" or ".join(f'"{escape_markdown(other)}"' for other in readings[1:]),
+        )
+    if len(candidates) == 1 or not notice:  # no other reading named, or none told apart
+        reading = f'"{escape_markdown(option)}"'
+        notice = AMBIGUOUS_NOTICE.format(question=question, reading=reading)
+    return UnaskedReading(chosen, option, candidates, notice)
