@@ -84,6 +84,9 @@ class ResearchScript:
     """Knobs: ambiguity, per-round coverage and readiness, verification verdicts, a bogus citation."""
 
     ambiguous: bool = False
+    # with `ambiguous`: the options offered (default: readings for the standard pipeline,
+    # prompts for details for the advanced analyzer)
+    clarification_options: list[str] | None = None
     coverage: list[float] = field(default_factory=lambda: [0.9])
     ready: list[bool] = field(default_factory=lambda: [True])
     follow_up_searches: bool = True
@@ -132,11 +135,8 @@ class ResearchScript:
                 "is_clear": False,
                 "ambiguity_kinds": ["polysemy"],
                 "clarification_question": f"Which {query} do you mean?",
-                "clarification_options": [
-                    "The programming language",
-                    "The snake",
-                    "Something else",
-                ],
+                "clarification_options": self.clarification_options
+                or ["The programming language", "The snake", "Something else"],
             }
         return {
             "understanding": f"The user wants a researched overview of {query}.",
@@ -330,7 +330,7 @@ class ResearchScript:
 
     def query_analysis(self, prompt: str) -> dict[str, Any]:
         query = prompt.rsplit(f"{advanced.QUERY_LABEL} ", 1)[-1].strip()
-        topic = _short(query, 5)
+        topic = self.family.subject or _short(query, 5)
         analysis = {
             "intent": f"Understand {query}",
             "query_class": self.query_class,
@@ -351,11 +351,8 @@ class ResearchScript:
                 needs_clarification=True,
                 analysis_confidence=0.3,
                 clarification_question=f"There are many matches for {query}. Which one do you mean?",
-                clarification_options=[
-                    "Specify the university",
-                    "Specify the field",
-                    "Provide other context",
-                ],
+                clarification_options=self.clarification_options
+                or ["Specify the university", "Specify the field", "Provide other context"],
             )
         return analysis
 

@@ -88,6 +88,8 @@ class SupervisorScript:
     """Knobs: ambiguity, delegation, council votes, fabrications, a writer that rewrites."""
 
     ambiguous: bool = False
+    # with `ambiguous`: the options offered (default: two readings of the subject)
+    clarification_options: list[str] | None = None
     topics: int = 2  # ConductResearch calls per delegation round
     rounds: int = 1  # delegation rounds before ResearchComplete
     council: list[str] = field(default_factory=lambda: ["approve"])  # decisions, in turn
@@ -118,7 +120,7 @@ class SupervisorScript:
             return {
                 "need_clarification": True,
                 "question": f"Which {subject} do you mean?",
-                "options": ["The programming language", "The snake"],
+                "options": self.clarification_options or ["The programming language", "The snake"],
             }
         return {"need_clarification": False, "verification": f"I will research {subject}."}
 

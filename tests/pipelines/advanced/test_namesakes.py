@@ -142,3 +142,107 @@ async def test_mcp_cannot_ask_so_it_picks_the_likelier_and_says_so(
     assert answer["status"] == "completed"
     assert opens_with_the_choice(answer["report"]), answer["report"][:600]
     assert about_the_economist(answer["sources"]), answer["sources"]
+
+
+# V9 (`advanced`): its analyzer offers clarification options, not discovery candidates. Code
+# tells options that name a reading from options that ask for a detail.
+
+READINGS = [
+    "Jane Roe, professor of economics at Amherst College",
+    "Jane Roe, landscape painter in Ohio",
+    "Someone else (please specify)",
+]
+
+
+def v9_script(options: list[str] | None) -> ResearchScript:
+    """The V9 analyzer finds "Who is Jane Roe?" ambiguous and offers `options`."""
+    return ResearchScript(
+        ambiguous=True,
+        clarification_options=options,
+        coverage=[0.9],
+        ready=[True],
+        family=FamilyKnobs(subject="Jane Roe"),
+    )
+
+
+async def test_v9_that_cannot_ask_takes_the_first_reading_and_keeps_the_other_out(
+    make_config: Callable[..., Configuration], tmp_path: Path
+) -> None:
+    model = v9_script(READINGS).model()
+    config = make_config(
+        model=use_scripted_model(model), search="local", docs=[documents(tmp_path / "docs")]
+    )
+    state = await full_state("advanced", {"query": QUERY}, config)  # never pauses
+    assert "Amherst College" in state["selected_entity"]["identifiers"]
+    # The painter's page was read, and code (the scripted model excludes nothing) left it out.
+    assert any("painter" in page["url"] for page in state["pages"])
+    assert about_the_economist(state["sources"]), state["sources"]
+    assert any("painter" in sid_url for sid_url in _excluded_urls(state))
+    assert opens_with_the_choice(state["report"]), state["report"][:600]
+    notice = state["report"].split("[S", 1)[0]
+    assert "landscape painter in Ohio" in notice and "please specify" not in notice
+    assert state["metadata"]["referent_assumed"] == "Jane Roe"
+    assert "Amherst College" in state["metadata"]["reading_assumed"]
+
+
+def _excluded_urls(state: dict[str, Any]) -> list[str]:
+    """The URLs of the sources code left out (their sids were fixed before the trust engine)."""
+    urls = {page["url"] for page in state["pages"]}
+    kept = {source["url"] for source in state["sources"]}
+    return sorted(urls - kept) if state["sources_excluded"] else []
+
+
+def test_v9_cli_with_only_prompts_for_details_says_the_question_was_ambiguous(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    """Options that only ask for a detail name no reading: the query is researched as the
+    analyzer understood it, and the report opens by saying so."""
+    spec = use_scripted_model(v9_script(None).model())  # "Specify the university", ...
+    docs = documents(tmp_path / "docs")
+    result = CliRunner().invoke(
+        app,
+        ["run", QUERY, "--pipeline", "advanced", "--out", "v9", "--model", spec,
+         "--search", "local", "--docs", str(docs)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    document = json.loads((tmp_path / "v9" / "result.json").read_text())
+    opening = document["report"].split("\n", 1)[1].split("[S", 1)[0]
+    assert "can be read more than one way" in opening, opening
+    assert "no one could be asked" in opening and "as written" in opening
+    assert "Specify the university" not in opening.split("this report researches", 1)[1]
+    assert document["metadata"]["referent_assumed"] == ""
+    assert "can be read more than one way" in document["metadata"]["reading_assumed"]
+
+
+def test_v9_cli_without_a_terminal_names_the_pick_in_result_json(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    spec = use_scripted_model(v9_script(READINGS).model())
+    docs = documents(tmp_path / "docs")
+    result = CliRunner().invoke(
+        app,
+        ["run", QUERY, "--pipeline", "advanced", "--out", "v9", "--model", spec,
+         "--search", "local", "--docs", str(docs)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    document = json.loads((tmp_path / "v9" / "result.json").read_text())
+    assert opens_with_the_choice(document["report"]), document["report"][:600]
+    assert about_the_economist(document["sources"]), document["sources"]
+    assert "Amherst College" in document["metadata"]["reading_assumed"]
+
+
+async def test_mcp_v9_cannot_ask_so_it_picks_the_first_reading_and_says_so(
+    web: FakeWeb, tmp_path: Path
+) -> None:
+    web.chat.responder = v9_script(READINGS).chat_responder()
+    docs = documents(tmp_path / "docs")
+    async with _session(web, tmp_path) as session:
+        result = await session.call_tool(
+            "research",
+            {"question": QUERY, "pipeline": "advanced", "docs": [str(docs)], "search": "local"},
+            read_timeout_seconds=180,
+        )
+    answer = _structured(result)
+    assert answer["status"] == "completed"
+    assert opens_with_the_choice(answer["report"]), answer["report"][:600]
+    assert about_the_economist(answer["sources"]), answer["sources"]

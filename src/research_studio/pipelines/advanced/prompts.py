@@ -23,7 +23,7 @@ Critical rules:
 - NEVER classify queries about recent or new policies, laws or events as "concept_explanation": they are "current_events" or "policy_analysis".
 - "Deep research about X" (or "research X thoroughly", "everything about X") asks for a COMPREHENSIVE investigation: questions and outline from every angle.
 - Temporal words like "new", "latest", "recent", "this year" mean temporal_scope "recent".
-- Ask for clarification only when the subject cannot be identified (a common name, a term with several meanings) and the research would go wrong without it; give 2-5 short options.
+- Ask for clarification only when the subject cannot be identified (a common name, a term with several meanings) and the research would go wrong without it; give 2-5 short options, each naming one possible referent (e.g. "Jane Roe, the economist at Amherst College"), the likeliest first.
 - suggested_questions: 3-6 research questions; suggested_outline: 4-8 report sections.
 Today's date is {today}."""
 

@@ -20,6 +20,7 @@ from research_studio.core.records import (
     StatementRecord,
 )
 from research_studio.pipelines.kit.contract import Mode
+from research_studio.pipelines.kit.referents import EntityCandidate as EntityCandidate
 from research_studio.pipelines.kit.stopping import StopReason
 
 
@@ -41,15 +42,6 @@ class QueryAnalysis(TypedDict):
     suggested_questions: list[str]
     suggested_outline: list[str]
     analysis_confidence: float
-
-
-class EntityCandidate(TypedDict):
-    """A distinct entity the discovery search found for the query's subject."""
-
-    name: str
-    description: str
-    identifiers: list[str]
-    confidence: float
 
 
 class DiscoveryResult(TypedDict):

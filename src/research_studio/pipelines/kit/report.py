@@ -376,26 +376,6 @@ def checked_headings(report: GroundedReport, questions: Sequence[str], title: st
     return replaced
 
 
-ASSUMED_READING_NOTICE = (
-    'The question can be read more than one way ("{question}"), and no one could be asked: this '
-    'report takes the reading listed first, "{chosen}", not {others}.'
-)
-
-
-def assumed_reading(question: str, options: Sequence[str]) -> tuple[str, str]:
-    """Where a run cannot ask its clarification question: the reading it takes (the first
-    option) and the notice the report opens with ("", "" without options)."""
-    if not options:
-        return "", ""
-    chosen, *others = options
-    notice = ASSUMED_READING_NOTICE.format(
-        question=escape_markdown(question),
-        chosen=escape_markdown(chosen),
-        others=" or ".join(f'"{escape_markdown(other)}"' for other in others) or "another",
-    )
-    return chosen, notice
-
-
 def open_with_notice(report: GroundedReport, notice: str) -> None:
     """A code-written notice (escaped by its writer) at the top of the report: the summary
     moves below it, as a section. Later notices go above earlier ones."""

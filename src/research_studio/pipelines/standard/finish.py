@@ -248,7 +248,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         grounding=with_conflicts(
             report_grounding(grounding_figures(statements, grounded.tally), coverage), conflicts
         ),
-        figures={},
+        figures=reading_figures(state),
     )
     return {
         **report_update(
@@ -262,6 +262,13 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
         ),
         "cited_sources": cited,
     }
+
+
+def reading_figures(state: ResearchState) -> dict[str, object]:
+    """What result.json records of a reading taken because no one could be asked."""
+    notice = state.get("referent_notice", "")
+    taken = state.get("user_clarification", "") if notice and state.get("referents") else ""
+    return {"referent_assumed": taken, "reading_assumed": notice}
 
 
 def _writer_messages(

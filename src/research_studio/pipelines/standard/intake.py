@@ -22,7 +22,7 @@ from research_studio.pipelines.kit.node_kit import (
     query_of,
     run_start,
 )
-from research_studio.pipelines.kit.report import assumed_reading
+from research_studio.pipelines.kit.referents import unasked_reading
 from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
     PLAN_SYSTEM,
@@ -73,18 +73,25 @@ async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> d
 def clarify(state: ResearchState) -> dict[str, Any]:
     """The human-in-the-loop stop: the caller injects `user_clarification` before this runs.
 
-    An empty answer (no terminal, no pause, MCP) means no one could be asked: the run takes the
-    reading listed first and the report opens by saying so, never a merge of the readings.
+    An empty answer (no terminal, no pause, MCP) means no one could be asked: code takes the
+    likeliest reading the options name (the first; options that ask for a detail name none),
+    the report opens by saying so, and the sources only about the other readings are kept out
+    (`research._merge_progress`), never a merge of the readings.
     """
     update = clarification_update(state)
-    if update["user_clarification"]:
+    if update["user_clarification"] or not state.get("is_ambiguous"):
         return update
-    chosen, notice = assumed_reading(
-        state.get("clarification_question", ""), state.get("clarification_options", [])
+    reading = unasked_reading(
+        "",
+        state.get("clarification_question", ""),
+        state.get("clarification_options", []),
+        state.get("understanding", "") or state.get("query", ""),
     )
-    if not chosen:
-        return update
-    return {"user_clarification": chosen, "referent_notice": notice}
+    return {
+        "user_clarification": reading.option,
+        "referent_notice": reading.notice,
+        "referents": reading.candidates,
+    }
 
 
 async def plan(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ Check these seven kinds of ambiguity:
 - comparison_baseline: "better" or "faster" without saying compared to what
 
 Only ask when the ambiguity would really change the research; well-known default readings are fine.
-When asking, give 3 to 5 short, distinct options the user can pick from."""
+When asking, give 3 to 5 short, distinct options the user can pick from, each naming one reading, the likeliest first."""
 
 UNDERSTAND_USER = """{request}
 

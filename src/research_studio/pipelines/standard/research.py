@@ -17,6 +17,7 @@ from research_studio.evidence.gathering import GatherRequest, gather
 from research_studio.pipelines.kit.consolidate import consolidate
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import call_records, emitter, node_tools, services_of
+from research_studio.pipelines.kit.referents import kept_apart
 from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
     ORCHESTRATE_LOOP_HINT,
@@ -43,14 +44,28 @@ def _merge_progress(
     searches: list[str],
     max_sources: int,
 ) -> dict[str, Any]:
-    """Sources, new evidence, and the run's searched/fetched lists after a round of reading."""
+    """Sources, new evidence, and the run's searched/fetched lists after a round of reading.
+
+    Where a reading was taken without asking, code keeps out the new sources that name only
+    another reading's marks (and their evidence): namesakes are never merged."""
+    known = state.get("sources", [])
     sources, new_evidence = consolidate(
-        state.get("sources", []),
+        known,
         state.get("evidence", []),
         pages,
         findings,
         max_sources=max_sources,
     )
+    referents = state.get("referents", [])
+    if referents:
+        old = {source["sid"] for source in known}
+        fresh, new_evidence, _ = kept_apart(
+            [source for source in sources if source["sid"] not in old],
+            new_evidence,
+            referents[0],
+            referents,
+        )
+        sources = [*known, *fresh]
     return {
         "sources": sources,
         "evidence": new_evidence,

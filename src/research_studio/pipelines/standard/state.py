@@ -18,6 +18,7 @@ from research_studio.core.records import (
     StatementRecord,
 )
 from research_studio.pipelines.kit.contract import Mode
+from research_studio.pipelines.kit.referents import EntityCandidate
 from research_studio.pipelines.kit.stopping import StopReason
 
 
@@ -70,6 +71,7 @@ class ResearchState(MessagesState, Accounting, total=False):
     clarification_options: list[str]
     user_clarification: str
     referent_notice: str  # the reading taken when no one could be asked (opens the report)
+    referents: list[EntityCandidate]  # the readings it was taken from, the chosen one first
     # plan
     research_questions: list[str]
     aspects_to_cover: list[str]

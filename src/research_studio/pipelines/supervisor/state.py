@@ -17,6 +17,7 @@ from research_studio.core.records import (
     StatementRecord,
 )
 from research_studio.pipelines.kit.contract import Mode
+from research_studio.pipelines.kit.referents import EntityCandidate
 from research_studio.pipelines.kit.stopping import StopReason
 
 OVERRIDE = "override"
@@ -100,6 +101,8 @@ class AgentState(MessagesState, Gathered, total=False):
     clarification_question: str
     clarification_options: list[str]
     user_clarification: str
+    referent_notice: str  # the reading taken when no one could be asked (opens the report)
+    referents: list[EntityCandidate]  # the readings it was taken from, the chosen one first
     # brief and councils
     research_brief: str
     brief_context: str

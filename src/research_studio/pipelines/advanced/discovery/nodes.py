@@ -31,7 +31,6 @@ from research_studio.pipelines.advanced.discovery.schemas import (
     EntityConfirmation,
 )
 from research_studio.pipelines.advanced.models import ADVANCED_MODELS
-from research_studio.pipelines.advanced.referents import assumed_notice
 from research_studio.pipelines.advanced.state import (
     AgentState,
     DiscoveryResult,
@@ -44,6 +43,7 @@ from research_studio.pipelines.kit.node_kit import (
     error_record,
     services_of,
 )
+from research_studio.pipelines.kit.referents import assumed_notice
 from research_studio.sources.search import SearchResult
 
 DISCOVERY_RESULTS = 10

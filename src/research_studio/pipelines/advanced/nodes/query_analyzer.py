@@ -21,7 +21,7 @@ from research_studio.pipelines.advanced.schemas import (
     ClarificationOutput,
     QueryAnalysisOutput,
 )
-from research_studio.pipelines.advanced.state import AgentState, QueryAnalysis
+from research_studio.pipelines.advanced.state import AgentState, DiscoveryResult, QueryAnalysis
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import (
     call_records,
@@ -31,6 +31,7 @@ from research_studio.pipelines.kit.node_kit import (
     query_of,
     run_start,
 )
+from research_studio.pipelines.kit.referents import unasked_reading
 
 
 def brief(state: AgentState) -> str:
@@ -104,12 +105,47 @@ async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> 
     return update
 
 
+def unasked(state: AgentState) -> dict[str, Any]:
+    """No one could be asked (no terminal, no pause, MCP): code takes the likeliest reading the
+    options name, keeps the others for the trust engine to leave their sources out, and the
+    report opens by saying so; options that only ask for a detail name no reading, and the
+    query is researched as written, said so too."""
+    analysis = state["query_analysis"]
+    subject = analysis["primary_subject"] or state.get("primary_anchor", "")
+    reading = unasked_reading(
+        subject,
+        analysis["clarification_question"],
+        analysis["clarification_options"],
+        analysis["intent"] or state["query"],
+    )
+    update: dict[str, Any] = {
+        "needs_clarification": False,
+        "enriched_context": state["query"],
+        "referent_notice": reading.notice,
+    }
+    chosen = reading.chosen
+    if chosen is not None:
+        update.update(
+            selected_entity=chosen,
+            anchor_terms=list(chosen["identifiers"]),
+            discovery_result=DiscoveryResult(
+                query_type=analysis["subject_type"],
+                entity_candidates=reading.candidates,
+                confidence=chosen["confidence"],
+                needs_clarification=False,
+                anchor_terms=[],
+            ),
+            enriched_context=f"{state['query']} (read as: {reading.option})",
+        )
+    return update
+
+
 async def clarify(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Merge the user's answer into enriched_context and update the analysis (after the interrupt)."""
     answer = state.get("user_clarification", "").strip()
     analysis: dict[str, Any] = dict(state["query_analysis"])
     if not answer:
-        return {"needs_clarification": False, "enriched_context": state["query"]}
+        return unasked(state)
     caller = model_for(runtime, ADVANCED_MODELS, "clarify")
     messages = [
         SystemMessage(content=CLARIFY_SYSTEM),

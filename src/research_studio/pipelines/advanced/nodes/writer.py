@@ -229,6 +229,8 @@ async def writer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str
             "referent_assumed": state["selected_entity"]["name"]
             if state.get("referent_notice") and state.get("selected_entity")
             else "",
+            # what the report opens with when no one could be asked which reading was meant
+            "reading_assumed": state.get("referent_notice", ""),
         },
     )
     return report_update(

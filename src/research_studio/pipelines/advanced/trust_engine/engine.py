@@ -44,6 +44,7 @@ from research_studio.pipelines.advanced.trust_engine.rules import (
 )
 from research_studio.pipelines.kit.models import ask
 from research_studio.pipelines.kit.node_kit import emitter, services_of
+from research_studio.pipelines.kit.referents import kept_apart
 
 
 def _draft_request(
@@ -133,6 +134,15 @@ def _verified(claims: list[ClaimRecord]) -> int:
 
 async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Credibility, claims, span verification, cross-validation and confidence in two model calls."""
+    # A referent picked without asking: code keeps the sources about the other readings out.
+    found = state.get("discovery_result")
+    sources, evidence, excluded = kept_apart(
+        state.get("sources", []),
+        state.get("evidence", []),
+        state.get("selected_entity"),
+        found["entity_candidates"] if found else [],
+    )
+    state = cast(AgentState, {**state, "sources": sources, "evidence": evidence})
     first = await draft_step(state, runtime, "trust_engine")
     second = await verify_step(cast(AgentState, {**state, **first}), runtime, "trust_engine")
     claims = second["claims"]
@@ -143,7 +153,8 @@ async def trust_engine(state: AgentState, runtime: Runtime[Configuration]) -> di
     )
     return {
         "sources": first["sources"],
-        "sources_dropped": dropped,
+        "sources_dropped": dropped + len(excluded),
+        "sources_excluded": excluded,
         "evidence": first["evidence"],
         "source_credibility": first["source_credibility"],
         "claims": claims,

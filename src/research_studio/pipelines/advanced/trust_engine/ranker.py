@@ -13,12 +13,12 @@ from research_studio.grounding.credibility import domain_trust
 from research_studio.grounding.ranking import quality_score
 from research_studio.pipelines.advanced.models import ADVANCED_MODELS
 from research_studio.pipelines.advanced.prompts import source_listing
-from research_studio.pipelines.advanced.referents import about_others
 from research_studio.pipelines.advanced.state import AgentState
 from research_studio.pipelines.advanced.trust_engine.prompts import RANKER_SYSTEM, RANKER_USER
 from research_studio.pipelines.advanced.trust_engine.schemas import SourceRelevance
 from research_studio.pipelines.kit.models import ask
 from research_studio.pipelines.kit.node_kit import emitter
+from research_studio.pipelines.kit.referents import about_others
 
 PERSON_CLASSES = ("person_profile",)
 

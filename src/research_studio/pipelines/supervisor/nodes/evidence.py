@@ -25,6 +25,7 @@ from research_studio.grounding.quotes import (
     verbatim_quote,
 )
 from research_studio.pipelines.kit.node_kit import emitter
+from research_studio.pipelines.kit.referents import names_only_others
 from research_studio.pipelines.supervisor.nodes.intake import store_scope
 from research_studio.pipelines.supervisor.state import (
     AgentState,
@@ -118,13 +119,25 @@ def candidate_snippets(
 
 
 async def stored_sources(state: AgentState, runtime: Runtime[Configuration]) -> list[StoredSource]:
-    """The run's sources: from state, completed from the store when the run has one."""
+    """The run's sources: from state, completed from the store when the run has one.
+
+    Where a reading was taken without asking, code leaves out the sources that name only
+    another reading's marks: namesakes are never merged."""
     kept = list(state.get("source_store", []))
     scope = store_scope(runtime)
     if scope is not None and runtime.store is not None:
         items = await runtime.store.asearch(scope, limit=10_000)
         kept += [StoredSource(**item.value) for item in items]  # type: ignore[typeddict-item]
-    return unique_sources(kept)
+    sources = unique_sources(kept)
+    referents = state.get("referents", [])
+    if not referents:
+        return sources
+    chosen = referents[0]
+    return [
+        source
+        for source in sources
+        if not names_only_others(f"{source['title']} {source['content']}", chosen, referents)
+    ]
 
 
 async def extract_evidence(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from research_studio.pipelines.kit.node_kit import (
     query_of,
     run_start,
 )
+from research_studio.pipelines.kit.referents import unasked_reading
 from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
 from research_studio.pipelines.supervisor.nodes.common import today
 from research_studio.pipelines.supervisor.prompts import (
@@ -112,8 +113,27 @@ async def clarify_with_user(state: AgentState, runtime: Runtime[Configuration]) 
 
 
 def clarify(state: AgentState) -> dict[str, Any]:
-    """The human-in-the-loop stop: the caller injects `user_clarification` before this runs."""
-    return clarification_update(state)
+    """The human-in-the-loop stop: the caller injects `user_clarification` before this runs.
+
+    An empty answer (no terminal, no pause, MCP) means no one could be asked: code takes the
+    likeliest reading the options name (the first; options that ask for a detail name none),
+    the brief is written for it, the report opens by saying so, and the stored sources only
+    about the other readings are kept out (`evidence.stored_sources`).
+    """
+    update = clarification_update(state)
+    if update["user_clarification"] or not state.get("needs_clarification"):
+        return update
+    reading = unasked_reading(
+        "",
+        state.get("clarification_question", ""),
+        state.get("clarification_options", []),
+        state.get("query", ""),
+    )
+    return {
+        "user_clarification": reading.option,
+        "referent_notice": reading.notice,
+        "referents": reading.candidates,
+    }
 
 
 async def _brief_context(

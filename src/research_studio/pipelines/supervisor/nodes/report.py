@@ -41,7 +41,7 @@ from research_studio.pipelines.kit.node_kit import (
     node_tools,
     report_update,
 )
-from research_studio.pipelines.kit.report import close_report, report_grounding
+from research_studio.pipelines.kit.report import close_report, open_with_notice, report_grounding
 from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
 from research_studio.pipelines.supervisor.nodes.council import APPROVALS, MAX_NOTES_CHARS
 from research_studio.pipelines.supervisor.nodes.evidence import rank_snippets, stored_sources
@@ -279,6 +279,8 @@ async def final_report_generation(
     coverage = close_report(
         grounded, config.report_structure, query=state["query"], questions=[], language=language
     )
+    # A reading taken because no one could be asked, above all else.
+    open_with_notice(grounded, state.get("referent_notice", ""))
     conflicts = mark_conflicts(grounded, config.report_structure, evidence, language=language)
     limitations = limitations_of(
         runtime, state, errors, grounded.tally, language, open_lines(conflicts, language)
@@ -317,6 +319,10 @@ async def final_report_generation(
             "council_revisions": state.get("council_revision_count", 0),
             "council_votes": state.get("council_votes", []),
             "flagged_issues": state.get("flagged_issues", []),
+            "referent_assumed": state.get("user_clarification", "")
+            if state.get("referent_notice") and state.get("referents")
+            else "",
+            "reading_assumed": state.get("referent_notice", ""),
         },
     )
     return {
