@@ -5,8 +5,15 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
-from research_studio.grounding.conflicts import Said, disagreement, find_conflicts, settle
+from research_studio.grounding.conflicts import (
+    Conflict,
+    Said,
+    disagreement,
+    find_conflicts,
+    settle,
+)
 from research_studio.grounding.support import supports
 
 REEF = "Coral cover on the northern reef fell by {} after the 2016 heat wave."
@@ -120,3 +127,19 @@ def test_any_text_never_conflicts_with_itself(texts: list[str]) -> None:
     for conflict in find_conflicts(said):
         assert conflict.texts[0] != conflict.texts[1]
         assert conflict.says[0] != conflict.says[1]
+
+
+@given(st.sampled_from(["[x](http://evil.example)", "<b>x</b>", "**x**", "`x`", "## x"]))
+def test_a_conflict_line_shows_hostile_text_as_text(markup: str) -> None:
+    """The subject comes from a page or a model: the line prints it without markup."""
+    conflict = Conflict(
+        kind="figure",
+        subject=f"Coral cover {markup} fell",
+        says=("54 %", "45 %"),
+        sids=(["S1"], ["S2"]),
+        texts=("a", "b"),
+    )
+    for language in ("en", "de"):
+        html = MarkdownIt("commonmark", {"html": True}).render(conflict.line(language))
+        assert "<a " not in html and "<b>" not in html and "<strong>" not in html
+        assert "<code>" not in html and "<h2>" not in html

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from research_studio.pipelines.kit.referents import (
     asks_for_detail,
@@ -67,3 +68,23 @@ def test_any_options_give_a_reading_that_was_offered_and_a_notice(
     else:
         assert reading.option in offered and not asks_for_detail(reading.option)
     assert reading.notice and "\n" not in reading.notice
+
+
+_MARKUP = st.sampled_from(
+    ["[x](http://evil.example)", "<b>x</b>", "## heading", "**bold**", "`code`", "![i](a.png)"]
+)
+
+
+@given(
+    st.lists(st.one_of(_MARKUP, st.text(max_size=40)), min_size=1, max_size=4),
+    st.one_of(_MARKUP, st.text(max_size=40)),
+)
+def test_a_notice_built_from_hostile_options_renders_no_markup(
+    options: list[str], question: str
+) -> None:
+    """Options and the question come from a model: the notice shows them as text."""
+    html = MarkdownIt("commonmark", {"html": True}).render(
+        unasked_reading("", question, options, "the question").notice
+    )
+    assert "<a " not in html and "<img" not in html and "<b>" not in html
+    assert "<h" not in html and "<strong>" not in html and "<code>" not in html
