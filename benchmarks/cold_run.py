@@ -27,7 +27,7 @@ from typing import Any
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 
-from benchmarks.harness import QUERIES, Latency
+from benchmarks.harness import QUERIES, Latency, settings_file
 from benchmarks.process_tree import load, tree_pss_mb
 
 # Runs argv[1:] and every process it leaves behind to the end; prints their CPU (user + sys).
@@ -67,22 +67,6 @@ def _command() -> list[str]:
     return [sys.executable, "-c", "from research_studio.faces.cli import main; main()"]
 
 
-def _settings(folder: Path, web: FakeWeb, workers: int) -> Path:
-    path = folder / "research-studio.toml"
-    path.write_text(
-        f'searxng_url = "{web.base_url}"\n'
-        'search = "searxng"\n'
-        "allow_private_networks = true\n"
-        "use_cache = false\n"
-        f'cache_dir = "{folder / "cache"}"\n'
-        f'runs_dir = "{folder / "runs"}"\n'
-        "max_iterations = 1\n"
-        f"max_subagents = {workers}\n"
-        f"max_concurrent_llm_calls = {max(8, 2 * workers)}\n"
-    )
-    return path
-
-
 def _slow(responder: Any, latency: Latency) -> Any:
     """The research script's replies after the model's simulated latency."""
 
@@ -104,7 +88,7 @@ def cold_run(
         ResearchScript(coverage=[0.9], ready=[True]).chat_responder(), latency
     )
     web.clear_requests()
-    config = _settings(folder, web, workers)
+    config = settings_file(folder, web, workers, "max_iterations = 1\n")
     command = [
         *_command(),
         "run",

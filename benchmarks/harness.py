@@ -209,3 +209,19 @@ async def run_pipelines(
             for variant in VARIANTS:
                 runs.append(await run_once(web, variant, query, latency, workers))
     return runs, {"latency": asdict(latency), "workers": workers, "variants": summarize(runs)}
+
+
+def settings_file(folder: Path, web: FakeWeb, workers: int, extra: str = "") -> Path:
+    """A settings file that points a research-studio process at the local web (no cache)."""
+    path = folder / "research-studio.toml"
+    path.write_text(
+        f'searxng_url = "{web.base_url}"\n'
+        'search = "searxng"\n'
+        "allow_private_networks = true\n"
+        "use_cache = false\n"
+        f'cache_dir = "{folder / "cache"}"\n'
+        f'runs_dir = "{folder / "runs"}"\n'
+        f"max_subagents = {workers}\n"
+        f"max_concurrent_llm_calls = {max(8, 2 * workers)}\n" + extra
+    )
+    return path

@@ -18,7 +18,7 @@ from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model
 
-from benchmarks.harness import QUERIES, Latency
+from benchmarks.harness import QUERIES, Latency, settings_file
 from benchmarks.process_tree import measured
 from research_studio.faces.web import ServeSettings, create_app
 
@@ -47,21 +47,6 @@ class _Server:
     def __exit__(self, *_exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=60)
-
-
-def _settings(folder: Path, web: FakeWeb, workers: int) -> Path:
-    path = folder / "research-studio.toml"
-    path.write_text(
-        f'searxng_url = "{web.base_url}"\n'
-        'search = "searxng"\n'
-        "allow_private_networks = true\n"
-        "use_cache = false\n"
-        f'cache_dir = "{folder / "cache"}"\n'
-        f'runs_dir = "{folder / "runs"}"\n'
-        f"max_subagents = {workers}\n"
-        f"max_concurrent_llm_calls = {max(8, 2 * workers)}\n"
-    )
-    return path
 
 
 def _batch(client: httpx.Client, count: int, latency: Latency, tag: str) -> dict[str, Any]:
@@ -103,7 +88,7 @@ def run_serve(latency: Latency, workers: int, steps: tuple[int, ...] = STEPS) ->
     with FakeWeb() as web, tempfile.TemporaryDirectory() as tmp:
         web.search_latency_s = latency.search_s
         web.page_latency_s = latency.page_s
-        settings = ServeSettings(config_file=_settings(Path(tmp), web, workers))
+        settings = ServeSettings(config_file=settings_file(Path(tmp), web, workers))
         with _Server(settings) as url, httpx.Client(base_url=url, timeout=60) as client:
             _batch(client, 1, latency, "warm")  # imports, parser workers: not a step's cost
             for count in steps:

@@ -181,7 +181,8 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
     evidence = state.get("evidence", [])
     counted = counted_coverage(plan["outline"], evidence)
     emit = emitter(runtime, "gap_detector")
-    if covered(counted) and not open_conflicts(state):
+    conflicts = open_conflicts(state)  # an open conflict gets its one search before any stop
+    if covered(counted) and not conflicts:
         return _covered_by_count(state, counted, emit)
     caller = model_for(services, ADVANCED_MODELS, "gap_detector")
     anchor = state.get("primary_anchor", "")
@@ -227,7 +228,6 @@ async def gap_detector(state: AgentState, runtime: Runtime[Configuration]) -> di
         and not weak
         and confidence > 0
     )
-    conflicts = open_conflicts(state)
     gaps += conflicts
     priority = {"high": 1.0, "medium": 0.7, "low": 0.4}
     refinements = [
