@@ -99,8 +99,11 @@ def run_bench(
     million: bool,
     status: Any,
     serve: bool = True,
+    odr_python: str | None = None,
 ) -> dict[str, Any]:
-    """Run the chosen benchmarks; `status(text)` is a context manager that shows progress."""
+    """Run the chosen benchmarks; `status(text)` is a context manager that shows progress.
+    With `odr_python` (the Python of a virtual environment with open_deep_research), the cold
+    runs are paired with ODR's, interleaved over the same local web."""
     results: dict[str, Any] = {"date": stamp(), "machine": machine()}
     with status("Timing the cold start (--help, --version)…"):
         results["cold_start"] = cold_start()
@@ -109,8 +112,17 @@ def run_bench(
         with status(f"Running {len(VARIANTS)} pipeline variants on {len(queries)} queries…"):
             runs, summary = asyncio.run(run_pipelines(queries, latency, workers))
         results["pipelines"] = {**summary, "queries": len(queries), "runs": [vars(r) for r in runs]}
-        with status(f"Running {len(queries)} cold standard multi runs, each its own process…"):
-            results["cold_run"] = run_cold(latency, workers, queries)
+        if odr_python:
+            from benchmarks.odr import run_paired
+
+            with status(
+                f"Running {len(queries)} cold standard multi runs, each paired with "
+                "open_deep_research's, each its own process…"
+            ):
+                results["cold_run"] = run_paired(latency, workers, odr_python, queries)
+        else:
+            with status(f"Running {len(queries)} cold standard multi runs, each its own process…"):
+                results["cold_run"] = run_cold(latency, workers, queries)
     if serve:
         # Imported now: the web app's modules would otherwise count in the runs' PSS above.
         from benchmarks.serve import QUICK_STEPS, STEPS, run_serve

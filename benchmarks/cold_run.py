@@ -20,14 +20,17 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.doubles.fake_chat import _content_chars, _tokens
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 
-from benchmarks.harness import QUERIES, Latency, settings_file
+from benchmarks.harness import PAGE_PREFIXES, QUERIES, Latency, settings_file
 from benchmarks.process_tree import load, tree_pss_mb
 
 # Runs argv[1:] and every process it leaves behind to the end; prints their CPU (user + sys).
@@ -67,16 +70,22 @@ def _command() -> list[str]:
     return [sys.executable, "-c", "from research_studio.faces.cli import main; main()"]
 
 
-def _slow(responder: Any, latency: Latency) -> Any:
-    """The research script's replies after the model's simulated latency."""
+class Slow:
+    """A responder's replies after the model's simulated latency; counts their tokens."""
 
-    def respond(request: dict[str, Any]) -> Any:
-        reply = responder(request)
+    def __init__(self, responder: Callable[[dict[str, Any]], object], latency: Latency) -> None:
+        self.responder = responder
+        self.latency = latency
+        self.completion_tokens = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, request: dict[str, Any]) -> object:
+        reply = self.responder(request)
         tokens = len(json.dumps(reply, default=str)) / 4
-        time.sleep(latency.llm_s + latency.llm_per_token_s * tokens)
+        with self._lock:
+            self.completion_tokens += round(tokens)
+        time.sleep(self.latency.llm_s + self.latency.llm_per_token_s * tokens)
         return reply
-
-    return respond
 
 
 def cold_run(
@@ -84,10 +93,8 @@ def cold_run(
 ) -> dict[str, Any]:
     """One `research-studio run` in its own process tree: CPU, peak PSS, first model call."""
     web.chat.reset()
-    web.chat.responder = _slow(
-        ResearchScript(coverage=[0.9], ready=[True]).chat_responder(), latency
-    )
-    web.clear_requests()
+    model = Slow(ResearchScript(coverage=[0.9], ready=[True]).chat_responder(), latency)
+    web.chat.responder = model
     config = settings_file(folder, web, workers, "max_iterations = 1\n")
     command = [
         *_command(),
@@ -102,10 +109,29 @@ def cold_run(
         str(folder / "run"),
     ]
     environment = {
-        **os.environ,
+        **clean_environment(),
         "OPENAI_BASE_URL": web.url("/v1"),
         "OPENAI_API_KEY": "sk-bench-local",
     }
+    measured = measure_tree(web, command, environment)
+    result_file = folder / "run" / "result.json"
+    sources = 0
+    if result_file.is_file():
+        document = json.loads(result_file.read_text())
+        sources = len(_cited(document))
+    return {**measured, "completion_tokens": model.completion_tokens, "cited_sources": sources}
+
+
+def clean_environment() -> dict[str, str]:
+    """This process's environment, less PYTHONDONTWRITEBYTECODE: a run reads and writes byte
+    code as a user's does, so it pays no compilation after its first start."""
+    return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+
+
+def measure_tree(web: FakeWeb, command: list[str], environment: dict[str, str]) -> dict[str, Any]:
+    """Run `command` under the subreaper launcher: CPU of the whole tree, its own process's
+    share, peak PSS of the tree, wall, start → first model call, and what it asked the web."""
+    web.clear_requests()
     peak = 0.0
     started = time.monotonic()
     launcher = subprocess.Popen(
@@ -119,25 +145,32 @@ def cold_run(
         time.sleep(0.1)
     wall = time.monotonic() - started
     answer = json.loads(launcher.stdout.read() if launcher.stdout else "{}")
-    chats = [request for request in web.requests if request.path == CHAT_PATH]
+    requests = web.requests
+    chats = [request for request in requests if request.path == CHAT_PATH]
     first = min((request.started for request in chats), default=None)
-    result_file = folder / "run" / "result.json"
-    sources = 0
-    if result_file.is_file():
-        document = json.loads(result_file.read_text())
-        sources = len(_cited(document))
     return {
         "cpu_s": round(answer.get("cpu_s", 0.0), 3),
-        # The `research-studio` process itself; the rest went to the processes it started.
+        # The command's own process; the rest went to the processes it started.
         "main_cpu_s": round(answer.get("main_cpu_s", 0.0), 3),
         "peak_pss_mb": round(peak, 1),
         "wall_s": round(wall, 3),
         "first_model_call_s": round(first - started, 3) if first is not None else None,
         "model_calls": len(chats),
-        "cited_sources": sources,
+        "prompt_tokens": sum(_tokens(_content_chars(_messages(request.body))) for request in chats),
+        "searches": sum(1 for r in requests if r.path in ("/search", "/tavily/search")),
+        "page_fetches": sum(1 for r in requests if r.path.startswith(PAGE_PREFIXES)),
         "exit": answer.get("exit"),
         "load": load(),
     }
+
+
+def _messages(body: bytes) -> object:
+    """A chat request's messages ([] when the body is no JSON object)."""
+    try:
+        document = json.loads(body)
+    except ValueError:
+        return []
+    return document.get("messages") if isinstance(document, dict) else []
 
 
 def _own_pss_mb(pid: int) -> float:
@@ -159,32 +192,56 @@ def _cited(document: dict[str, Any]) -> set[str]:
 def run_cold(latency: Latency, workers: int, queries: tuple[str, ...] = QUERIES) -> dict[str, Any]:
     """A cold standard multi run per query, each in its own process tree; medians and each run."""
     runs = []
-    with FakeWeb() as web:
-        web.search_latency_s = latency.search_s
-        web.page_latency_s = latency.page_s
+    with local_web(latency) as web:
         for query in queries:
             with tempfile.TemporaryDirectory() as folder:
                 runs.append(
                     {"query": query, **cold_run(web, query, latency, workers, Path(folder))}
                 )
+    return {
+        "command": COMMAND,
+        "latency": vars(latency),
+        "workers": workers,
+        **medians(runs),
+    }
+
+
+COMMAND = "research-studio run … --model openai:fake-model"
+MEASURES = (
+    "cpu_s",
+    "main_cpu_s",
+    "peak_pss_mb",
+    "wall_s",
+    "first_model_call_s",
+    "model_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "searches",
+    "page_fetches",
+    "cited_sources",
+)
+
+
+def local_web(latency: Latency) -> FakeWeb:
+    """The local web with the search and page latency of `latency` (not yet started)."""
+    web = FakeWeb()
+    web.search_latency_s = latency.search_s
+    web.page_latency_s = latency.page_s
+    return web
+
+
+def medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each run, how many completed, the median of each measure over the completed runs (all of
+    them when none did), and the mean load."""
     completed = [run for run in runs if run["exit"] == 0] or runs
 
     def median(key: str) -> float | None:
-        values = [run[key] for run in completed if run[key] is not None]
+        values = [run[key] for run in completed if run.get(key) is not None]
         return round(statistics.median(values), 3) if values else None
 
     return {
-        "command": "research-studio run … --model openai:fake-model",
-        "latency": vars(latency),
-        "workers": workers,
         "runs": runs,
         "completed": sum(1 for run in runs if run["exit"] == 0),
-        "cpu_s": median("cpu_s"),
-        "main_cpu_s": median("main_cpu_s"),
-        "peak_pss_mb": median("peak_pss_mb"),
-        "wall_s": median("wall_s"),
-        "first_model_call_s": median("first_model_call_s"),
-        "model_calls": median("model_calls"),
-        "cited_sources": median("cited_sources"),
+        **{key: median(key) for key in MEASURES},
         "load": round(statistics.mean(run["load"] for run in runs), 2),
     }

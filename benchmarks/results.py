@@ -12,9 +12,14 @@ from typing import Any
 from research_studio.core.files import write_atomically
 
 # open_deep_research, one run as its own process over the same kind of local web (issue 35,
-# measured on a quiet machine): the cold run's targets.
+# measured on a quiet machine): the cold run's targets when ODR was not measured alongside.
 ODR_COLD_CPU_S = 2.5
 ODR_COLD_PSS_MB = 114.0
+# With `bench --odr-python`, the cold run's goals are ODR's figures from the same session.
+_SAME_SESSION_GOALS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("cold_run", "cpu_s"): ("cold_run", "odr", "cpu_s"),
+    ("cold_run", "peak_pss_mb"): ("cold_run", "odr", "peak_pss_mb"),
+}
 
 TARGETS = (
     (
@@ -348,12 +353,17 @@ def _lookup(results: dict[str, Any], path: tuple[str, ...]) -> Any:
 def target_rows(results: dict[str, Any]) -> list[tuple[str, Any, str, str, Any]]:
     """(target, measured, goal, met|missed|not run, load average then) for each target."""
     rows = []
-    for name, path, operator, goal in TARGETS:
+    for name, path, operator, constant in TARGETS:
         value = _lookup(results, path)
+        measured = _lookup(results, _SAME_SESSION_GOALS.get(path, ()))
+        goal = measured if isinstance(measured, int | float) else constant
         reached = value is not None and (value >= goal if operator == ">=" else value <= goal)
         status = "not run" if value is None else ("met" if reached else "missed")
         load = _lookup(results, (*path[:-1], *_LOAD_OF[path[0]]))
-        rows.append((name, value, f"{operator} {goal}", status, load))
+        where = ""
+        if path in _SAME_SESSION_GOALS:
+            where = " (ODR, same session)" if goal is measured else " (ODR, issue 35, quiet)"
+        rows.append((name, value, f"{operator} {goal}{where}", status, load))
     return rows
 
 
@@ -550,9 +560,77 @@ def _cold_run_section(cold: dict[str, Any] | None, pipelines: dict[str, Any] | N
         f"{cold['peak_pss_mb']} | {cold['first_model_call_s']} | {cold['load']} |",
         f"| In-process standard multi run (modules already imported; the pipelines table) | "
         f"{inside.get('cpu_s')} | {inside.get('peak_pss_mb')} | | {inside.get('load')} |",
+        *_odr_rows(cold),
         f"| open_deep_research, its own process, quiet machine (issue 35) | {ODR_COLD_CPU_S} | "
         f"{ODR_COLD_PSS_MB} | | quiet |",
+        *_odr_pairs(cold),
     ]
+
+
+def _odr_rows(cold: dict[str, Any]) -> list[str]:
+    """ODR's medians when it was measured in the same session, beside ours."""
+    odr = cold.get("odr")
+    if not odr:
+        return []
+    return [
+        f"| open_deep_research {odr['version']}, its own process, measured in the same session "
+        f"(paired, median of {len(odr['runs'])}) | {odr['cpu_s']} | {odr['peak_pss_mb']} | "
+        f"{odr['first_model_call_s']} | {odr['load']} |",
+    ]
+
+
+def _odr_pairs(cold: dict[str, Any]) -> list[str]:
+    """Each pair (ours and ODR's on one question, one right after the other), and the work."""
+    odr = cold.get("odr")
+    if not odr:
+        return []
+    settings = ", ".join(f"{key} = {value}" for key, value in odr["settings"].items())
+    lines = [
+        "",
+        "### Paired with open_deep_research, same session",
+        "",
+        f"`{odr['command']}`: ODR's graph run from Python as a user runs it (ODR has no command "
+        "line), in its own virtual environment, as its own process under the same subreaper "
+        "launcher, over the same local web with the same model latency. Its model is answered by "
+        "`benchmarks/schema_responder.py`, which reads the tools and the schema of each request, "
+        "not ODR's prompts: a conversation calls the first tool with required arguments (a "
+        "search, a research unit) until it holds one tool result, then the tool that says it is "
+        "done; text and fields are the prompt's sentences that share words with the question, "
+        f"citing their sources; a search asks up to {odr['queries_per_search']} queries. Its "
+        "search is the local web's Tavily (`/tavily/search`, the same pages as our SearXNG, page "
+        f"text returned with the results). ODR settings: {settings}. Each pair runs one "
+        "question on both sides, one right after the other, the first side alternating; a "
+        "warm-up pair before them is not counted. Byte code is written and read by both sides "
+        "(PYTHONDONTWRITEBYTECODE is unset for them).",
+        "",
+        "| Query | First | CPU-s ours / ODR | Ratio | Peak PSS MiB ours / ODR | Ratio "
+        "| Wall s ours / ODR | First model call s ours / ODR | Load average |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for pair, mine, other in zip(cold["pairs"], cold["runs"], odr["runs"], strict=True):
+        lines.append(
+            f"| {pair['query']} | {pair['first']} | {mine['cpu_s']} / {other['cpu_s']} | "
+            f"{pair['cpu_ratio']} | {mine['peak_pss_mb']} / {other['peak_pss_mb']} | "
+            f"{pair['pss_ratio']} | {mine['wall_s']} / {other['wall_s']} | "
+            f"{mine['first_model_call_s']} / {other['first_model_call_s']} | {pair['load']} |"
+        )
+    paired = cold["paired"]
+    lines += [
+        "",
+        f"Ours / ODR, median over the pairs: CPU {paired['cpu_ratio']}, peak PSS "
+        f"{paired['pss_ratio']}, wall {paired['wall_ratio']}.",
+        "",
+        "| Per report (median) | Exit 0 | Model calls | Prompt tokens | Completion tokens "
+        "| Searches | Page fetches | Sources cited |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, side in (("Research Studio standard multi", cold), ("open_deep_research", odr)):
+        lines.append(
+            f"| {name} | {side['completed']}/{len(side['runs'])} | {side['model_calls']} | "
+            f"{side['prompt_tokens']} | {side['completion_tokens']} | {side['searches']} | "
+            f"{side['page_fetches']} | {side['cited_sources']} |"
+        )
+    return lines
 
 
 def _serve_section(serve: dict[str, Any] | None) -> list[str]:

@@ -129,6 +129,14 @@ def bench(
             help="Only the embedded model, cold: load, tokens/s with 1 and 2 threads, JSON.",
         ),
     ] = False,
+    odr_python: Annotated[
+        str | None,
+        typer.Option(
+            "--odr-python",
+            help="The Python of a virtual environment with open_deep_research: its cold runs "
+            "are measured paired with ours, over the same local web.",
+        ),
+    ] = None,
     as_json: common.JsonFlag = False,
 ) -> None:
     """Measure the pipelines (calls, tokens, wall time vs critical path) and local search speed;
@@ -150,6 +158,7 @@ def bench(
             million=million,
             status=common.err.status,
             serve=not skip_serve,
+            odr_python=odr_python,
         )
         results_module.write_results(results, results_file, markdown_file)
     if as_json:
@@ -198,6 +207,15 @@ def bench(
             f"{inside.get('peak_pss_mb')} MiB (load {inside.get('load')})",
             markup=False,
         )
+        if "odr" in cold:
+            odr = cold["odr"]
+            common.out.print(
+                f"open_deep_research {odr['version']}, paired in this session: {odr['cpu_s']} "
+                f"CPU-s, peak PSS {odr['peak_pss_mb']} MiB, start → first model call "
+                f"{odr['first_model_call_s']} s; ours / ODR per pair (median): CPU "
+                f"{cold['paired']['cpu_ratio']}, PSS {cold['paired']['pss_ratio']}",
+                markup=False,
+            )
     if "cold_start" in results:
         start = results["cold_start"]
         common.out.print(
