@@ -13,6 +13,7 @@ gives the Tavily client one default: the local web's.
 from __future__ import annotations
 
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -131,6 +132,7 @@ def run_paired(
     (not counted) first, so neither side pays byte compilation or a cold file cache."""
     ours: list[dict[str, Any]] = []
     theirs: list[dict[str, Any]] = []
+    load_before = os.getloadavg()
     with local_web(latency) as web, tempfile.TemporaryDirectory() as scratch:
         cold_run(web, queries[0], latency, workers, _folder(Path(scratch) / "warm-ours"))
         odr_run(web, queries[0], latency, python, _folder(Path(scratch) / "warm-odr"))
@@ -168,6 +170,11 @@ def run_paired(
             **medians(theirs),
         },
         "pairs": pairs,
+        # 1-, 5- and 15-minute load averages (as `uptime` gives them) before and after the pairs.
+        "load_averages": {
+            "before": [round(value, 2) for value in load_before],
+            "after": [round(value, 2) for value in os.getloadavg()],
+        },
         "paired": {
             key: _median([pair[key] for pair in pairs])
             for key in ("cpu_ratio", "pss_ratio", "wall_ratio")

@@ -579,17 +579,27 @@ def _odr_rows(cold: dict[str, Any]) -> list[str]:
     ]
 
 
+def _loads(cold: dict[str, Any], when: str) -> str:
+    return ", ".join(str(value) for value in (cold.get("load_averages") or {}).get(when, []))
+
+
 def _odr_pairs(cold: dict[str, Any]) -> list[str]:
     """Each pair (ours and ODR's on one question, one right after the other), and the work."""
     odr = cold.get("odr")
     if not odr:
-        return []
-    settings = ", ".join(f"{key} = {value}" for key, value in odr["settings"].items())
+        return [
+            "",
+            "To measure open_deep_research beside it in the same session: `research-studio bench "
+            "--odr-python VENV/bin/python`, VENV a virtual environment with "
+            "`pip install open-deep-research`.",
+        ]
+    settings = ", ".join(f"{key} = {json.dumps(value)}" for key, value in odr["settings"].items())
     lines = [
         "",
         "### Paired with open_deep_research, same session",
         "",
-        f"`{odr['command']}`: ODR's graph run from Python as a user runs it (ODR has no command "
+        f"`research-studio bench --odr-python PYTHON` runs `{odr['command']}`: ODR's graph run "
+        "from Python as a user runs it (ODR has no command "
         "line), in its own virtual environment, as its own process under the same subreaper "
         "launcher, over the same local web with the same model latency. Its model is answered by "
         "`benchmarks/schema_responder.py`, which reads the tools and the schema of each request, "
@@ -618,7 +628,8 @@ def _odr_pairs(cold: dict[str, Any]) -> list[str]:
     lines += [
         "",
         f"Ours / ODR, median over the pairs: CPU {paired['cpu_ratio']}, peak PSS "
-        f"{paired['pss_ratio']}, wall {paired['wall_ratio']}.",
+        f"{paired['pss_ratio']}, wall {paired['wall_ratio']}. Load averages (1, 5, 15 min) "
+        f"before the pairs: {_loads(cold, 'before')}; after: {_loads(cold, 'after')}.",
         "",
         "| Per report (median) | Exit 0 | Model calls | Prompt tokens | Completion tokens "
         "| Searches | Page fetches | Sources cited |",

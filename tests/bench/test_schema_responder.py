@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from benchmarks.results import target_rows
+from benchmarks.results import performance_page, target_rows
 from benchmarks.schema_responder import SchemaResponder
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +15,7 @@ from tests.doubles.fake_chat import ChatToolCall
 from tests.doubles.fake_web import FakeWeb
 
 QUESTION = "solid-state battery electrolytes and dendrites"
+PYTHON = {"python": "3.11", "system": "Linux"}
 CONDUCT = {
     "type": "function",
     "function": {
@@ -184,3 +185,61 @@ def test_the_cold_run_goals_are_odr_figures_from_the_same_session_when_measured(
         }
     )
     assert sorted(paired.values()) == ["<= 121.0 (ODR, same session)", "<= 4.8 (ODR, same session)"]
+
+
+def test_the_performance_page_sets_each_pair_of_cold_runs_side_by_side() -> None:
+    def run(cpu: float, pss: float) -> dict[str, Any]:
+        return {
+            "query": "coral bleaching",
+            "exit": 0,
+            "cpu_s": cpu,
+            "peak_pss_mb": pss,
+            "wall_s": 20.0,
+            "first_model_call_s": 9.0,
+            "model_calls": 9,
+            "cited_sources": 5,
+            "load": 6.0,
+        }
+
+    side = {"completed": 1, "model_calls": 9, "prompt_tokens": 8000, "completion_tokens": 3000}
+    side |= {"searches": 5, "page_fetches": 6, "cited_sources": 5, "first_model_call_s": 9.0}
+    cold = {
+        "command": "research-studio run …",
+        "latency": {"llm_s": 0.3, "llm_per_token_s": 0.002, "search_s": 0.15, "page_s": 0.1},
+        "workers": 4,
+        "runs": [run(3.0, 120.0)],
+        **side,
+        "cpu_s": 3.0,
+        "peak_pss_mb": 120.0,
+        "load": 6.0,
+        "odr": {
+            "command": "python -c …",
+            "version": "0.0.16",
+            "settings": {"allow_clarification": False},
+            "queries_per_search": 3,
+            "runs": [run(5.0, 119.0)],
+            **side,
+            "cpu_s": 5.0,
+            "peak_pss_mb": 119.0,
+            "load": 6.0,
+        },
+        "pairs": [
+            {"query": "coral bleaching", "first": "odr", "cpu_ratio": 0.6, "pss_ratio": 1.008}
+            | {"wall_ratio": 1.0, "load": 6.0}
+        ],
+        "paired": {"cpu_ratio": 0.6, "pss_ratio": 1.008, "wall_ratio": 1.0},
+        "load_averages": {"before": [5.1, 4.1, 2.7], "after": [5.8, 5.9, 4.0]},
+    }
+    page = performance_page(
+        {
+            "date": "today",
+            "machine": {"cpu": "c", "cores": 2, "memory": "m"} | PYTHON,
+            "cold_run": cold,
+        }
+    )
+    assert "| coral bleaching | odr | 3.0 / 5.0 | 0.6 | 120.0 / 119.0 | 1.008 |" in page
+    assert "allow_clarification = false" in page
+    assert (
+        "| Cold `research-studio run` (standard multi, its own process), CPU-s of the whole tree | 3.0 | <= 5.0 (ODR, same session) | met | 6.0 |"
+        in page
+    )
