@@ -201,7 +201,12 @@ def test_the_performance_page_sets_each_pair_of_cold_runs_side_by_side() -> None
             "load": 6.0,
         }
 
-    side = {"completed": 1, "model_calls": 9, "prompt_tokens": 8000, "completion_tokens": 3000}
+    side: dict[str, float] = {
+        "completed": 1,
+        "model_calls": 9,
+        "prompt_tokens": 8000,
+        "completion_tokens": 3000,
+    }
     side |= {"searches": 5, "page_fetches": 6, "cited_sources": 5, "first_model_call_s": 9.0}
     cold = {
         "command": "research-studio run …",
