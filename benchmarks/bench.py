@@ -104,6 +104,10 @@ def run_bench(
     """Run the chosen benchmarks; `status(text)` is a context manager that shows progress.
     With `odr_python` (the Python of a virtual environment with open_deep_research), the cold
     runs are paired with ODR's, interleaved over the same local web."""
+    if odr_python:  # a wrong path fails now, in one line, not after the other benchmarks
+        from benchmarks.odr import odr_version
+
+        odr_version(odr_python)
     results: dict[str, Any] = {"date": stamp(), "machine": machine()}
     with status("Timing the cold start (--help, --version)…"):
         results["cold_start"] = cold_start()

@@ -34,6 +34,7 @@ from benchmarks.cold_run import (
 )
 from benchmarks.harness import QUERIES, Latency
 from benchmarks.schema_responder import SchemaResponder
+from research_studio.core.errors import ConfigError
 
 MODEL = "openai:fake-model"
 # One research unit that searches once, to compare with our one-iteration standard multi run:
@@ -105,19 +106,26 @@ def odr_run(
 
 
 def odr_version(python: str) -> str:
-    """The installed open_deep_research version, as its Python reports it."""
-    done = subprocess.run(
-        [
-            python,
-            "-c",
-            "from importlib.metadata import version; print(version('open_deep_research'))",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=clean_environment(),
-    )
-    return done.stdout.strip() or f"unknown ({done.stderr.strip().splitlines()[-1:]})"
+    """The open_deep_research version that `python` imports; a one-line ConfigError when that
+    Python cannot be run or has no open_deep_research."""
+    program = "from importlib.metadata import version; print(version('open_deep_research'))"
+    try:
+        done = subprocess.run(
+            [python, "-c", program],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=clean_environment(),
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ConfigError(f"--odr-python {python}: cannot run it ({error})") from None
+    if done.returncode != 0 or not done.stdout.strip():
+        raise ConfigError(
+            f"--odr-python {python}: open_deep_research is not installed there "
+            "(pip install open-deep-research in that virtual environment)"
+        )
+    return done.stdout.strip()
 
 
 def run_paired(

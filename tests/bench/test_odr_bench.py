@@ -1,16 +1,20 @@
-"""The scripted model that answers open_deep_research in the bench: tools and schemas read from
-each request, text copied from the prompt with its sources."""
+"""open_deep_research beside our cold run in the bench: the scripted model that answers it (tools
+and schemas read from each request, text copied from the prompt with its sources), the
+same-session goals and paired table, and the `--odr-python` option's refusal."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from benchmarks.results import performance_page, target_rows
 from benchmarks.schema_responder import SchemaResponder
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from research_studio.faces.cli import app
 from tests.doubles.fake_chat import ChatToolCall
 from tests.doubles.fake_web import FakeWeb
 
@@ -248,3 +252,14 @@ def test_the_performance_page_sets_each_pair_of_cold_runs_side_by_side() -> None
         "| Cold `research-studio run` (standard multi, its own process), CPU-s of the whole tree | 3.0 | <= 5.0 (ODR, same session) | met | 6.0 |"
         in page
     )
+
+
+def test_bench_with_an_odr_python_that_is_not_there_says_so_in_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "no-venv" / "bin" / "python"
+    result = CliRunner().invoke(
+        app,
+        ["bench", "--odr-python", str(missing), "--out", str(tmp_path / "results.json")],
+    )
+    assert result.exit_code != 0
+    assert "--odr-python" in result.output and str(missing) in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "results.json").exists()
