@@ -355,14 +355,17 @@ def target_rows(results: dict[str, Any]) -> list[tuple[str, Any, str, str, Any]]
     rows = []
     for name, path, operator, constant in TARGETS:
         value = _lookup(results, path)
-        measured = _lookup(results, _SAME_SESSION_GOALS.get(path, ()))
-        goal = measured if isinstance(measured, int | float) else constant
+        measured = (
+            _lookup(results, _SAME_SESSION_GOALS[path]) if path in _SAME_SESSION_GOALS else None
+        )
+        same_session = isinstance(measured, int | float)
+        goal = measured if same_session else constant
         reached = value is not None and (value >= goal if operator == ">=" else value <= goal)
         status = "not run" if value is None else ("met" if reached else "missed")
         load = _lookup(results, (*path[:-1], *_LOAD_OF[path[0]]))
         where = ""
         if path in _SAME_SESSION_GOALS:
-            where = " (ODR, same session)" if goal is measured else " (ODR, issue 35, quiet)"
+            where = " (ODR, same session)" if same_session else " (ODR, issue 35, quiet)"
         rows.append((name, value, f"{operator} {goal}{where}", status, load))
     return rows
 
