@@ -77,6 +77,12 @@ def load_command(name: str) -> Any:
 class _LazyGroup(TyperGroup):
     """A group whose commands are placeholders (name and help) until one is invoked."""
 
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.default = False
+        return option
+
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
         self._listing = False
