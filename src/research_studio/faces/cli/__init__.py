@@ -80,6 +80,8 @@ class _LazyGroup(TyperGroup):
     def get_help_option(self, ctx: Any) -> Any:
         option = super().get_help_option(ctx)
         if option is not None:
+            # A bool: Typer then takes the flag as it is when a command's --help is asked, instead
+            # of coercing None through a pydantic adapter (importing pydantic for nothing).
             option.default = False
         return option
 

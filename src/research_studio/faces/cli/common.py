@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.cli import setting_flags
+from research_studio.faces.cli.terminal import foreign, line
 
 # Rich, the configuration (pydantic) and the run folders are imported when a command runs:
 # a command's --help needs none of them (tests/faces/cli/test_help_imports.py).
@@ -142,9 +144,6 @@ def print_json(data: Any) -> None:
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn our errors into one line on stderr and a non-zero exit, never a traceback."""
-    from research_studio.core.errors import ResearchStudioError
-    from research_studio.faces.cli.terminal import foreign, line
-
     try:
         yield
     except ResearchStudioError as exc:
@@ -166,8 +165,6 @@ def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
 def prompt_choice(question: str, options: list[str]) -> str:
     """Ask at the terminal: a numbered option or free text (blocking; call it in a thread)."""
     from rich.prompt import Prompt
-
-    from research_studio.faces.cli.terminal import foreign, line
 
     err = _console("err")
     err.print()

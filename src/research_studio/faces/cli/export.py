@@ -24,7 +24,7 @@ def export_format(value: str) -> ExportFormat:
     name = ALIASES.get(name, name)
     if name not in FORMATS:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(FORMATS)} (or bibtex)")
-    return cast(ExportFormat, name)
+    return cast("ExportFormat", name)
 
 
 def target_path(out_option: str | None, filename: str) -> Path:
