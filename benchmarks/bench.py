@@ -39,7 +39,7 @@ def cold_start() -> dict[str, Any]:
         if script
         else [sys.executable, "-c", "from research_studio.faces.cli import main; main()"]
     )
-    commands = {name: command_cost([*base, name, "--help"], repeats=1) for name in COMMANDS}
+    commands = {name: command_cost([*base, name, "--help"]) for name in COMMANDS}
     heaviest = max(commands, key=lambda name: commands[name]["cpu_s"])
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "tea.md"

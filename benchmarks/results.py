@@ -426,7 +426,7 @@ def performance_page(results: dict[str, Any]) -> str:
         if helps:
             lines += [
                 "",
-                "Each command's `--help`, cold (one run each):",
+                "Each command's `--help`, cold (median of 3):",
                 "",
                 "| Command | CPU-s | Peak RSS MiB | Load average |",
                 "|---|---|---|---|",

@@ -12,8 +12,6 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import AfterValidator, Field
-
 from research_studio.core.errors import ConfigError
 from research_studio.pipelines.kit.spec import KIT_STEPS, GraphBuilder, PipelineSpec, load
 
@@ -81,8 +79,22 @@ def _name_schema(schema: dict[str, Any]) -> None:
     schema["enum"] = list(names())
 
 
-# A pipeline name wherever one is accepted: checked against the registry when it is read.
-PipelineName = Annotated[str, AfterValidator(check_name), Field(json_schema_extra=_name_schema)]
+# A pipeline name wherever one is accepted: checked against the registry when it is read. Made
+# when first imported: the names and specs are read without pydantic (a command's --help).
+if TYPE_CHECKING:
+    from pydantic import AfterValidator, Field
+
+    PipelineName = Annotated[str, AfterValidator(check_name), Field(json_schema_extra=_name_schema)]
+
+
+def __getattr__(name: str) -> Any:
+    if name != "PipelineName":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from pydantic import AfterValidator, Field
+
+    made = Annotated[str, AfterValidator(check_name), Field(json_schema_extra=_name_schema)]
+    globals()[name] = made
+    return made
 
 
 def help_text() -> str:

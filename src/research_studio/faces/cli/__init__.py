@@ -77,6 +77,14 @@ def load_command(name: str) -> Any:
 class _LazyGroup(TyperGroup):
     """A group whose commands are placeholders (name and help) until one is invoked."""
 
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        if option is not None:
+            # A bool: Typer then takes the flag as it is when a command's --help is asked, instead
+            # of coercing None through a pydantic adapter (importing pydantic for nothing).
+            option.default = False
+        return option
+
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
         self._listing = False

@@ -9,7 +9,6 @@ import typer
 from research_studio.core.urls import is_masked_url
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, line
-from research_studio.run.runs import check_query
 
 
 @common.setting_options("cli.ask")
@@ -23,6 +22,7 @@ def ask(
 ) -> None:
     """Answer a follow-up from the run's sources (researching only what they do not cover)."""
     from research_studio.run.followup import FOLLOWUPS_DIR, answer_followup
+    from research_studio.run.runs import check_query
     from research_studio.services.resolution import resolve
 
     folder = common.open_run(run_id, config_file)

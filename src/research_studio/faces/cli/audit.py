@@ -6,14 +6,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
-from research_studio.core.config import Configuration
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, line
 
 if TYPE_CHECKING:  # imported by the command that runs, not by its --help
+    from rich.text import Text
+
+    from research_studio.core.config import Configuration
     from research_studio.run.audit import AuditReport, SourceDrift
 
 LiveFlag = Annotated[
@@ -35,6 +35,8 @@ async def _drift(config: Configuration, path: Path) -> list[SourceDrift]:
 
 
 def _print(report: AuditReport, run_id: str) -> None:
+    from rich.table import Table
+
     from research_studio.run.audit import audit_rows
 
     table = Table(title=f"Audit of {run_id}")

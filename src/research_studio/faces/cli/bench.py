@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 import research_studio
 from research_studio.core.errors import ConfigError
@@ -43,6 +42,8 @@ def _benchmarks() -> tuple[Any, Any, Any]:
 
 
 def _embedded_model(as_json: bool) -> None:
+    from rich.table import Table
+
     with common.user_errors():
         _benchmarks()  # the checkout's benchmarks package on the path, or a one-line refusal
         measured = importlib.import_module("benchmarks.embedded_model").run_embedded_model()
@@ -141,6 +142,8 @@ def bench(
 ) -> None:
     """Measure the pipelines (calls, tokens, wall time vs critical path) and local search speed;
     `bench verify FILE.jsonl` measures the support check on labelled claims instead."""
+    from rich.table import Table
+
     if suite is not None:
         _bench_verify(suite, labelled, limit, as_json)
         return
@@ -259,6 +262,8 @@ def bench(
 
 def _bench_verify(suite: str, labelled: Path | None, limit: int | None, as_json: bool) -> None:
     """Balanced accuracy, recall of each side, refusals by reason and CPU per check."""
+    from rich.table import Table
+
     with common.user_errors():
         if suite != "verify":
             raise ConfigError(

@@ -9,24 +9,45 @@ import sys
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
-from rich.prompt import Prompt
 
-from research_studio.core.config_fields import Face
-from research_studio.core.config_loading import LoadedConfiguration, load_configuration
-from research_studio.core.declarations import DECLARED, Declared, offered_by
 from research_studio.core.errors import ResearchStudioError
+from research_studio.faces.cli import setting_flags
 from research_studio.faces.cli.terminal import foreign, line
-from research_studio.run.runs import RunFolder, find_run
+
+# Rich, the configuration (pydantic) and the run folders are imported when a command runs:
+# a command's --help needs none of them (tests/faces/cli/test_help_imports.py).
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from research_studio.core.config_fields import Face
+    from research_studio.core.config_loading import LoadedConfiguration
+    from research_studio.run.runs import RunFolder
+
+    out: Console  # stdout, made on first use (below)
+    err: Console  # stderr
 
 T = TypeVar("T")
 
-# No emoji codes: ":warning:" in a page title stays text.
-out = Console(soft_wrap=True, emoji=False)
-err = Console(stderr=True, soft_wrap=True, emoji=False)
+
+def _console(name: str) -> Console:
+    made: Console | None = globals().get(name)
+    if made is None:
+        from rich.console import Console
+
+        # No emoji codes: ":warning:" in a page title stays text.
+        made = globals()[name] = Console(stderr=name == "err", soft_wrap=True, emoji=False)
+    return made
+
+
+def __getattr__(name: str) -> Any:
+    """`out` and `err`, the consoles every command prints with, made on first use."""
+    if name in ("out", "err"):
+        return _console(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 ConfigFileOption = Annotated[
@@ -41,17 +62,17 @@ AnswerOption = Annotated[
 Command = Callable[..., None]
 
 
-def _option(declared: Declared) -> inspect.Parameter:
+def _option(name: str, declared: setting_flags.Flag) -> inspect.Parameter:
     """The Typer option of one setting: flag, help and bounds as its field declares them."""
     option = typer.Option(
-        declared.flag or "",  # every setting a command offers declares its flag
+        declared.flag,
         help=declared.help,
         show_default=False,
         min=declared.minimum,
         max=declared.maximum,
     )
     return inspect.Parameter(
-        declared.name,
+        name,
         inspect.Parameter.KEYWORD_ONLY,
         default=None,
         annotation=Annotated[declared.annotation | None, option],
@@ -72,9 +93,13 @@ def setting_options(face: Face) -> Callable[[Command], Command]:
     generated from the setting's declaration.
 
     The command receives the values it was given as `overrides` ({setting: value}, unset ones
-    None), so no command maps flags to settings by hand.
+    None), so no command maps flags to settings by hand. The options are read from the table
+    generated from the declarations (setting_flags.py); the command checks it against them when
+    it runs.
     """
-    names = offered_by(face)
+    from research_studio.faces.cli.setting_flags_table import FLAGS
+
+    names = setting_flags.offered(face)
 
     def decorate(command: Command) -> Command:
         signature = inspect.signature(command, eval_str=True)
@@ -82,10 +107,11 @@ def setting_options(face: Face) -> Callable[[Command], Command]:
 
         @functools.wraps(command)
         def wrapper(*args: Any, **kwargs: Any) -> None:
+            setting_flags.check_current(face)
             overrides = {name: _given(kwargs.pop(name, None)) for name in names}
             command(*args, overrides=overrides, **kwargs)
 
-        params = [*own, *(_option(DECLARED[name]) for name in names)]
+        params = [*own, *(_option(name, FLAGS[name]) for name in names)]
         wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
         return wrapper
 
@@ -96,12 +122,16 @@ def settings(
     config_file: Path | None, overrides: dict[str, Any] | None = None
 ) -> LoadedConfiguration:
     """Load configuration with the given command-line values on top."""
+    from research_studio.core.config_loading import load_configuration
+
     return load_configuration(overrides, config_file=config_file)
 
 
 def open_run(run_id: str, config_file: Path | None) -> RunFolder:
     """The run a command names (folder path, id or unique id prefix in the configured runs folder);
     a one-line error when there is none."""
+    from research_studio.run.runs import find_run
+
     with user_errors():
         return find_run(settings(config_file).config.runs_dir, run_id)
 
@@ -117,10 +147,10 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except ResearchStudioError as exc:
-        err.print(line(("error: ", "bold red"), foreign(exc)), highlight=False)
+        _console("err").print(line(("error: ", "bold red"), foreign(exc)), highlight=False)
         raise typer.Exit(code=2) from None
     except KeyboardInterrupt:
-        err.print("[yellow]interrupted[/]")
+        _console("err").print("[yellow]interrupted[/]")
         raise typer.Exit(code=130) from None
 
 
@@ -134,6 +164,9 @@ def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
 
 def prompt_choice(question: str, options: list[str]) -> str:
     """Ask at the terminal: a numbered option or free text (blocking; call it in a thread)."""
+    from rich.prompt import Prompt
+
+    err = _console("err")
     err.print()
     err.print(foreign(question, "bold"))
     for number, option in enumerate(options, 1):

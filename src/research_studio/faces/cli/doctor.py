@@ -11,15 +11,17 @@ import importlib.util
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from research_studio.core.config import Configuration
 from research_studio.core.errors import ResearchStudioError
 from research_studio.core.extras import EMBEDDINGS_EXTRA, LOCAL_BINDING, LOCAL_EXTRA
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, line
+
+if TYPE_CHECKING:  # the configuration (pydantic) is loaded by the checks, not by --help
+    from research_studio.core.config import Configuration
 
 Verdict = Literal["ok", "warn", "fail"]
 MARKS: dict[Verdict, tuple[str, str]] = {

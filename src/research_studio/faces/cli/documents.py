@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign
@@ -49,6 +48,8 @@ def index(
     if as_json:
         common.print_json(summary)
         return
+    from rich.table import Table
+
     table = Table(title="Document index", show_header=False)
     for name in ("added", "updated", "unchanged", "removed"):
         table.add_row(name, str(summary[name]))

@@ -7,21 +7,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from research_studio.core.config import Configuration
-from research_studio.core.declarations import DECLARED
 from research_studio.core.errors import ConfigError
-from research_studio.core.files import write_atomically
-from research_studio.evaluation.cases import (
-    EvalCase,
-    bundled_cases_text,
-    load_cases,
-    parse_pipelines,
-    select_cases,
-)
 from research_studio.faces.cli import common
+from research_studio.faces.cli.setting_flags_table import FLAGS
 from research_studio.faces.cli.terminal import foreign
 
-if TYPE_CHECKING:  # the suite (the pipelines, the models) is imported by a run, not by --help
+# The cases, the suite (the pipelines, the models) and the configuration are imported by a run,
+# not by --help.
+if TYPE_CHECKING:
+    from research_studio.core.config import Configuration
+    from research_studio.evaluation.cases import EvalCase
     from research_studio.evaluation.suite import EvalReport
 
 DEFAULT_SNAPSHOTS = Path("eval-snapshots")
@@ -64,6 +59,8 @@ def is_offline(case: EvalCase) -> bool:
 
 def _offline_cases(catalog: list[EvalCase], ids: list[str]) -> list[EvalCase]:
     """The chosen cases (default: every offline one); a case that needs the network is refused."""
+    from research_studio.evaluation.cases import select_cases
+
     chosen = select_cases(catalog, ids) if ids else [c for c in catalog if is_offline(c)]
     online = [case.id for case in chosen if not is_offline(case)]
     if online:
@@ -137,8 +134,8 @@ def eval_command(
         int | None,
         typer.Option(
             "--max-iterations",
-            min=DECLARED["max_iterations"].minimum,
-            max=DECLARED["max_iterations"].maximum,
+            min=FLAGS["max_iterations"].minimum,
+            max=FLAGS["max_iterations"].maximum,
             help="Rounds of every pipeline's research loop, for every case (over its settings).",
         ),
     ] = None,
@@ -191,6 +188,13 @@ def eval_command(
     overrides: dict[str, Any],
 ) -> None:
     """Evaluate pipelines on eval cases: structural, case, judge and citation-accuracy scores."""
+    from research_studio.core.files import write_atomically
+    from research_studio.evaluation.cases import (
+        bundled_cases_text,
+        load_cases,
+        parse_pipelines,
+        select_cases,
+    )
     from research_studio.evaluation.suite import EvalPlan, run_eval
     from research_studio.evaluation.summary import markdown
 

@@ -3,24 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
 from research_studio.core.errors import ResearchStudioError
-from research_studio.export import FORMATS, ExportFormat, export_run
 from research_studio.faces.cli import common
+
+if TYPE_CHECKING:  # the exporters are imported by an export, not by its --help
+    from research_studio.export import ExportFormat
 
 ALIASES: dict[str, ExportFormat] = {"bibtex": "bib", "markdown": "md", "word": "docx"}
 
 
 def export_format(value: str) -> ExportFormat:
     """A format name or a common alias (bibtex, markdown, word), case ignored."""
+    from research_studio.export import FORMATS
+
     name = value.strip().lower()
     name = ALIASES.get(name, name)
     if name not in FORMATS:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(FORMATS)} (or bibtex)")
-    return cast(ExportFormat, name)
+    return cast("ExportFormat", name)
 
 
 def target_path(out_option: str | None, filename: str) -> Path:
@@ -61,6 +65,8 @@ def export(
     config_file: common.ConfigFileOption = None,
 ) -> None:
     """Export a finished run's report (md, html, pdf, docx) or its cited sources (bib, ris)."""
+    from research_studio.export import export_run
+
     folder = common.open_run(run_id, config_file)
     with common.user_errors():
         exported = export_run(folder.path, export_format(fmt))

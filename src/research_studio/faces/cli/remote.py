@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from research_studio.core.files import write_atomically
 from research_studio.faces.cli import common
 from research_studio.faces.cli.research import PipelineOption
 from research_studio.faces.cli.terminal import foreign, line
-from research_studio.run.runs import check_query
 
 if TYPE_CHECKING:
     from research_studio.faces.remote import RemoteAsk
@@ -28,6 +25,8 @@ def _asker(answer: str | None) -> RemoteAsk:
                 foreign(f"The server asks: {question}; continuing without (no terminal).", "yellow")
             )
             return ""
+
+        import asyncio
 
         return await asyncio.to_thread(common.prompt_choice, question, options)
 
@@ -53,6 +52,7 @@ def remote(
     """Research on a LangGraph server (its models, keys and search come from the server)."""
     from research_studio.faces.remote import research_remote
     from research_studio.run.launch import check_pipeline  # the run's stack: not for --help
+    from research_studio.run.runs import check_query
 
     with common.user_errors():
         # The same checks as a local run, as far as they apply: values, question, pipeline.
@@ -78,6 +78,8 @@ def remote(
         )
         return
     if out_file is not None:
+        from research_studio.core.files import write_atomically
+
         write_atomically(out_file, result.report)
         common.err.print(
             line(

@@ -9,24 +9,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from research_studio.core.config import Configuration
-from research_studio.core.config_loading import load_configuration
 from research_studio.core.errors import ConfigError, ResearchStudioError
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, is_utf8, line
 from research_studio.pipelines.registry import check_name, help_text, names
-from research_studio.run.runs import (
-    RunFolder,
-    check_query,
-    list_runs,
-)
 
 # The run set-up, the runner (LangGraph) and the report checks are imported where they are
 # used, after `run` has printed its first line: importing them takes seconds on a busy machine.
-# The progress view and rich's tables wait too: the first line needs neither.
+# The progress view and rich's tables wait too: the first line needs neither. The configuration
+# and the run folders (pydantic) wait for the command to run: its --help needs neither.
 if TYPE_CHECKING:
+    from research_studio.core.config import Configuration
     from research_studio.faces.cli.progress import ProgressView
     from research_studio.run.runner import AskFn, Outcome
+    from research_studio.run.runs import RunFolder
 
 VerboseFlag = Annotated[
     bool, typer.Option("--verbose", "-v", help="Also print every figure of the run.")
@@ -205,6 +201,9 @@ def run(
     overrides: dict[str, Any],
 ) -> None:
     """Research a question and write report.md, result.json and events.jsonl."""
+    from research_studio.core.config_loading import load_configuration
+    from research_studio.run.runs import check_query
+
     with common.user_errors():
         for name, text in (
             ("--system-prompt", overrides["system_prompt"]),
@@ -355,6 +354,8 @@ def runs(
     config_file: common.ConfigFileOption = None,
 ) -> None:
     """List runs, newest first: run id, status, pipeline, time and question."""
+    from research_studio.run.runs import list_runs
+
     with common.user_errors():
         runs_dir = common.settings(config_file).config.runs_dir
     records = list_runs(runs_dir, search)

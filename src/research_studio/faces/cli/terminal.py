@@ -8,8 +8,10 @@ a colour or window-title escape sequence must not repaint the user's terminal.
 from __future__ import annotations
 
 import unicodedata
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:  # rich is imported by what prints, not by a command's --help
+    from rich.text import Text
 
 # Characters that reorder or hide text around them (bidirectional overrides and isolates).
 _INVISIBLE = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -51,6 +53,8 @@ def is_utf8(text: str) -> bool:
 
 def foreign(text: object, style: str = "", *, newlines: bool = False) -> Text:
     """Foreign text as a Rich Text: printed as it is, never parsed as markup."""
+    from rich.text import Text
+
     return Text(visible(str(text), newlines=newlines), style=style)
 
 
@@ -59,6 +63,8 @@ def line(*parts: str | tuple[str, str] | Text) -> Text:
 
     No part is parsed as markup, and plain parts have their control characters shown.
     """
+    from rich.text import Text
+
     return Text.assemble(
         *(
             part

@@ -7,16 +7,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from research_studio.core.config import SECRET_FIELDS, Configuration
-from research_studio.core.config_loading import settings_reference
 from research_studio.core.errors import FetchError
 from research_studio.core.urls import is_web_url
 from research_studio.faces.cli import common
 from research_studio.faces.cli.terminal import foreign, line, visible
 
 if TYPE_CHECKING:  # the services are imported by the command that runs, not by its --help
+    from research_studio.core.config import Configuration
     from research_studio.sources.fetch import Page
     from research_studio.sources.search import SearchResult
 
@@ -57,6 +55,8 @@ def search(
     if not results:
         common.err.print(foreign(f"No results from {provider} for {query!r}."))
         return
+    from rich.table import Table
+
     table = Table(show_lines=False, title=f"{len(results)} results from {provider}")
     table.add_column("#", justify="right")
     table.add_column("Title / URL")
@@ -112,6 +112,11 @@ def config(
     config_file: common.ConfigFileOption = None,
 ) -> None:
     """Show the effective configuration (secrets redacted) and where each value came from."""
+    from rich.table import Table
+
+    from research_studio.core.config import SECRET_FIELDS
+    from research_studio.core.config_loading import settings_reference
+
     if markdown:
         from research_studio.run.launch import honoured_by  # the run's stack: only for the table
 

@@ -6,10 +6,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from research_studio.faces.cli import common
-from research_studio.faces.mcp_verify import check_statement
 
 
 @common.setting_options("cli.verify")
@@ -29,6 +27,10 @@ def verify(
     """Say whether the source supports the statement, show the sentences that carry each of its
     parts, and say which part fails and why (missing terms, a figure, polarity, an entity).
     Exit 1 when it does not support it."""
+    from rich.markup import escape
+
+    from research_studio.faces.mcp_verify import check_statement  # the check: not for --help
+
     with common.user_errors():
         config = common.settings(config_file, overrides).config
     answer = common.run_async(check_statement(statement, source, config))
