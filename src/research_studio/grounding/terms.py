@@ -156,9 +156,11 @@ _MONEY = {"dollars": "$", "euros": "€", "sterling": "£"}
 CURRENCIES = frozenset("$€£")
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _ONES = "one|two|three|four|five|six|seven|eight|nine"
+# A word starts after no letter nor combining mark: "Kvb\u0301one" holds no "one".
+_WORD_START = r"(?<![\w\u0300-\u036f])"
 # "twenty-one" is one figure, 21, never 20 and 1.
 _WORD_FIGURE = re.compile(
-    rf"\b(?P<number>(?:{_TENS})[-\s](?:{_ONES})|"
+    rf"{_WORD_START}(?P<number>(?:{_TENS})[-\s](?:{_ONES})|"
     + "|".join(_NUMBER_WORDS)
     + rf")\b\s?(?P<unit>%|(?:{_UNIT_PATTERN})(?!\w))?",
     re.IGNORECASE,
@@ -180,7 +182,7 @@ _ORDINALS = {
 # and "second" alone only in a source: in a statement they often mean "earliest" or a unit of
 # time, no count to verify.
 _ORDINAL_FIGURE = re.compile(
-    rf"\b(?:(?P<tens>{_TENS})[-\s])?(?P<ordinal>"
+    rf"{_WORD_START}(?:(?P<tens>{_TENS})[-\s])?(?P<ordinal>"
     + "|".join(sorted(_ORDINALS, key=len, reverse=True))
     + r")\b",
     re.IGNORECASE,
