@@ -230,7 +230,8 @@ class ChunkStore:
         if roots not in self._whole:
             if len(self._whole) >= _SCOPES_KEPT:
                 self._whole.clear()
-            under = searcher.search(scope, 1, count=True).count
+            # `count` is missing from tantivy's type stub (0.27), not from the class.
+            under = searcher.search(scope, 1, count=True).count  # type: ignore[attr-defined]
             self._whole[roots] = under == searcher.num_docs
         return self._whole[roots]
 
