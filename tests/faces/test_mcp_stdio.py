@@ -81,22 +81,19 @@ async def test_stray_output_goes_to_stderr_and_long_messages_arrive_whole(
 
 
 def test_stdin_from_a_file_is_served_by_the_sdks_transport(tmp_path: Path) -> None:
-    requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": LATEST_PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"},
-            },
+    """Not a pipe (the event loop cannot wait on a file): the SDK's own transport serves it."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": LATEST_PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
         },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ]
+    }
     given = tmp_path / "requests.jsonl"
-    given.write_text("".join(json.dumps(request) + "\n" for request in requests))
+    given.write_text(json.dumps(initialize) + "\n")
     with given.open("rb") as stdin:
         done = subprocess.run(
             [sys.executable, "-c", "from research_studio.faces.cli import main; main()", "mcp"],
@@ -106,6 +103,5 @@ def test_stdin_from_a_file_is_served_by_the_sdks_transport(tmp_path: Path) -> No
             timeout=120,
             check=True,
         )
-    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.splitlines())}
-    assert answers[1]["result"]["serverInfo"]["name"] == "research-studio"
-    assert "search" in {tool["name"] for tool in answers[2]["result"]["tools"]}
+    (answer,) = map(json.loads, done.stdout.splitlines())
+    assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "research-studio"
