@@ -70,3 +70,8 @@ async def test_search_calls_read_neither_settings_nor_folder_until_the_interval_
         assert all(_titles(answer) == ["Roofs", "Trees"] for answer in answers)
         scans = [path for event, path in seen if event == "os.scandir" and path == str(folder)]
         assert len(scans) == 2
+
+        # Checked again, the settings file is read afresh once it was edited.
+        (tmp_path / "research-studio.toml").write_text("max_query_chars = 20\n")
+        refused = await client.call_tool("search", {**asked, "query": "cool roofs " * 3})
+        assert refused.is_error and "too long" in refused.content[0].text

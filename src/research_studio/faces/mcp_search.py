@@ -91,8 +91,8 @@ class KeptSearches:
         if kept is not None and kept.mark == mark:
             kept.checked_at = time.monotonic()
             return kept, []
-        if kept is not None:
-            self._give_back(kept)
+        # Settings edited: made afresh below (the old ones are closed once no call holds them).
+        closing = [kept.services] if kept is not None and self._give_back(kept) else []
         given = {**overrides, "docs": [str(path) for path in docs] or None}
         config = load_configuration(given).config
         bounded("query", query, config.max_query_chars)  # before the provider's own checks
@@ -105,7 +105,7 @@ class KeptSearches:
                 replaced.append(self._kept.popitem(last=False)[1])
             for old in replaced:
                 old.dropped = True
-            return fresh, [old.services for old in replaced if old.users == 0]
+            return fresh, closing + [old.services for old in replaced if old.users == 0]
 
     def _give_back(self, kept: _Kept) -> bool:
         """Whether the call was the last to hold services that were let go (to close)."""
