@@ -1,12 +1,12 @@
 """The MCP `search` tool, and the search services a server keeps across its calls.
 
-A call used to build its settings and services afresh (settings validated twice, a cache
-database opened, a LocalSearch that checked the documents folders again); now the server keeps
-one set of services per distinct parameters (the few most recent). Within `index_recheck_s` of
-their last check, a call takes them without touching the disk; after it, the documents folders
-are checked to exist and the settings file for changes (services made afresh if it changed),
-and a local search checks its folders for changed files. A call's local search is then one
-trip to a worker thread, answered from the process's one open index.
+Settings read and validated, services built and a folder check for every call cost more than
+the index query itself (docs/performance.md), so the server keeps one set of services per
+distinct parameters (the few most recent). Within `index_recheck_s` of their last check, a call
+takes them without touching the disk; after it, the documents folders are checked to exist and
+the settings file for changes (services made afresh if it changed), and a local search checks
+its folders for changed files. A call's local search is then one trip to a worker thread,
+answered from the process's one open index.
 """
 
 from __future__ import annotations
