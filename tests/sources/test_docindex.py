@@ -117,6 +117,28 @@ def test_search_ranks_and_scopes(tmp_path: Path, folder: Path) -> None:
     assert document is not None and "28 C" in document.text and document.title == "Cool roofs"
 
 
+def test_a_scope_holding_every_chunk_scopes_again_once_another_folder_is_indexed(
+    tmp_path: Path, folder: Path
+) -> None:
+    index = index_in(tmp_path)
+    index.update([folder])
+    alone = index.search("cool roofs", 10, [folder])  # the scope holds every chunk: no filter
+    assert alone == index.search("cool roofs", 10)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "roofs-again.md").write_text("# Roofs elsewhere\n\nCool roofs cool roofs.\n")
+    index.update([other])
+    assert any(hit.uri.startswith(other.as_uri()) for hit in index.search("cool roofs", 10))
+    everywhere = {(hit.uri, hit.ordinal): hit for hit in index.search("cool roofs", 10)}
+    scoped = index.search("cool roofs", 10, [folder])
+    # The new commit's chunks outside the scope are filtered out; the rest score as unscoped.
+    assert [(hit.uri, hit.ordinal) for hit in scoped] == [(hit.uri, hit.ordinal) for hit in alone]
+    assert all(hit == everywhere[hit.uri, hit.ordinal] for hit in scoped)
+    assert [hit.uri for hit in index.search("cool roofs", 10, [other])] == [
+        (other / "roofs-again.md").as_uri()
+    ]
+
+
 def test_pdf_and_html_are_readable(tmp_path: Path, folder: Path) -> None:
     index = index_in(tmp_path)
     index.update([folder])

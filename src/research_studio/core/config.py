@@ -143,7 +143,8 @@ class Configuration(BaseModel):
         ge=0.0,
         le=86_400.0,
         description="Seconds a process (serve, mcp, eval) waits before it checks the --docs "
-        "folders for changed files again; a run checks them at most once, never per query.",
+        "folders for changed files again; a run checks them at most once, never per query. "
+        "MCP `search` also checks its settings file and folders only this often.",
     )
     docs: list[Path] = Field(
         default_factory=list,

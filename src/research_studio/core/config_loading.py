@@ -170,6 +170,15 @@ def _validate(values: dict[str, Any], origins: Mapping[str, str]) -> Configurati
         raise ConfigError(f"invalid configuration: {_describe_errors(exc, origins)}") from None
 
 
+def settings_file(env: Mapping[str, str] | None = None) -> Path:
+    """The settings file `load_configuration` reads: RESEARCH_STUDIO_CONFIG names it, else
+    research-studio.toml in the working folder (which need not exist)."""
+    env = os.environ if env is None else env
+    named = env.get(f"{ENV_PREFIX}CONFIG")
+    # Relative, not Path.cwd(): no os.getcwd(), which a server's event loop refuses.
+    return Path(named) if named else Path(CONFIG_FILE_NAME)
+
+
 def load_configuration(
     overrides: Mapping[str, Any] | None = None,
     *,
@@ -181,13 +190,9 @@ def load_configuration(
     merged: dict[str, Any] = {}
     origins: dict[str, str] = {}
 
-    explicit_file = config_file or (
-        Path(env[f"{ENV_PREFIX}CONFIG"]) if env.get(f"{ENV_PREFIX}CONFIG") else None
-    )
-    # Relative, not Path.cwd(): no os.getcwd(), which a server's event loop refuses.
-    path = explicit_file or Path(CONFIG_FILE_NAME)
-    if explicit_file is not None:
-        _check_config_path(explicit_file)
+    path = config_file or settings_file(env)
+    if config_file is not None or env.get(f"{ENV_PREFIX}CONFIG"):
+        _check_config_path(path)
     if path.is_file():
         file_values = _read_config_file(path)
         merged.update(file_values)

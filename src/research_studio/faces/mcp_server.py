@@ -9,11 +9,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from research_studio import __version__
@@ -24,51 +22,18 @@ from research_studio.core.urls import is_web_url
 from research_studio.faces import mcp_verify
 from research_studio.faces.mcp_bounds import bounded
 from research_studio.faces.mcp_research import research, research_start, research_status
-from research_studio.faces.mcp_settings import SEARCH_SETTINGS, one_line, setting_parameters
+from research_studio.faces.mcp_search import SEARCHES, search
+from research_studio.faces.mcp_settings import one_line
+from research_studio.faces.mcp_stdio import run_stdio
 from research_studio.run.audit import AuditReport, audit_run
-from research_studio.run.launch import check_docs
 from research_studio.run.runs import RunFolder, run_path
 from research_studio.services.clients import open_services
-from research_studio.services.resolution import choose_search
 from research_studio.sources.fetch import Page
-from research_studio.sources.search import SearchResult
 
 
 def _settings() -> Configuration:
     """The CLI's layered configuration (settings file < environment)."""
     return load_configuration().config
-
-
-def _search_settings(overrides: dict[str, Any]) -> Configuration:
-    """The server's settings with the client's documents folders and provider on top; the
-    folders are checked as `research` checks them (blocking; run it in a worker thread)."""
-    docs = [Path(path).expanduser().resolve() for path in overrides.get("docs") or []]
-    check_docs(docs)
-    given = {**overrides, "docs": [str(path) for path in docs] or None}
-    return load_configuration(given).config
-
-
-@setting_parameters(*SEARCH_SETTINGS)
-async def search(
-    query: Annotated[str, Field(description="What to search for.")],
-    max_results: Annotated[
-        int, Field(description="Results wanted (1 to 50).", json_schema_extra={"maximum": 50})
-    ] = 5,
-    *,
-    overrides: dict[str, Any],
-) -> list[SearchResult]:
-    """Search the web, or documents folders (`docs`, else the server's), with the configured
-    provider (or the one `search` names)."""
-    if not query.strip():
-        raise ToolError("the query is empty")
-    try:
-        config = await asyncio.to_thread(_search_settings, overrides)
-        bounded("query", query, config.max_query_chars)
-        await asyncio.to_thread(choose_search, config)
-        async with open_services(config) as services:
-            return await services.search.search(query, max(1, min(max_results, 50)))
-    except ResearchStudioError as exc:
-        raise one_line(exc, SEARCH_SETTINGS) from None
 
 
 async def fetch(
@@ -142,4 +107,7 @@ def quiet_logging(level: int = logging.WARNING) -> None:
 def serve() -> None:
     """Serve over stdio until the client closes the connection."""
     quiet_logging()
-    build_server().run("stdio")
+    try:
+        run_stdio(build_server())
+    finally:
+        SEARCHES.close_now()

@@ -53,8 +53,13 @@ if TYPE_CHECKING:
 class Services:
     """Shared, lazily built clients for one configuration; close with `aclose`."""
 
-    def __init__(self, config: Configuration, *, archive_path: Path | None = None) -> None:
+    def __init__(
+        self, config: Configuration, *, archive_path: Path | None = None, lasting: bool = False
+    ) -> None:
+        """`lasting`: kept by a server across calls (MCP `search`), so the documents folders are
+        checked again once per `index_recheck_s`, where a run's are checked once."""
         self.config = config
+        self._lasting = lasting
         self.archive = PageArchive(archive_path)
         self.cache: Cache | None = Cache.in_dir(config.cache_dir) if config.use_cache else None
         self._clients: list[httpx.AsyncClient] = []
@@ -104,9 +109,13 @@ class Services:
             if self.search_choice.name == "local":
                 from research_studio.sources.search.local import LocalSearch
 
-                self._search = self._dated(
-                    LocalSearch(self.index, list(self.config.docs), self.config.index_recheck_s)
+                local = LocalSearch(
+                    self.index,
+                    list(self.config.docs),
+                    self.config.index_recheck_s,
+                    lasting=self._lasting,
                 )
+                self._search = self._dated(local)
                 return self._search
             if self.search_choice.name == "mcp":
                 from research_studio.sources.search.mcp import McpSearch

@@ -9,6 +9,7 @@ at a time hold tantivy's writer, so processes indexing the same folder take turn
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import time
@@ -27,6 +28,8 @@ _WRITER_HEAP = 50_000_000
 _TITLE_BOOST = 0.5
 _RELOAD_ATTEMPTS = 5
 ORDINAL_BITS = 24
+# Sets of roots remembered, per commit, as holding every chunk or not.
+_SCOPES_KEPT = 64
 
 
 def _analyzer() -> tantivy.TextAnalyzer:
@@ -42,6 +45,7 @@ def _analyzer() -> tantivy.TextAnalyzer:
     )
 
 
+@functools.cache
 def _schema() -> tantivy.Schema:
     import tantivy
 
@@ -136,6 +140,9 @@ class ChunkStore:
         self._index: tantivy.Index | None = None
         self._analyzer = _analyzer()
         self._seen: tuple[int, int] | None = None
+        # Per commit: whether every chunk lies under a set of roots (its filter then changes
+        # nothing, and costs as much as the query: block-max WAND cannot skip under it).
+        self._whole: dict[tuple[str, ...], bool] = {}
 
     def create(self, fresh: bool) -> None:
         """Open the index, creating it if missing (or anew if `fresh`); the caller excludes writers."""
@@ -173,6 +180,7 @@ class ChunkStore:
                         raise
                     time.sleep(0.01)
             self._seen = seen
+            self._whole.clear()
         return index.searcher()
 
     def query_terms(self, words: Iterable[str]) -> list[str]:
@@ -202,12 +210,30 @@ class ChunkStore:
             for term in terms
         ]
         query = tantivy.Query.boolean_query(should)
+        searcher = self._fresh_searcher()
         if roots:
             scope = tantivy.Query.term_set_query(schema, "folders", roots)
-            query = tantivy.Query.boolean_query(
-                [(tantivy.Occur.Must, query), (tantivy.Occur.Must, scope)]
-            )
-        return self._found(query, limit)
+            if not self._holds_all(searcher, tuple(roots), scope):
+                # Scored 0: a chunk scores the same with or without the filter.
+                query = tantivy.Query.boolean_query(
+                    [
+                        (tantivy.Occur.Must, query),
+                        (tantivy.Occur.Must, tantivy.Query.const_score_query(scope, 0.0)),
+                    ]
+                )
+        return self._found(searcher, query, limit)
+
+    def _holds_all(
+        self, searcher: tantivy.Searcher, roots: tuple[str, ...], scope: tantivy.Query
+    ) -> bool:
+        """Whether every chunk of this commit lies under the roots (counted once per commit)."""
+        if roots not in self._whole:
+            if len(self._whole) >= _SCOPES_KEPT:
+                self._whole.clear()
+            # `count` is missing from tantivy's type stub (0.27), not from the class.
+            under = searcher.search(scope, 1, count=True).count  # type: ignore[attr-defined]
+            self._whole[roots] = under == searcher.num_docs
+        return self._whole[roots]
 
     def chunks(self, places: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
         """The text of each (document id, ordinal) present in the index."""
@@ -217,12 +243,12 @@ class ChunkStore:
             return {}
         keys = [chunk_key(doc_id, ordinal) for doc_id, ordinal in places]
         query = tantivy.Query.term_set_query(_schema(), "key", keys)
-        return {
-            (chunk.doc_id, chunk.ordinal): chunk.text for chunk in self._found(query, len(keys))
-        }
+        found = self._found(self._fresh_searcher(), query, len(keys))
+        return {(chunk.doc_id, chunk.ordinal): chunk.text for chunk in found}
 
-    def _found(self, query: tantivy.Query, limit: int) -> list[StoredChunk]:
-        searcher = self._fresh_searcher()
+    def _found(
+        self, searcher: tantivy.Searcher, query: tantivy.Query, limit: int
+    ) -> list[StoredChunk]:
         found = []
         for score, address in searcher.search(query, limit, count=False).hits:
             document = searcher.doc(address)

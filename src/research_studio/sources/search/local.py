@@ -59,12 +59,16 @@ def shared_index(
         return index
 
 
-def checked_update(index: DocumentIndex, roots: list[Path], recheck_s: float) -> IndexReport:
-    """The folders' last check against the index, done again (blocking) only when none was done
-    in this process within `recheck_s` seconds; concurrent callers wait for one check."""
+def _check_of(index: DocumentIndex, roots: list[Path]) -> _Check:
+    """The process's record of checks of these folders against this index (blocking: resolves)."""
     key = (str(index.path), tuple(sorted(str(root.expanduser().resolve()) for root in roots)))
     with _registry:
-        check = _checks.setdefault(key, _Check())
+        return _checks.setdefault(key, _Check())
+
+
+def _current(
+    check: _Check, index: DocumentIndex, roots: list[Path], recheck_s: float
+) -> IndexReport:
     with check.lock:
         now = time.monotonic()
         if check.report is None or now - check.at >= recheck_s:
@@ -73,49 +77,60 @@ def checked_update(index: DocumentIndex, roots: list[Path], recheck_s: float) ->
         return check.report
 
 
+def checked_update(index: DocumentIndex, roots: list[Path], recheck_s: float) -> IndexReport:
+    """The folders' last check against the index, done again (blocking) only when none was done
+    in this process within `recheck_s` seconds; concurrent callers wait for one check."""
+    return _current(_check_of(index, roots), index, roots, recheck_s)
+
+
 class LocalSearch:
     """Chunk-level results; each URL is the document's file:// URI with a #chunk-N fragment.
 
     A run's first query has the folders checked (`checked_update`: at most once per
-    `recheck_s` in the process); its later queries only read the index.
+    `recheck_s` in the process); its later queries only read the index. A provider that lasts
+    (`lasting`: one kept by a server across calls) has them checked again once per `recheck_s`.
+    Each query takes one trip to a worker thread, the check included.
     """
 
     name = "local"
 
-    def __init__(self, index: DocumentIndex, roots: list[Path], recheck_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        index: DocumentIndex,
+        roots: list[Path],
+        recheck_s: float = 0.0,
+        *,
+        lasting: bool = False,
+    ) -> None:
         self._index = index
         self._roots = roots
         self._recheck_s = recheck_s
-        self._refreshed = False
+        self._lasting = lasting
+        self._check: _Check | None = None
         self.last_report: IndexReport | None = None
 
-    async def refresh(self) -> IndexReport | None:
-        """Bring the index up to date with the configured folders: once per run, and in a
-        process that runs many, once per `recheck_s`."""
-        if not self._refreshed and self._roots:
-            self.last_report = await asyncio.to_thread(
-                checked_update, self._index, self._roots, self._recheck_s
-            )
-        self._refreshed = True
+    def _refresh(self) -> None:
+        """Bring the index up to date with the configured folders when due (blocking)."""
+        if self._roots and (self.last_report is None or self._lasting):
+            if self._check is None:
+                self._check = _check_of(self._index, self._roots)
+            self.last_report = _current(self._check, self._index, self._roots, self._recheck_s)
         if self.last_report is not None and not self.last_report.documents:
             raise ConfigError(f"no readable documents in {', '.join(self.last_report.empty)}")
-        return self.last_report
 
-    async def search(self, query: str, max_results: int) -> list[SearchResult]:
-        await self.refresh()
-        hits = await asyncio.to_thread(self._index.search, query, max_results * 4, self._roots)
+    def _search(self, query: str, max_results: int) -> list[SearchResult]:
+        self._refresh()
+        hits = self._index.search(query, max_results * 4, self._roots)
         # Distinct documents first (their best chunk), then further chunks, so readers get breadth.
         best_per_document: dict[str, ChunkHit] = {}
         for hit in hits:
             best_per_document.setdefault(hit.uri, hit)
         firsts = list(best_per_document.values())
         hits = (firsts + [hit for hit in hits if hit not in firsts])[:max_results]
-        if not hits and not self._roots:
-            documents, _chunks = await asyncio.to_thread(self._index.count)
-            if not documents:
-                raise ConfigError(
-                    "no local documents are indexed: pass --docs PATH or run `research-studio index PATH`"
-                )
+        if not hits and not self._roots and not self._index.count()[0]:
+            raise ConfigError(
+                "no local documents are indexed: pass --docs PATH or run `research-studio index PATH`"
+            )
         return [
             SearchResult(
                 url=f"{hit.uri}#chunk-{hit.ordinal}",
@@ -126,6 +141,9 @@ class LocalSearch:
             )
             for hit in hits
         ]
+
+    async def search(self, query: str, max_results: int) -> list[SearchResult]:
+        return await asyncio.to_thread(self._search, query, max_results)
 
 
 class IndexedDocumentFetcher:
