@@ -21,7 +21,13 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from research_studio.grounding.dates import MONTH_WORDS, describe, relative_years, with_year
+from research_studio.grounding.dates import (
+    MONTH_WORDS,
+    describe,
+    quarters,
+    relative_years,
+    with_year,
+)
 from research_studio.grounding.names import (
     expansions,
     folded_source,
@@ -264,7 +270,8 @@ _WEAK = word_set(
 )
 
 
-_DATED = frozenset({"date", "yearmonth", "monthday", "monthname"})
+_QUARTER_WORDS = frozenset({"quarter", "quarters", "fiscal"})
+_DATED = frozenset({"date", "yearmonth", "monthday", "monthname", "quarter"})
 
 
 def wanted_words(part: str) -> list[str]:
@@ -277,7 +284,7 @@ def wanted_words(part: str) -> list[str]:
         word
         for word in dict.fromkeys(content_words(part))
         if word not in _WEAK
-        and not (dated and word.rstrip(".") in MONTH_WORDS)
+        and not (dated and (word.rstrip(".") in MONTH_WORDS or word in _QUARTER_WORDS))
         and not (stated and is_unit_word(word))
     ]
 
@@ -328,6 +335,7 @@ def check_part(
     available = figures(quote.text, source=True) | (also or set())
     if years:
         available |= with_year(available, years) | relative_years(quote.text, years)
+    available |= quarters(available)
     reasons = _figure_reasons(part, available) + _polarity_reasons(part, quote, terms)
     return Part(
         text=part,

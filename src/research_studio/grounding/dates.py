@@ -142,6 +142,71 @@ def with_year(found: Iterable[tuple[str, str]], years: Iterable[str]) -> set[tup
     return dated
 
 
+# "October-December", "from May to July 2019": a span of months, each month in it.
+_MONTH_RANGE = _pattern(
+    _MONTH.format(name="first"),
+    r"\s*(?:[-\u2013\u2014]|\s(?:to|through|until|till|and)\s)\s*",
+    _MONTH.format(name="last"),
+    r"(?:,?\s(?:of\s)?" + _YEAR.format(name="year") + ")?",
+)
+
+
+def month_spans(text: str) -> set[tuple[str, str]]:
+    """The months inside a span of months a source gives ("aired from October-December" is
+    in November too), as months of no year, or of the span's year where it ends with one
+    ("May to July 2019"). A span that runs over the new year takes no year."""
+    found: set[tuple[str, str]] = set()
+    if not _ANY_DATE.search(text):
+        return found
+    for match in _MONTH_RANGE.finditer(text):
+        first = _MONTHS[match.group("first").rstrip(".").lower()]
+        last = _MONTHS[match.group("last").rstrip(".").lower()]
+        if first == last:
+            continue
+        within = range(first, last + 1) if first < last else [*range(first, 13), *range(1, last + 1)]
+        year = match.group("year") if first < last else None
+        for month in within:
+            found.add((f"{month:02d}", "monthname"))
+            if year:
+                found.add((f"{year}-{month:02d}", "yearmonth"))
+    return found
+
+
+# "the third quarter of 2006", "Q3 2006": a quarter of a year, as a date figure of its own.
+_QUARTER_WORDS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
+                  "fourth": 4, "4th": 4, "final": 4, "last": 4}  # fmt: skip
+_QUARTER = re.compile(
+    r"(?<!\w)(?:(?i:(?P<ordinal>first|1st|second|2nd|third|3rd|fourth|4th|final|last)"
+    r"[\s-]+(?:fiscal\s+)?quarter)(?:,?\s+of)?|Q(?P<number>[1-4]))[\s,]+(?:of\s+)?"
+    + _YEAR.format(name="year")
+)
+
+
+def quarter_figures(text: str) -> tuple[set[tuple[str, str]], list[tuple[int, int]]]:
+    """The quarters of a year a text names ("2006-Q3", "quarter") with the year itself, and
+    their spans (their ordinal is no figure of its own)."""
+    found: set[tuple[str, str]] = set()
+    spans: list[tuple[int, int]] = []
+    if "uarter" not in text and "Q" not in text:
+        return found, spans
+    for match in _QUARTER.finditer(text):
+        ordinal = match.group("ordinal")
+        number = _QUARTER_WORDS[ordinal.lower()] if ordinal else int(match.group("number"))
+        found |= {(f"{match.group('year')}-Q{number}", "quarter"), (match.group("year"), "")}
+        spans.append(match.span())
+    return found, spans
+
+
+def quarters(found: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The quarter each month or day of a year falls in: a source's "September 2006" is in
+    the third quarter of 2006."""
+    return {
+        (f"{value[:4]}-Q{(int(value[5:7]) - 1) // 3 + 1}", "quarter")
+        for value, unit in found
+        if unit in {"yearmonth", "date"}
+    }
+
+
 _RELATIVE = re.compile(r"\b(last|this|next)\s+year\b", re.IGNORECASE)
 _OFFSET = {"last": -1, "this": 0, "next": 1}
 
@@ -169,4 +234,6 @@ def describe(value: str, unit: str) -> str:
         return f"{int(value[3:])} {_NAMES[int(value[:2]) - 1]}"
     if unit == "date":
         return f"{int(value[8:])} {_NAMES[int(value[5:7]) - 1]} {value[:4]}"
+    if unit == "quarter":
+        return f"Q{value[6:]} {value[:4]}"
     return ""
