@@ -23,6 +23,7 @@ from functools import lru_cache
 
 from research_studio.grounding.dates import (
     MONTH_WORDS,
+    coming_months,
     describe,
     quarters,
     relative_years,
@@ -316,13 +317,14 @@ def check_part(
     also: set[tuple[str, str]] | None = None,
     *,
     years: frozenset[str] = frozenset(),
+    dated: AbstractSet[tuple[str, str]] = frozenset(),
     named: Callable[[str], bool] | None = None,
     spelled: Callable[[], frozenset[str]] = frozenset,
 ) -> Part:
     """One part against one sentence: the terms it carries, and the vetoes. A figure may also
     be in `also` (the part's other sentences, the source's datelines), never anywhere else;
     a day without a year in the sentence ("April 9th") takes the `years` of the datelines, and
-    "last year" counts from them.
+    "last year" counts from them; a month still to come, the year after the `dated` month.
     `named` says whether the source gives a name whole (a surname then stands for it);
     `spelled` holds the acronyms the source spells out."""
     wanted = wanted_words(part)
@@ -332,9 +334,11 @@ def check_part(
         missing = tuple(word for word in missing if word not in carried)
     coverage = 1.0 if not wanted else (len(wanted) - len(missing)) / len(wanted)
     terms = {canon(word) for word in words(part)}
-    available = figures(quote.text, source=True) | (also or set())
+    own = figures(quote.text, source=True)
+    available = own | (also or set())
     if years:
         available |= with_year(available, years) | relative_years(quote.text, years)
+    available |= coming_months(quote.text, own, dated)
     available |= quarters(available)
     reasons = _figure_reasons(part, available) + _polarity_reasons(part, quote, terms)
     return Part(
@@ -430,7 +434,9 @@ def align(
         near = [one for one in ranked if len(wanted & one.terms) >= SHARED_FOR_FIGURES]
         also = dated.union(*(figures(one.text, source=True) for one in near))
         tried = [
-            check_part(part, candidate, also, years=years, named=named, spelled=spelled)
+            check_part(
+                part, candidate, also, years=years, dated=dated, named=named, spelled=spelled
+            )
             for candidate in ranked
         ]
         best = max(tried, key=_preference, default=None)

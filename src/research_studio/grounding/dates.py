@@ -74,7 +74,7 @@ _PATTERNS = (
     (
         "m",
         re.compile(
-            r"\b(?i:in|during|since|until|by|from|through|early|late|mid)[\s-]+"
+            r"\b(?i:in|during|since|until|by|from|for|through|early|late|mid)[\s-]+"
             + _MONTH.format(name="month")
             + r"(?!\s*\d)"
         ),
@@ -205,6 +205,37 @@ def quarters(found: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
         for value, unit in found
         if unit in {"yearmonth", "date"}
     }
+
+
+# A sentence that speaks of what is still to come ("First Slated for June", "will open in May").
+_FUTURE = re.compile(
+    r"\b(?i:will|shall|slated|scheduled|planned|planning|plans|set\s+to|due\s+to|due\s+in"
+    r"|expected\s+to|upcoming|forthcoming|going\s+to)\b"
+)
+
+
+def coming_months(
+    text: str, found: Iterable[tuple[str, str]], dated: Iterable[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """The months without a year of a sentence that speaks of the future, as months of the
+    year after its dateline where that month of the dateline's year has passed (its days
+    too): an article of December 2018 that says a debate is "slated for June" means June
+    2019."""
+    if not _FUTURE.search(text):
+        return set()
+    found = list(found)
+    months = [value for value, unit in found if unit == "monthname"]
+    days = [value for value, unit in found if unit == "monthday"]
+    coming: set[tuple[str, str]] = set()
+    for value, unit in dated:
+        if unit != "yearmonth":
+            continue
+        following = str(int(value[:4]) + 1)
+        for month in months:
+            if month < value[5:]:
+                coming |= {(f"{following}-{month}", "yearmonth"), (following, "")}
+        coming |= {(f"{following}-{day}", "date") for day in days if day[:2] < value[5:]}
+    return coming
 
 
 _RELATIVE = re.compile(r"\b(last|this|next)\s+year\b", re.IGNORECASE)
