@@ -24,6 +24,7 @@ from functools import lru_cache
 from research_studio.grounding.dates import (
     MONTH_WORDS,
     coming_months,
+    days_of_page,
     describe,
     quarters,
     relative_years,
@@ -318,6 +319,7 @@ def check_part(
     *,
     years: frozenset[str] = frozenset(),
     dated: AbstractSet[tuple[str, str]] = frozenset(),
+    page_days: AbstractSet[tuple[str, str]] = frozenset(),
     named: Callable[[str], bool] | None = None,
     spelled: Callable[[], frozenset[str]] = frozenset,
 ) -> Part:
@@ -325,6 +327,7 @@ def check_part(
     be in `also` (the part's other sentences, the source's datelines), never anywhere else;
     a day without a year in the sentence ("April 9th") takes the `years` of the datelines, and
     "last year" counts from them; a month still to come, the year after the `dated` month.
+    On a page about one day (`page_days`), a year of the sentence is that day's year.
     `named` says whether the source gives a name whole (a surname then stands for it);
     `spelled` holds the acronyms the source spells out."""
     wanted = wanted_words(part)
@@ -339,6 +342,10 @@ def check_part(
     if years:
         available |= with_year(available, years) | relative_years(quote.text, years)
     available |= coming_months(quote.text, own, dated)
+    stated_years = {value for value, unit in own if not unit and _YEAR.fullmatch(value)}
+    if page_days and stated_years:  # a page about October 6: its "In 1995, …" is 6 October 1995
+        day = page_days | {(value[:2], "monthname") for value, _unit in page_days}
+        available |= day | with_year(day, stated_years)
     available |= quarters(available)
     reasons = _figure_reasons(part, available) + _polarity_reasons(part, quote, terms)
     return Part(
@@ -385,12 +392,34 @@ COMPLETING_WORDS = 2
 MAX_ALSO = 2
 
 
+def _in_time(stated: AbstractSet[tuple[str, str]]) -> set[tuple[str, str]]:
+    return {
+        (value, unit)
+        for value, unit in stated
+        if unit in _DATED or (not unit and _YEAR.fullmatch(value))
+    }
+
+
+def _dated_otherwise(part: str, other: SourceSentence) -> bool:
+    """Whether a sentence places the part's event at another time: it gives a year or date and
+    none of the part's ("In 1995, Alice in Chains released Grind" for "In 1969, Alice in
+    Chains released Grind"). Such a sentence never lends the part its words."""
+    wanted = _in_time(figures(part))
+    theirs = _in_time(figures(other.text, source=True))
+    return bool(wanted and theirs) and any(
+        not any(figure_matches(one, their) for their in theirs) for one in wanted
+    )
+
+
 def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:
     """The part with the words its sentence lacks found in up to MAX_ALSO more sentences of
-    the source (support spread over several, adjacent or not), each carrying enough of them."""
+    the source (support spread over several, adjacent or not), each carrying enough of them
+    and none dating the part's event otherwise."""
     for other in others:
         if len(found.also) >= MAX_ALSO or not found.missing:
             break
+        if _dated_otherwise(found.text, other):
+            continue
         carried = [word for word in found.missing if present(canon(word), other.terms)]
         if len(carried) >= min(COMPLETING_WORDS, len(found.missing)) and len(carried) >= 1:
             missing = tuple(word for word in found.missing if word not in carried)
@@ -418,6 +447,7 @@ def align(
     prepared = [sentence(text) for text in sentences if text.strip()]
     dated = datelines(sentences)
     years = frozenset(value for value, unit in dated if not unit and _YEAR.fullmatch(value))
+    page_days = days_of_page(sentences)
     whole = "\n".join(sentences) if source is None else source
 
     def spelled() -> frozenset[str]:
@@ -435,7 +465,14 @@ def align(
         also = dated.union(*(figures(one.text, source=True) for one in near))
         tried = [
             check_part(
-                part, candidate, also, years=years, dated=dated, named=named, spelled=spelled
+                part,
+                candidate,
+                also,
+                years=years,
+                dated=dated,
+                page_days=page_days,
+                named=named,
+                spelled=spelled,
             )
             for candidate in ranked
         ]

@@ -163,7 +163,9 @@ def month_spans(text: str) -> set[tuple[str, str]]:
         last = _MONTHS[match.group("last").rstrip(".").lower()]
         if first == last:
             continue
-        within = range(first, last + 1) if first < last else [*range(first, 13), *range(1, last + 1)]
+        within = (
+            range(first, last + 1) if first < last else [*range(first, 13), *range(1, last + 1)]
+        )
         year = match.group("year") if first < last else None
         for month in within:
             found.add((f"{month:02d}", "monthname"))
@@ -236,6 +238,23 @@ def coming_months(
                 coming |= {(f"{following}-{month}", "yearmonth"), (following, "")}
         coming |= {(f"{following}-{day}", "date") for day in days if day[:2] < value[5:]}
     return coming
+
+
+# A page about one day of the calendar ("It's Oct. 6 and here is why this day matters in rock
+# history", "On this day in history"): what it lists by year happened on that day.
+_DAY_PAGE = re.compile(r"(?i)\b(?:this|that)\s+(?:day|date)\b|\btoday\s+in\b|\bon\s+this\s+day\b")
+
+
+def days_of_page(sentences: Iterable[str]) -> set[tuple[str, str]]:
+    """The days of the year a page says it is about ("It's Oct. 6 and here are some reasons
+    why this day matters"): a sentence that names one day of no year and calls it this day."""
+    found: set[tuple[str, str]] = set()
+    for text in sentences:
+        if _DAY_PAGE.search(text):
+            dates, _spans, _days = date_figures(text)
+            if not any(unit == "date" for _value, unit in dates):
+                found |= {(value, unit) for value, unit in dates if unit == "monthday"}
+    return found if len(found) == 1 else set()
 
 
 _RELATIVE = re.compile(r"\b(last|this|next)\s+year\b", re.IGNORECASE)
