@@ -403,7 +403,8 @@ def _in_time(stated: AbstractSet[tuple[str, str]]) -> set[tuple[str, str]]:
 def _dated_otherwise(part: str, other: SourceSentence) -> bool:
     """Whether a sentence places the part's event at another time: it gives a year or date and
     none of the part's ("In 1995, Alice in Chains released Grind" for "In 1969, Alice in
-    Chains released Grind"). Such a sentence never lends the part its words."""
+    Chains released Grind"). Such a sentence never lends the part more of its words than the
+    part's own sentence carries: the event would be its, at its time."""
     wanted = _in_time(figures(part))
     theirs = _in_time(figures(other.text, source=True))
     return bool(wanted and theirs) and any(
@@ -414,13 +415,16 @@ def _dated_otherwise(part: str, other: SourceSentence) -> bool:
 def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:
     """The part with the words its sentence lacks found in up to MAX_ALSO more sentences of
     the source (support spread over several, adjacent or not), each carrying enough of them
-    and none dating the part's event otherwise."""
+    and none carrying the part's event at another time."""
     for other in others:
         if len(found.also) >= MAX_ALSO or not found.missing:
             break
-        if _dated_otherwise(found.text, other):
-            continue
         carried = [word for word in found.missing if present(canon(word), other.terms)]
+        # The event is the other sentence's when it carries more of the part than the first.
+        if len(carried) >= found.wanted - len(found.missing) and _dated_otherwise(
+            found.text, other
+        ):
+            continue
         if len(carried) >= min(COMPLETING_WORDS, len(found.missing)) and len(carried) >= 1:
             missing = tuple(word for word in found.missing if word not in carried)
             coverage = (found.wanted - len(missing)) / found.wanted if found.wanted else 1.0
