@@ -21,6 +21,7 @@ from research_studio.grounding.dates import (
     month_spans,
     quarter_figures,
     quarters,
+    weekdays,
 )
 from research_studio.grounding.names import address_labels, named_in_address
 from research_studio.grounding.terms import figures
@@ -52,6 +53,12 @@ DAY_PAGE = (
     "It's Oct. 6 and here are some reasons why this day matters in rock history:\n\n"
     "In 1995, Alice in Chains released Grind to radio stations via satellite uplink.\n\n"
     "In 1969, The Beatles released Something.\n"
+)
+WEEKDAY_PAGE = (
+    "# Commission names three applicants\n\n"
+    "By Travis Zimpfer on March 2, 2017\n\n"
+    "The commission narrowed the list of applicants for the empty Supreme Court seat down to "
+    "three Wednesday evening.\n"
 )
 ADDRESS_PAGE = (
     "https://music.avclub.com/ryan-adams-transforms-1989\n\n"
@@ -102,6 +109,16 @@ CASES = [
         "uplink.",
         "figure: 7 October",
         id="day-a-page-is-about",
+    ),
+    pytest.param(
+        WEEKDAY_PAGE,
+        "On March 1, 2017 the commission narrowed the list of applicants for the Supreme Court "
+        "seat to three.",
+        "The commission narrowed the list",
+        "On February 28, 2017 the commission narrowed the list of applicants for the Supreme "
+        "Court seat to three.",
+        "figure: 28 February 2017 is not in the source",
+        id="weekday-of-a-dated-article",
     ),
     pytest.param(
         ADDRESS_PAGE,
@@ -181,12 +198,32 @@ def test_a_quarter_holds_its_months_and_its_ordinal_is_no_figure(day: datetime.d
     assert quarters(source) == {(f"{day.year}-Q{quarter}", "quarter")}
 
 
+@given(
+    st.dates(min_value=datetime.date(1600, 1, 8), max_value=datetime.date(2099, 12, 31)),
+    st.integers(min_value=0, max_value=6),
+)
+def test_a_weekday_is_the_last_such_day_on_or_before_the_dateline(
+    day: datetime.date, weekday: int
+) -> None:
+    name = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")[weekday]
+    found = {
+        value
+        for value, unit in weekdays(f"It met on {name}.", {(day.isoformat(), "date")})
+        if unit == "date"
+    }
+    assert len(found) == 1
+    then = datetime.date.fromisoformat(found.pop())
+    assert then.weekday() == weekday and 0 <= (day - then).days <= 6
+    assert weekdays("It met on Monday.", {(day.isoformat()[:7], "yearmonth")}) == set()
+
+
 @given(st.text(max_size=300))
 def test_text_from_outside_never_breaks_the_date_and_address_readers(text: str) -> None:
     month_spans(text)
     quarter_figures(text)
     days_of_page([text, text])
     coming_months(text, figures(text, source=True), {("2018-12", "yearmonth")})
+    weekdays(text, {("2018-12-20", "date"), ("2018-13-40", "date")})
     labels = address_labels(text)
     assert all("." not in label for label in labels)
     named_in_address(text, labels)

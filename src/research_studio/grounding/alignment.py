@@ -28,6 +28,7 @@ from research_studio.grounding.dates import (
     describe,
     quarters,
     relative_years,
+    weekdays,
     with_year,
 )
 from research_studio.grounding.names import (
@@ -326,7 +327,8 @@ def check_part(
     """One part against one sentence: the terms it carries, and the vetoes. A figure may also
     be in `also` (the part's other sentences, the source's datelines), never anywhere else;
     a day without a year in the sentence ("April 9th") takes the `years` of the datelines, and
-    "last year" counts from them; a month still to come, the year after the `dated` month.
+    "last year" counts from them; a month still to come, the year after the `dated` month;
+    a weekday, the last such day on or before a `dated` day.
     On a page about one day (`page_days`), a year of the sentence is that day's year.
     `named` says whether the source gives a name whole (a surname then stands for it);
     `spelled` holds the acronyms the source spells out."""
@@ -341,7 +343,7 @@ def check_part(
     available = own | (also or set())
     if years:
         available |= with_year(available, years) | relative_years(quote.text, years)
-    available |= coming_months(quote.text, own, dated)
+    available |= coming_months(quote.text, own, dated) | weekdays(quote.text, dated)
     stated_years = {value for value, unit in own if not unit and _YEAR.fullmatch(value)}
     if page_days and stated_years:  # a page about October 6: its "In 1995, …" is 6 October 1995
         day = page_days | {(value[:2], "monthname") for value, _unit in page_days}

@@ -12,6 +12,7 @@ it its year (`with_year`).
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Iterable
 
@@ -255,6 +256,38 @@ def days_of_page(sentences: Iterable[str]) -> set[tuple[str, str]]:
             if not any(unit == "date" for _value, unit in dates):
                 found |= {(value, unit) for value, unit in dates if unit == "monthday"}
     return found if len(found) == 1 else set()
+
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_WEEKDAY = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b")
+
+
+def weekdays(text: str, dated: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The dates a sentence's weekday names in a dated article: the last such day on or before
+    the dateline ("Wednesday evening" in an article of Thursday 2 March 2017 is 1 March 2017),
+    with its month, day and year."""
+    named = {_WEEKDAYS.index(match.group(1)) for match in _WEEKDAY.finditer(text)}
+    found: set[tuple[str, str]] = set()
+    if not named:
+        return found
+    for value, unit in dated:
+        if unit != "date":
+            continue
+        try:
+            day = datetime.date.fromisoformat(value)
+        except ValueError:
+            continue
+        for weekday in named:
+            then = day - datetime.timedelta(days=(day.weekday() - weekday) % 7)
+            iso = then.isoformat()
+            found |= {
+                (iso, "date"),
+                (iso[:7], "yearmonth"),
+                (iso[5:], "monthday"),
+                (iso[5:7], "monthname"),
+                (iso[:4], ""),
+            }
+    return found
 
 
 _RELATIVE = re.compile(r"\b(last|this|next)\s+year\b", re.IGNORECASE)
