@@ -21,7 +21,16 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from research_studio.grounding.dates import MONTH_WORDS, describe, relative_years, with_year
+from research_studio.grounding.dates import (
+    MONTH_WORDS,
+    coming_months,
+    days_of_page,
+    describe,
+    quarters,
+    relative_years,
+    weekdays,
+    with_year,
+)
 from research_studio.grounding.names import (
     expansions,
     folded_source,
@@ -264,7 +273,8 @@ _WEAK = word_set(
 )
 
 
-_DATED = frozenset({"date", "yearmonth", "monthday", "monthname"})
+_QUARTER_WORDS = frozenset({"quarter", "quarters", "fiscal"})
+_DATED = frozenset({"date", "yearmonth", "monthday", "monthname", "quarter"})
 
 
 def wanted_words(part: str) -> list[str]:
@@ -277,7 +287,7 @@ def wanted_words(part: str) -> list[str]:
         word
         for word in dict.fromkeys(content_words(part))
         if word not in _WEAK
-        and not (dated and word.rstrip(".") in MONTH_WORDS)
+        and not (dated and (word.rstrip(".") in MONTH_WORDS or word in _QUARTER_WORDS))
         and not (stated and is_unit_word(word))
     ]
 
@@ -309,13 +319,17 @@ def check_part(
     also: set[tuple[str, str]] | None = None,
     *,
     years: frozenset[str] = frozenset(),
+    dated: AbstractSet[tuple[str, str]] = frozenset(),
+    page_days: AbstractSet[tuple[str, str]] = frozenset(),
     named: Callable[[str], bool] | None = None,
     spelled: Callable[[], frozenset[str]] = frozenset,
 ) -> Part:
     """One part against one sentence: the terms it carries, and the vetoes. A figure may also
     be in `also` (the part's other sentences, the source's datelines), never anywhere else;
     a day without a year in the sentence ("April 9th") takes the `years` of the datelines, and
-    "last year" counts from them.
+    "last year" counts from them; a month still to come, the year after the `dated` month;
+    a weekday, the last such day on or before a `dated` day.
+    On a page about one day (`page_days`), a year of the sentence is that day's year.
     `named` says whether the source gives a name whole (a surname then stands for it);
     `spelled` holds the acronyms the source spells out."""
     wanted = wanted_words(part)
@@ -325,9 +339,16 @@ def check_part(
         missing = tuple(word for word in missing if word not in carried)
     coverage = 1.0 if not wanted else (len(wanted) - len(missing)) / len(wanted)
     terms = {canon(word) for word in words(part)}
-    available = figures(quote.text, source=True) | (also or set())
+    own = figures(quote.text, source=True)
+    available = own | (also or set())
     if years:
         available |= with_year(available, years) | relative_years(quote.text, years)
+    available |= coming_months(quote.text, own, dated) | weekdays(quote.text, dated)
+    stated_years = {value for value, unit in own if not unit and _YEAR.fullmatch(value)}
+    if page_days and stated_years:  # a page about October 6: its "In 1995, …" is 6 October 1995
+        day = page_days | {(value[:2], "monthname") for value, _unit in page_days}
+        available |= day | with_year(day, stated_years)
+    available |= quarters(available)
     reasons = _figure_reasons(part, available) + _polarity_reasons(part, quote, terms)
     return Part(
         text=part,
@@ -373,13 +394,39 @@ COMPLETING_WORDS = 2
 MAX_ALSO = 2
 
 
+def _in_time(stated: AbstractSet[tuple[str, str]]) -> set[tuple[str, str]]:
+    return {
+        (value, unit)
+        for value, unit in stated
+        if unit in _DATED or (not unit and _YEAR.fullmatch(value))
+    }
+
+
+def _dated_otherwise(part: str, other: SourceSentence) -> bool:
+    """Whether a sentence places the part's event at another time: it gives a year or date and
+    none of the part's ("In 1995, Alice in Chains released Grind" for "In 1969, Alice in
+    Chains released Grind"). Such a sentence never lends the part more of its words than the
+    part's own sentence carries: the event would be its, at its time."""
+    wanted = _in_time(figures(part))
+    theirs = _in_time(figures(other.text, source=True))
+    return bool(wanted and theirs) and any(
+        not any(figure_matches(one, their) for their in theirs) for one in wanted
+    )
+
+
 def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:
     """The part with the words its sentence lacks found in up to MAX_ALSO more sentences of
-    the source (support spread over several, adjacent or not), each carrying enough of them."""
+    the source (support spread over several, adjacent or not), each carrying enough of them
+    and none carrying the part's event at another time."""
     for other in others:
         if len(found.also) >= MAX_ALSO or not found.missing:
             break
         carried = [word for word in found.missing if present(canon(word), other.terms)]
+        # The event is the other sentence's when it carries more of the part than the first.
+        if len(carried) >= found.wanted - len(found.missing) and _dated_otherwise(
+            found.text, other
+        ):
+            continue
         if len(carried) >= min(COMPLETING_WORDS, len(found.missing)) and len(carried) >= 1:
             missing = tuple(word for word in found.missing if word not in carried)
             coverage = (found.wanted - len(missing)) / found.wanted if found.wanted else 1.0
@@ -406,6 +453,7 @@ def align(
     prepared = [sentence(text) for text in sentences if text.strip()]
     dated = datelines(sentences)
     years = frozenset(value for value, unit in dated if not unit and _YEAR.fullmatch(value))
+    page_days = days_of_page(sentences)
     whole = "\n".join(sentences) if source is None else source
 
     def spelled() -> frozenset[str]:
@@ -422,7 +470,16 @@ def align(
         near = [one for one in ranked if len(wanted & one.terms) >= SHARED_FOR_FIGURES]
         also = dated.union(*(figures(one.text, source=True) for one in near))
         tried = [
-            check_part(part, candidate, also, years=years, named=named, spelled=spelled)
+            check_part(
+                part,
+                candidate,
+                also,
+                years=years,
+                dated=dated,
+                page_days=page_days,
+                named=named,
+                spelled=spelled,
+            )
             for candidate in ranked
         ]
         best = max(tried, key=_preference, default=None)

@@ -12,6 +12,7 @@ it its year (`with_year`).
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Iterable
 
@@ -74,7 +75,7 @@ _PATTERNS = (
     (
         "m",
         re.compile(
-            r"\b(?i:in|during|since|until|by|from|through|early|late|mid)[\s-]+"
+            r"\b(?i:in|during|since|until|by|from|for|through|early|late|mid)[\s-]+"
             + _MONTH.format(name="month")
             + r"(?!\s*\d)"
         ),
@@ -142,6 +143,153 @@ def with_year(found: Iterable[tuple[str, str]], years: Iterable[str]) -> set[tup
     return dated
 
 
+# "October-December", "from May to July 2019": a span of months, each month in it.
+_MONTH_RANGE = _pattern(
+    _MONTH.format(name="first"),
+    r"\s*(?:[-\u2013\u2014]|\s(?:to|through|until|till|and)\s)\s*",
+    _MONTH.format(name="last"),
+    r"(?:,?\s(?:of\s)?" + _YEAR.format(name="year") + ")?",
+)
+
+
+def month_spans(text: str) -> set[tuple[str, str]]:
+    """The months inside a span of months a source gives ("aired from October-December" is
+    in November too), as months of no year, or of the span's year where it ends with one
+    ("May to July 2019"). A span that runs over the new year takes no year."""
+    found: set[tuple[str, str]] = set()
+    if not _ANY_DATE.search(text):
+        return found
+    for match in _MONTH_RANGE.finditer(text):
+        first = _MONTHS[match.group("first").rstrip(".").lower()]
+        last = _MONTHS[match.group("last").rstrip(".").lower()]
+        if first == last:
+            continue
+        within = (
+            range(first, last + 1) if first < last else [*range(first, 13), *range(1, last + 1)]
+        )
+        year = match.group("year") if first < last else None
+        for month in within:
+            found.add((f"{month:02d}", "monthname"))
+            if year:
+                found.add((f"{year}-{month:02d}", "yearmonth"))
+    return found
+
+
+# "the third quarter of 2006", "Q3 2006": a quarter of a year, as a date figure of its own.
+_QUARTER_WORDS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
+                  "fourth": 4, "4th": 4, "final": 4, "last": 4}  # fmt: skip
+_QUARTER = re.compile(
+    r"(?<!\w)(?:(?i:(?P<ordinal>first|1st|second|2nd|third|3rd|fourth|4th|final|last)"
+    r"[\s-]+(?:fiscal\s+)?quarter)(?:,?\s+of)?|Q(?P<number>[1-4]))[\s,]+(?:of\s+)?"
+    + _YEAR.format(name="year")
+)
+
+
+def quarter_figures(text: str) -> tuple[set[tuple[str, str]], list[tuple[int, int]]]:
+    """The quarters of a year a text names ("2006-Q3", "quarter") with the year itself, and
+    their spans (their ordinal is no figure of its own)."""
+    found: set[tuple[str, str]] = set()
+    spans: list[tuple[int, int]] = []
+    if "uarter" not in text and "Q" not in text:
+        return found, spans
+    for match in _QUARTER.finditer(text):
+        ordinal = match.group("ordinal")
+        number = _QUARTER_WORDS[ordinal.lower()] if ordinal else int(match.group("number"))
+        found |= {(f"{match.group('year')}-Q{number}", "quarter"), (match.group("year"), "")}
+        spans.append(match.span())
+    return found, spans
+
+
+def quarters(found: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The quarter each month or day of a year falls in: a source's "September 2006" is in
+    the third quarter of 2006."""
+    return {
+        (f"{value[:4]}-Q{(int(value[5:7]) - 1) // 3 + 1}", "quarter")
+        for value, unit in found
+        if unit in {"yearmonth", "date"}
+    }
+
+
+# A sentence that speaks of what is still to come ("First Slated for June", "will open in May").
+_FUTURE = re.compile(
+    r"\b(?i:will|shall|slated|scheduled|planned|planning|plans|set\s+to|due\s+to|due\s+in"
+    r"|expected\s+to|upcoming|forthcoming|going\s+to)\b"
+)
+
+
+def coming_months(
+    text: str, found: Iterable[tuple[str, str]], dated: Iterable[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """The months without a year of a sentence that speaks of the future, as months of the
+    year after its dateline where that month of the dateline's year has passed (its days
+    too): an article of December 2018 that says a debate is "slated for June" means June
+    2019."""
+    if not _FUTURE.search(text):
+        return set()
+    found = list(found)
+    months = [value for value, unit in found if unit == "monthname"]
+    days = [value for value, unit in found if unit == "monthday"]
+    coming: set[tuple[str, str]] = set()
+    for value, unit in dated:
+        if unit != "yearmonth":
+            continue
+        following = str(int(value[:4]) + 1)
+        for month in months:
+            if month < value[5:]:
+                coming |= {(f"{following}-{month}", "yearmonth"), (following, "")}
+        coming |= {(f"{following}-{day}", "date") for day in days if day[:2] < value[5:]}
+    return coming
+
+
+# A page about one day of the calendar ("It's Oct. 6 and here is why this day matters in rock
+# history", "On this day in history"): what it lists by year happened on that day.
+_DAY_PAGE = re.compile(r"(?i)\b(?:this|that)\s+(?:day|date)\b|\btoday\s+in\b|\bon\s+this\s+day\b")
+
+
+def days_of_page(sentences: Iterable[str]) -> set[tuple[str, str]]:
+    """The days of the year a page says it is about ("It's Oct. 6 and here are some reasons
+    why this day matters"): a sentence that names one day of no year and calls it this day."""
+    found: set[tuple[str, str]] = set()
+    for text in sentences:
+        if _DAY_PAGE.search(text):
+            dates, _spans, _days = date_figures(text)
+            if not any(unit == "date" for _value, unit in dates):
+                found |= {(value, unit) for value, unit in dates if unit == "monthday"}
+    return found if len(found) == 1 else set()
+
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_WEEKDAY = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b")
+
+
+def weekdays(text: str, dated: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The dates a sentence's weekday names in a dated article: the last such day on or before
+    the dateline ("Wednesday evening" in an article of Thursday 2 March 2017 is 1 March 2017),
+    with its month, day and year."""
+    named = {_WEEKDAYS.index(match.group(1)) for match in _WEEKDAY.finditer(text)}
+    found: set[tuple[str, str]] = set()
+    if not named:
+        return found
+    for value, unit in dated:
+        if unit != "date":
+            continue
+        try:
+            day = datetime.date.fromisoformat(value)
+        except ValueError:
+            continue
+        for weekday in named:
+            then = day - datetime.timedelta(days=(day.weekday() - weekday) % 7)
+            iso = then.isoformat()
+            found |= {
+                (iso, "date"),
+                (iso[:7], "yearmonth"),
+                (iso[5:], "monthday"),
+                (iso[5:7], "monthname"),
+                (iso[:4], ""),
+            }
+    return found
+
+
 _RELATIVE = re.compile(r"\b(last|this|next)\s+year\b", re.IGNORECASE)
 _OFFSET = {"last": -1, "this": 0, "next": 1}
 
@@ -169,4 +317,6 @@ def describe(value: str, unit: str) -> str:
         return f"{int(value[3:])} {_NAMES[int(value[:2]) - 1]}"
     if unit == "date":
         return f"{int(value[8:])} {_NAMES[int(value[5:7]) - 1]} {value[:4]}"
+    if unit == "quarter":
+        return f"Q{value[6:]} {value[:4]}"
     return ""

@@ -123,3 +123,43 @@ def names_in(text: str, folded: str) -> bool:
     """Whether the folded source gives this name whole ("kate winslet")."""
     name = folded_name(text)
     return bool(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", folded))
+
+
+# A web address's host ("https://music.avclub.com/…", "www.nytimes.com"): its labels name the
+# publication or body that runs it.
+_HOST = re.compile(r"(?i)(?:https?://|\bwww\.)((?:[a-z0-9-]+\.)+[a-z]{2,})")
+_LETTERS = re.compile(r"[^\w]|_")
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@lru_cache(maxsize=16)
+def address_labels(text: str) -> frozenset[str]:
+    """The labels of the hosts of a text's web addresses, lower-case ("avclub", "music")."""
+    return frozenset(
+        label
+        for host in _HOST.findall(text)
+        for label in host.lower().split(".")
+        if len(label) >= 4
+    )
+
+
+def named_in_address(statement: str, labels: frozenset[str]) -> set[str]:
+    """The words of the statement's names that a web address of the source writes joined:
+    "The A.V. Club" is the "avclub" of "music.avclub.com". Only a whole label counts, made
+    of two words or more that follow each other, each starting with a capital ("Club" alone
+    is no "avclub")."""
+    if not labels:
+        return set()
+    tokens = statement.split()
+    letters = [_LETTERS.sub("", folded_name(token)) for token in tokens]
+    found: set[str] = set()
+    for start in range(len(tokens)):
+        for end in range(start + 2, min(len(tokens), start + 5) + 1):
+            stretch = tokens[start:end]
+            if not all(token.lstrip("\"'\u201c(")[:1].isupper() for token in stretch):
+                break
+            joined = "".join(letters[start:end])
+            dropped = "".join(letters[start + 1 : end]) if letters[start] == "the" else ""
+            if joined in labels or dropped in labels:
+                found.update(word for token in stretch for word in _WORD.findall(token))
+    return found

@@ -27,9 +27,11 @@ from research_studio.grounding.addressing import addresses_reader
 from research_studio.grounding.alignment import Alignment, Part, align
 from research_studio.grounding.names import (
     acronym_key,
+    address_labels,
     expansions,
     folded_name,
     name_runs,
+    named_in_address,
     run_acronyms,
     written_acronyms,
 )
@@ -146,7 +148,8 @@ def _names(text: str, *, leading: bool = False) -> list[str]:
 def _abbreviated(statement: str, source: str) -> set[str]:
     """The statement's names the source gives another way: an acronym it spells out
     ("NASA" where the source says "National Aeronautics and Space Administration"), or the
-    words of a name it writes only as an acronym (the reverse)."""
+    words of a name it writes only as an acronym (the reverse), or a name its web address
+    writes joined."""
     spelled, written = expansions(source), written_acronyms(source)
     found = {name for name in _names(statement) if acronym_key(name) in spelled - {""}}
     # An acronym the source spells out stands for that name only: "Atlantis Institute of
@@ -154,7 +157,8 @@ def _abbreviated(statement: str, source: str) -> set[str]:
     for run in name_runs(statement):
         if run_acronyms(run) & written - spelled:
             found.update(run)
-    return found
+    # A publication the source's own web address names ("The A.V. Club", "music.avclub.com").
+    return found | named_in_address(statement, address_labels(source))
 
 
 def _entity_reasons(statement: str, alignment: Alignment, source: str) -> list[str]:

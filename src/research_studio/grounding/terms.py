@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from research_studio.core import words as vocabulary
 from research_studio.core.words import detect_language, match_key, stop_words
-from research_studio.grounding.dates import date_figures
+from research_studio.grounding.dates import date_figures, month_spans, quarter_figures
 
 
 def words_of(text: str) -> list[str]:
@@ -323,6 +323,11 @@ def figures(text: str, *, source: bool = False) -> frozenset[tuple[str, str]]:
     month, day and year (`dates`). With `source`, "first" and "second" are 1 and 2 too."""
     text = _normal(text)
     found, dates, days = date_figures(text)
+    quartered, quarter_spans = quarter_figures(text)
+    found |= quartered
+    days = days + quarter_spans  # "third quarter of 2006": its ordinal is no figure
+    if source:
+        found |= month_spans(text)
     decades = {match.start() for match in _DECADE.finditer(text)}
     for match in _FIGURE.finditer(text):
         if any(start <= match.start("number") < end for start, end in days):
@@ -350,6 +355,8 @@ def figures(text: str, *, source: bool = False) -> frozenset[tuple[str, str]]:
         found.add((_FRACTIONS[match.group(1).lower()], "%"))
     ordinals = []
     for match in _ORDINAL_FIGURE.finditer(text):
+        if any(start <= match.start() < end for start, end in quarter_spans):
+            continue
         ordinal = match.group("ordinal").lower()
         if match.group("tens"):
             value = _NUMBER_WORDS[match.group("tens").lower()] + _ORDINALS[ordinal]
