@@ -48,8 +48,19 @@ def normalize_url(url: str) -> str:
     return urlunsplit((scheme, netloc, path, query, "")).strip()
 
 
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def is_web_url(url: str) -> bool:
-    """True for an absolute http(s) URL with a host and, when it names one, a port that exists."""
+    """True for an absolute http(s) URL with a host and, when it names one, a port that exists.
+    A text with a lone surrogate (an undecodable byte of a command-line argument) is none."""
+    if not url.isascii() and not _encodable(url):
+        return False
     try:
         parts = urlsplit(url.strip())
         port = parts.port  # raises for a port that is no number or above 65535

@@ -44,6 +44,12 @@ def page_key(url: str) -> str:
 _BUSY_TIMEOUT_S = 30.0
 
 
+def _storable(key: str) -> str:
+    """The key as SQLite can store it: a lone surrogate (an undecodable byte of a command-line
+    argument, kept by Python's surrogateescape) written out as its escape, one key per text."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class Cache:
     """A small key/value store in one SQLite file (WAL mode, busy timeout for concurrent writers).
 
@@ -82,7 +88,7 @@ class Cache:
         with self._lock:
             row = self._connection.execute(
                 "SELECT value, stored_at FROM entries WHERE namespace = ? AND key = ?",
-                (namespace, key),
+                (namespace, _storable(key)),
             ).fetchone()
         if row is None or time.time() - row[1] > ttl_s:
             return None
@@ -94,7 +100,7 @@ class Cache:
         with self._lock:
             self._connection.execute(
                 "INSERT OR REPLACE INTO entries (namespace, key, value, stored_at) VALUES (?, ?, ?, ?)",
-                (namespace, key, encoded, time.time()),
+                (namespace, _storable(key), encoded, time.time()),
             )
             self._connection.commit()
 

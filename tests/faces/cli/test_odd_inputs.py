@@ -126,6 +126,7 @@ def test_index_takes_any_path(path: str) -> None:
 @PROPERTY
 @given(statement=ODD_TEXT, source=ODD_URLS)
 @example(statement="Corals bleach at 30\x1b[31m degrees", source="notes.md")
+@example(statement="x", source="http://\udcff/")  # an undecodable byte in argv, surrogateescaped
 def test_verify_takes_any_statement_and_source(statement: str, source: str) -> None:
     Path("notes.md").write_text("Corals bleach when the water is warm.\n")
     one_line_or_result(runner.invoke(app, ["verify", statement or "x", "--source", source]))
