@@ -14,18 +14,20 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from research_studio.core.config import Configuration
 from research_studio.core.prompt_blocks import QUESTIONS_LABEL
 from tests.conftest import full_state
-from tests.doubles.fake_web import FakeWeb
+from tests.doubles.fake_web import FakeWeb, Fault
 from tests.doubles.prompt_reader import numbered_under
 from tests.doubles.research_script import ResearchScript
 
 pytestmark = pytest.mark.e2e
 PATIENCE_S = 20.0  # only a failing run waits this long
+SLOW_PAGE_S = 5.0
 
 
 class Meeting:
@@ -82,3 +84,26 @@ async def test_workers_model_calls_are_in_flight_at_once(
     assert state["total_workers"] == 3 and len(set(meeting.held)) == 3
     assert meeting.met, "no two workers' extraction requests were ever in flight at once"
     assert not state["errors"] and state["evidence"]
+
+
+async def test_a_slow_page_holds_back_no_other_page_of_its_search(
+    run_pipeline: Callable[..., Any], web: FakeWeb
+) -> None:
+    # One page of a worker's two-page search answers late: the other page of that search is
+    # extracted while it is still on its way (each page is asked about as soon as it is read),
+    # so the worker waits for its slowest page and that page's own call, not for both in one.
+    slow = "/pages/great-barrier-reef-2024-survey.html"
+    web.set_fault(slow, Fault(kind="latency", delay_s=SLOW_PAGE_S))
+    state, model = await run_pipeline(
+        "coral bleaching heat stress",
+        mode="multi",
+        max_subagents=4,
+        max_iterations=1,
+        fetch_timeout_s=4 * SLOW_PAGE_S,
+    )
+    fetch = next(request for request in web.requests if request.path == slow)
+    extractions = model.calls_for("PageExtraction")
+    read = {urlsplit(source["url"]).path for source in state["sources"]}
+    assert slow in read and len(read) >= 3
+    for path in read - {slow}:  # every other page was before the model while the slow one came
+        assert min(call.started for call in extractions if path in call.prompt) < fetch.ended
