@@ -237,6 +237,7 @@ async def _read_and_extract(
 async def _read_one_and_extract(
     services: Services, task: GatherRequest, query: str, result: SearchResult, part: Gathered
 ) -> None:
+    """One page read, then asked about in a call of its own (failures recorded in `part`)."""
     page = await _load(services, task, result, query, part)
     if page is not None:
         await _extract(services, task, [page], part)
