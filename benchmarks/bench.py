@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cold_run import run_cold
+from benchmarks.cold_run import run_cold, run_cold_paired
 from benchmarks.harness import QUERIES, VARIANTS, Latency, run_pipelines
 from benchmarks.local_search import MILLION, QUICK_SIZES, SIZES, run_local_search
 from benchmarks.process_tree import command_cost, load, tree_cpu_s
@@ -127,6 +127,9 @@ def run_bench(
         else:
             with status(f"Running {len(queries)} cold standard multi runs, each its own process…"):
                 results["cold_run"] = run_cold(latency, workers, queries)
+        rounds = 1 if quick else 2
+        with status(f"Pairing cold standard single and multi runs on {len(queries)} queries…"):
+            results["cold_pairs"] = run_cold_paired(latency, workers, queries, rounds)
     if serve:
         # Imported now: the web app's modules would otherwise count in the runs' PSS above.
         from benchmarks.serve import QUICK_STEPS, STEPS, run_serve

@@ -89,9 +89,10 @@ class Slow:
 
 
 def cold_run(
-    web: FakeWeb, query: str, latency: Latency, workers: int, folder: Path
+    web: FakeWeb, query: str, latency: Latency, workers: int, folder: Path, *, single: bool = False
 ) -> dict[str, Any]:
-    """One `research-studio run` in its own process tree: CPU, peak PSS, first model call."""
+    """One `research-studio run` (multi, or `--single-agent`) in its own process tree: CPU, peak
+    PSS, first model call."""
     web.chat.reset()
     model = Slow(ResearchScript(coverage=[0.9], ready=[True]).chat_responder(), latency)
     web.chat.responder = model
@@ -107,6 +108,7 @@ def cold_run(
         str(config),
         "--out",
         str(folder / "run"),
+        *(["--single-agent"] if single else []),
     ]
     environment = {
         **clean_environment(),
@@ -245,3 +247,66 @@ def medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
         **{key: median(key) for key in MEASURES},
         "load": round(statistics.mean(run["load"] for run in runs), 2),
     }
+
+
+def run_cold_paired(
+    latency: Latency, workers: int, queries: tuple[str, ...] = QUERIES, rounds: int = 2
+) -> dict[str, Any]:
+    """Standard single and multi, each a cold process, paired on the same question one right
+    after the other (which goes first alternates), so both meet the same load: the multi/single
+    wall ratio a user sees."""
+    pairs = []
+    with FakeWeb() as web:
+        web.search_latency_s = latency.search_s
+        web.page_latency_s = latency.page_s
+        for round_ in range(rounds):
+            for index, query in enumerate(queries):
+                pair: dict[str, Any] = {"query": query}
+                order = ("single", "multi") if (round_ + index) % 2 == 0 else ("multi", "single")
+                for mode in order:
+                    with tempfile.TemporaryDirectory() as folder:
+                        pair[mode] = cold_run(
+                            web, query, latency, workers, Path(folder), single=mode == "single"
+                        )
+                pairs.append({**pair, **_ratios(pair["single"], pair["multi"])})
+    ratios = [pair["wall_ratio"] for pair in pairs if "wall_ratio" in pair]
+    after_start = [pair["after_start_ratio"] for pair in pairs if "after_start_ratio" in pair]
+    loads = [pair[mode]["load"] for pair in pairs for mode in ("single", "multi")]
+
+    def median(mode: str, key: str) -> float | None:
+        values = [pair[mode][key] for pair in pairs if pair[mode]["exit"] == 0]
+        values = [value for value in values if value is not None]
+        return round(statistics.median(values), 3) if values else None
+
+    return {
+        "command": "research-studio run … [--single-agent] --model openai:fake-model",
+        "latency": vars(latency),
+        "workers": workers,
+        "pairs": pairs,
+        "completed": len(ratios),
+        "paired_wall_ratio": round(statistics.median(ratios), 3) if ratios else None,
+        "ratio_range": [min(ratios), max(ratios)] if ratios else None,
+        "after_start_ratio": round(statistics.median(after_start), 3) if after_start else None,
+        **{
+            f"{mode}_{key}": median(mode, key)
+            for mode in ("single", "multi")
+            for key in ("wall_s", "first_model_call_s", "cited_sources")
+        },
+        "load": round(statistics.mean(loads), 2) if loads else None,
+        "load_range": [min(loads), max(loads)] if loads else None,
+    }
+
+
+def _ratios(single: dict[str, Any], multi: dict[str, Any]) -> dict[str, float]:
+    """Multi's wall over single's, whole and past the start-up: from the first model call to
+    the end (the imports before it are the same code on both sides, and the noisiest part under
+    load). Nothing when either run failed."""
+    if single["exit"] != 0 or multi["exit"] != 0:
+        return {}
+    ratios = {"wall_ratio": round(multi["wall_s"] / single["wall_s"], 3)}
+    if single["first_model_call_s"] is not None and multi["first_model_call_s"] is not None:
+        after = single["wall_s"] - single["first_model_call_s"]
+        ratios["after_start_ratio"] = round(
+            (multi["wall_s"] - multi["first_model_call_s"]) / after, 3
+        )
+    return ratios

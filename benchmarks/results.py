@@ -53,6 +53,12 @@ TARGETS = (
         0.6,
     ),
     (
+        "Multi/single wall, paired, each a cold `research-studio run` (what a user waits)",
+        ("cold_pairs", "paired_wall_ratio"),
+        "<=",
+        0.6,
+    ),
+    (
         "Standard multi run, CPU-s of the whole process tree",
         ("pipelines", "variants", "standard-multi", "cpu_s"),
         "<=",
@@ -125,6 +131,7 @@ _LOAD_OF = {
     "local_search": ("load_before",),
     "serve": ("load",),
     "cold_run": ("load",),
+    "cold_pairs": ("load",),
 }
 
 
@@ -492,6 +499,7 @@ def performance_page(results: dict[str, Any]) -> str:
                 f"paired on the same question: {multi.get('paired_wall_ratio')}).",
             ]
     lines += _cold_run_section(results.get("cold_run"), results.get("pipelines"))
+    lines += _cold_pairs_section(results.get("cold_pairs"))
     lines += _serve_section(results.get("serve"))
     local = results.get("local_search")
     if local:
@@ -645,6 +653,38 @@ def _odr_pairs(cold: dict[str, Any]) -> list[str]:
             f"{side['page_fetches']} | {side['cited_sources']} |"
         )
     return lines
+
+
+def _cold_pairs_section(pairs: dict[str, Any] | None) -> list[str]:
+    """Standard single and multi, each a cold process, paired on the same question."""
+    if not pairs:
+        return []
+    return [
+        "",
+        "### Multi against single, cold (paired)",
+        "",
+        f"`{pairs['command']}`: on each bench query a cold single-agent run and a cold multi-agent "
+        f"run ({pairs['workers']} workers) one right after the other, which goes first "
+        "alternating, so both meet the same load; the same local web and model as above. "
+        "After start-up: wall from the first model call to the end (the imports before it are "
+        "the same code on both sides, and the noisiest part under load).",
+        "",
+        "| Query | Single wall s | Multi wall s | Multi / single | After start-up | "
+        "Single / multi first model call s | Sources cited single / multi | Load single / multi |",
+        "|---|---|---|---|---|---|---|---|",
+        *(
+            f"| {pair['query']} | {pair['single']['wall_s']} | {pair['multi']['wall_s']} | "
+            f"{pair.get('wall_ratio')} | {pair.get('after_start_ratio')} | "
+            f"{pair['single']['first_model_call_s']} / {pair['multi']['first_model_call_s']} | "
+            f"{pair['single']['cited_sources']} / {pair['multi']['cited_sources']} | "
+            f"{pair['single']['load']} / {pair['multi']['load']} |"
+            for pair in pairs["pairs"]
+        ),
+        "",
+        f"Median of {pairs['completed']} pairs: multi / single wall **{pairs['paired_wall_ratio']}** "
+        f"(range {pairs['ratio_range']}), after start-up {pairs['after_start_ratio']}; load "
+        f"{pairs['load_range']}.",
+    ]
 
 
 def _serve_section(serve: dict[str, Any] | None) -> list[str]:

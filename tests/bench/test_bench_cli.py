@@ -78,6 +78,13 @@ def test_quick_bench_writes_results_and_the_performance_page(tmp_path: Path) -> 
     assert 0 < run["main_cpu_s"] <= run["cpu_s"]  # the run's own process, within the tree
     assert 0 < run["first_model_call_s"] < run["wall_s"] and run["load"] >= 0
     assert "## Cold run: what a user pays" in page and "In-process standard multi run" in page
+    # Cold single and multi paired on the same question: the ratio a user waits, with the load.
+    pairs = results["cold_pairs"]
+    assert pairs["completed"] == 1 and pairs["pairs"][0]["single"]["exit"] == 0
+    assert pairs["pairs"][0]["multi"]["model_calls"] > 0 and pairs["load"] >= 0
+    assert 0 < pairs["paired_wall_ratio"] < 5 and 0 < pairs["after_start_ratio"] < 5
+    assert "### Multi against single, cold (paired)" in page
+    assert "| Multi/single wall, paired, each a cold `research-studio run`" in page
     steps = results["serve"]["steps"]
     assert [row["runs"] for row in steps.values()] == [1, 2]
     assert all(

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from research_studio.core.records import EvidenceRecord, StatementRecord
-from research_studio.evidence.passages import distinct_sources_first, is_safe_passage
+from research_studio.evidence.passages import is_safe_passage
 from research_studio.grounding.printed import GroundedSection
 from research_studio.grounding.quotes import tokens
 from research_studio.grounding.statements import GroundedReport, passage
@@ -176,8 +176,9 @@ def for_writer(
     evidence: Sequence[EvidenceRecord], questions: list[str], request: str
 ) -> list[EvidenceRecord]:
     """The writer's evidence: each verified item under the research question it answers best
-    (its own terms first, then the extraction's label), questions in plan order, each
-    question's sources taking turns: the first items of a question come from several sources."""
+    (its own terms first, then the extraction's label), questions in plan order, sources taking
+    turns within a question and across them (`_in_turn`): a writer that reads only the first
+    items of each question still hears several sources, not the same one under every heading."""
     questions = [question for question in questions if question.strip()]
     if not questions:
         return list(evidence)
@@ -192,8 +193,23 @@ def for_writer(
         index = best.get(id(item), label)  # a repeated quote keeps its label
         question = questions[index] if index < len(questions) else item["question"]
         groups.setdefault(index, []).append(EvidenceRecord(**{**item, "question": question}))
-    return [
-        item
-        for _index, items in sorted(groups.items())
-        for item in distinct_sources_first(items, lambda item: item["sid"])
-    ]
+    ordered = _in_turn([items for _index, items in sorted(groups.items())])
+    return [item for items in ordered for item in items]
+
+
+def _in_turn(groups: list[list[EvidenceRecord]]) -> list[list[EvidenceRecord]]:
+    """Each group reordered place by place: the first place of every group (in group order),
+    then the second, and so on, each taken by the group's item whose source has been placed
+    least so far (ties: the group's own order). The first items of the questions then come
+    from different sources where the evidence allows."""
+    left = [list(items) for items in groups]
+    placed: list[list[EvidenceRecord]] = [[] for _ in groups]
+    heard: Counter[str] = Counter()
+    while any(left):
+        for index, items in enumerate(left):
+            if items:
+                pick = min(range(len(items)), key=lambda at: (heard[items[at]["sid"]], at))
+                item = items.pop(pick)
+                heard[item["sid"]] += 1
+                placed[index].append(item)
+    return placed

@@ -173,12 +173,14 @@ async def read_pages(
 async def gather(
     services: Services, task: GatherRequest, *, emit: Emit, parallel_searches: bool
 ) -> Gathered:
-    """Search, read and extract: one extraction call per search's pages.
+    """Search, read and extract.
 
-    With parallel searches (a worker) the searches run at once and each one's pages are
-    extracted as soon as they are read, while the others still fetch: the worker waits for its
-    slowest search, not for one long call over every page it read. Otherwise (one agent
-    searching in turn) each search's pages are extracted before the next search.
+    With parallel searches (a worker) the searches run at once and each page is extracted in a
+    call of its own as soon as it is read, while the others still fetch or parse: the worker
+    waits for its slowest page and one page's answer, not for a search's slowest page (a PDF
+    starting its parser process) and then one long call over all of them. Otherwise (one agent
+    searching in turn, whose calls wait one after another whatever their size) each search's
+    pages are extracted in one call before the next search.
     """
     gathered = Gathered()
     if parallel_searches:
@@ -187,10 +189,8 @@ async def gather(
         chosen = await searched_and_shared(services, task, parts, emit)
         await asyncio.gather(
             *(
-                _read_and_extract(services, task, number, query, mine, part, emit)
-                for number, (query, mine, part) in enumerate(
-                    zip(task.queries, chosen, parts, strict=True)
-                )
+                _read_and_extract(services, task, query, mine, part, emit)
+                for query, mine, part in zip(task.queries, chosen, parts, strict=True)
             )
         )
         for part in parts:  # in search order, not arrival order: same inputs, same report
@@ -214,15 +214,33 @@ async def gather(
 async def _read_and_extract(
     services: Services,
     task: GatherRequest,
-    number: int,
     query: str,
     chosen: list[SearchResult],
     part: Gathered,
     emit: Emit,
 ) -> None:
-    """One search's pages read and extracted as soon as they are in, while others still fetch."""
-    read = await _read_chosen(services, task, number, query, chosen, part, emit)
-    await _extract(services, task, [page for _at, page in read], part)
+    """One search's pages, each read and extracted as soon as it is in; recorded in rank order
+    (not in the order they happened to arrive): same inputs, same evidence."""
+    if chosen:
+        emit(f"reading {len(chosen)} page(s) for: {query}")
+    pages = [Gathered() for _ in chosen]
+    await asyncio.gather(
+        *(
+            _read_one_and_extract(services, task, query, result, page)
+            for result, page in zip(chosen, pages, strict=True)
+        )
+    )
+    for page in pages:
+        _merge(part, page)
+
+
+async def _read_one_and_extract(
+    services: Services, task: GatherRequest, query: str, result: SearchResult, part: Gathered
+) -> None:
+    """One page read, then asked about in a call of its own (failures recorded in `part`)."""
+    page = await _load(services, task, result, query, part)
+    if page is not None:
+        await _extract(services, task, [page], part)
 
 
 def _merge(gathered: Gathered, part: Gathered) -> None:

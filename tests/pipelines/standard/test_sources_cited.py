@@ -7,6 +7,7 @@ copies its quotes from the pages it was shown.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -52,3 +53,35 @@ async def test_a_quote_is_credited_to_the_page_it_was_copied_from(
     assert len(read) >= 3 and holding == set(read)
     assert cited_sids(state) == holding
     assert all(read[item["sid"]] == item["url"] for item in verified)
+
+
+@dataclass
+class TopOfEachList(ResearchScript):
+    """A writer that states only the first two evidence items listed under each question and
+    nothing in its summary or conclusion that cites (a model that reads the top of each list):
+    which sources those items come from is the code's ordering of the writer's input."""
+
+    def report(self, prompt: str) -> dict[str, Any]:
+        draft = super().report(prompt)
+        for section in draft["sections"]:
+            section["paragraphs"] = section["paragraphs"][:2]
+        draft["summary"] = [item for item in draft["summary"] if not item.get("ids")]
+        draft["conclusion"] = [item for item in draft["conclusion"] if not item.get("ids")]
+        return draft
+
+
+@pytest.mark.parametrize("mode", ["single", "multi"])
+async def test_a_writer_that_reads_the_top_of_each_question_still_hears_three_sources(
+    run_pipeline: RunPipeline, mode: str
+) -> None:
+    # Sources take turns across the questions too: the first items under the second question
+    # come from sources the first question's did not, so two items per question reach four.
+    state, _model = await run_pipeline(
+        "coral bleaching heat stress and reef recovery",
+        mode=mode,
+        script=TopOfEachList(),
+        max_subagents=4,
+    )
+    holding = {item["sid"] for item in state["evidence"] if item["quote_verified"]}
+    assert len(holding) >= 3
+    assert len(cited_sids(state)) >= 3 and cited_sids(state) <= holding
