@@ -44,7 +44,7 @@ try:
 except SystemExit as exc:
     code = exc.code or 0
 answer = {"code": code, "loaded": sorted(n for n in asked["watched"] if n in sys.modules)}
-if asked["children"]:  # processes this one started that are still alive (a fork server lives on)
+if asked["children"]:  # processes this one started that are still alive (a parser worker would be)
     pids = []
     for listing in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
         with open(listing) as children:
@@ -125,7 +125,7 @@ def test_a_standard_run_over_searxng_loads_no_unused_sdk_server_or_storage(
         children=True,
     )
     # The OpenAI-compatible model is spoken to over httpx: no provider SDK is loaded at all; the
-    # pages (all HTML) started no parser process (a fork server would outlive the run's end).
+    # pages (all HTML) started no parser process.
     assert answer == {"code": 0, "loaded": [], "children": []}
     assert (tmp_path / "run" / "report.md").is_file()
     assert not (tmp_path / "run" / "store.sqlite").exists()
