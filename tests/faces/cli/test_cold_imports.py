@@ -34,7 +34,7 @@ NOT_FOR_HELP = [*PROVIDER_SDKS, *SERVERS, *STORAGE, *GRAPH, *EXPORT, *PARSERS, *
 
 
 _PROBE = """
-import glob, json, os, sys
+import gc, glob, json, os, sys
 from research_studio.faces.cli import main
 asked = json.loads(sys.argv[1])
 sys.argv = ["research-studio", *sys.argv[2:]]
@@ -50,6 +50,8 @@ if asked["children"]:  # processes this one started that are still alive (a pars
         with open(listing) as children:
             pids += children.read().split()
     answer["children"] = sorted(pids)
+if asked["collector"]:  # the garbage collector's state at the command's end
+    answer["collector"] = {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()}
 print(json.dumps(answer), file=sys.stderr)
 """
 
@@ -60,10 +62,12 @@ def probe(
     env: dict[str, str] | None = None,
     timeout: int = 60,
     children: bool = False,
+    collector: bool = False,
 ) -> dict[str, object]:
     """Run the CLI cold with `arguments`; its exit code, which `watched` modules it loaded and,
-    with `children`, the ids of the processes it started that are still alive at its end."""
-    asked = json.dumps({"watched": watched, "children": children})
+    with `children`, the ids of the processes it started that are still alive at its end (with
+    `collector`, the garbage collector's state then)."""
+    asked = json.dumps({"watched": watched, "children": children, "collector": collector})
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, asked, *arguments],
         capture_output=True,
@@ -123,9 +127,15 @@ def test_a_standard_run_over_searxng_loads_no_unused_sdk_server_or_storage(
         env=env,
         timeout=300,
         children=True,
+        collector=True,
     )
     # The OpenAI-compatible model is spoken to over httpx: no provider SDK is loaded at all; the
     # pages (all HTML) started no parser process.
+    collector = answer.pop("collector")
     assert answer == {"code": 0, "loaded": [], "children": []}
+    # The run's modules loaded with the collector paused and were then frozen (it never walks
+    # them again); the collector is on again for what the run allocates.
+    assert isinstance(collector, dict) and collector["enabled"] is True
+    assert collector["frozen"] > 50_000
     assert (tmp_path / "run" / "report.md").is_file()
     assert not (tmp_path / "run" / "store.sqlite").exists()
