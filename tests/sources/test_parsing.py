@@ -189,6 +189,8 @@ from tests.doubles.pdf_builder import make_pdf
 
 MACHINERY = ["multiprocessing.forkserver", "multiprocessing.resource_tracker",
              "multiprocessing.popen_forkserver", "multiprocessing.popen_spawn_posix"]
+# What the worker needs none of to parse: process machinery, JSON, the CLI.
+NOT_IN_WORKER = ["multiprocessing", "json", "research_studio.faces.cli"]
 
 def children():
     found = []
@@ -202,8 +204,12 @@ async def main():
     try:
         pdf = make_pdf("One PDF", ["Reefs recover when the water cools."])
         title = (await pool.parse("pdf", pdf, None))[0]
+        # (Asked with a builtin: a job of this module would import it, and all it imports.)
+        worker_modules = await pool.run(eval, "list(__import__('sys').modules)")
+        in_worker = [name for name in NOT_IN_WORKER if name in worker_modules]
         print(json.dumps({"title": title, "workers": sorted(pool.pids()), "children": children(),
-                          "loaded": [name for name in MACHINERY if name in sys.modules]}))
+                          "loaded": [name for name in MACHINERY if name in sys.modules],
+                          "in_worker": in_worker}))
     finally:
         await pool.aclose()
 
@@ -223,6 +229,8 @@ def test_a_pdf_costs_one_worker_process_and_no_fork_server_or_resource_tracker()
     assert answer["title"] == "One PDF" and len(answer["workers"]) == 1
     assert answer["children"] == answer["workers"]
     assert answer["loaded"] == []
+    # The worker itself loads the parser and its own loop: no process machinery, JSON or CLI.
+    assert answer["in_worker"] == []
 
 
 def test_a_worker_takes_no_module_from_the_folder_it_runs_in(tmp_path: Path) -> None:
