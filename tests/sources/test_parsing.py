@@ -189,8 +189,8 @@ from tests.doubles.pdf_builder import make_pdf
 
 MACHINERY = ["multiprocessing.forkserver", "multiprocessing.resource_tracker",
              "multiprocessing.popen_forkserver", "multiprocessing.popen_spawn_posix"]
-# What the worker needs none of to parse: process machinery, JSON, the CLI.
-NOT_IN_WORKER = ["multiprocessing", "json", "research_studio.faces.cli"]
+# What the worker needs none of to parse: process machinery, JSON, the CLI, an image library.
+NOT_IN_WORKER = ["multiprocessing", "json", "research_studio.faces.cli", "PIL.Image"]
 
 def children():
     found = []
