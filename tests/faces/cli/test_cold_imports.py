@@ -43,7 +43,7 @@ try:
     main()
 except SystemExit as exc:
     code = exc.code or 0
-answer = {"code": code, "loaded": sorted(n for n in asked["watched"] if n in sys.modules)}
+answer = {"code": code, "loaded": sorted(n for n in asked["watched"] if sys.modules.get(n))}
 if asked["children"]:  # processes this one started that are still alive (a parser worker would be)
     pids = []
     for listing in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
@@ -112,6 +112,8 @@ def test_a_standard_run_over_searxng_loads_no_unused_sdk_server_or_storage(
     # Ordinary pages are parsed on the parser thread: no worker-process machinery, no PDF parser,
     # no MCP client, no embedded model and no local index (tantivy) unless the run uses them.
     unused += [*PARSER_PROCESS, "pypdf", *UNCONFIGURED]
+    # httpx's command-line client and what it loads: a run speaks HTTP, it runs no httpx command.
+    unused += ["httpx._main", "click", "pygments", "rich.syntax"]
     answer = probe(
         unused,
         "run",
