@@ -1,8 +1,8 @@
 """What a user pays for one `research-studio run`: a cold process, measured from outside it.
 
 The run is started as its own process, as a person starts it, by a small launcher that makes
-itself the subreaper of everything the run starts (PR_SET_CHILD_SUBREAPER): the parser fork
-server and its workers, orphaned when the run exits, are re-parented to the launcher and reaped
+itself the subreaper of everything the run starts (PR_SET_CHILD_SUBREAPER): the parser
+workers, orphaned when the run exits, are re-parented to the launcher and reaped
 there, so `RUSAGE_CHILDREN` of the launcher holds the CPU of the whole tree, and `wait4` on the run
 gives its own process's share (the rest is the parser processes'). Peak PSS is the
 sum over the launcher's live descendants, sampled from /proc every 0.1 s. The model is the
@@ -41,7 +41,7 @@ run = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess
                        stderr=subprocess.DEVNULL)
 _pid, status, own = os.wait4(run.pid, 0)  # the run's own process, apart from what it started
 code = os.waitstatus_to_exitcode(status)
-deadline = time.monotonic() + 30  # orphans (fork server, parser workers) end when they see EOF
+deadline = time.monotonic() + 30  # orphans (parser workers) end when they see EOF
 while True:
     try:
         pid, _status = os.waitpid(-1, os.WNOHANG)

@@ -64,7 +64,7 @@ class RunMeasure:
     sources: int
     evidence: int
     critical_chain: list[str] = field(default_factory=list)
-    cpu_s: float = 0.0  # the whole process tree (this process, fork server, parser workers)
+    cpu_s: float = 0.0  # the whole process tree (this process, parser workers)
     peak_pss_mb: float = 0.0
     load: float = 0.0  # the machine's 1-minute load average at the end of the run
 

@@ -1,7 +1,7 @@
 """CPU time and memory of a process and all its descendants, read from /proc (Linux).
 
-Parser workers are children of the fork server, not of the measured process, and are never
-waited for, so `resource.getrusage` would miss them: the tree is walked instead.
+Parser workers are never waited for (they are killed at exit), so `resource.getrusage` would
+miss them: the tree is walked instead.
 """
 
 from __future__ import annotations

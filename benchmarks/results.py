@@ -463,7 +463,7 @@ def performance_page(results: dict[str, Any]) -> str:
             "Means over the queries. The critical path is the heaviest chain of model calls, searches and fetches "
             "that did not overlap: the shortest the run could be with unlimited parallelism.",
             "",
-            "CPU-s are for the whole process tree (the run's process, the parser fork server and workers), "
+            "CPU-s are for the whole process tree (the run's process and its parser workers), "
             "PSS is the peak sum across those processes, sampled every 0.1 s; one parser pool serves every "
             "run of the process, so the first run also pays for starting it.",
             "",

@@ -62,6 +62,25 @@ async def test_function_calling_only_server(
     assert [response_kind(r) for r in web.chat.requests] == ["json_schema", "tools", "tools"]
 
 
+async def test_every_call_for_a_schema_sends_the_same_schema_fields(
+    web: FakeWeb, make_config: Callable[..., Configuration]
+) -> None:
+    """The schema's request fields are built once per process: no call may alter the next's."""
+    web.chat.supports_json_schema = False  # the first call of each caller also tries json_schema
+    web.chat.queue(*({"supported": True, "reason": f"call {n}"} for n in range(3)))
+    config = openai_config(web, make_config)
+    async with open_services(config) as services:
+        for _ in range(3):
+            await services.caller("verify", "smart").structured(Verdict, [HumanMessage("q")])
+    sent = [
+        (r.get("response_format"), r.get("tools"), r.get("tool_choice")) for r in web.chat.requests
+    ]
+    schema, tools = sent[0], sent[1]
+    assert schema[0]["type"] == "json_schema" and tools[1][0]["function"]["name"] == "Verdict"
+    assert schema[0]["json_schema"]["schema"]["additionalProperties"] is False
+    assert sent == [schema, tools, tools, tools]
+
+
 async def test_json_mode_only_server_gets_schema_instructions(
     web: FakeWeb, make_config: Callable[..., Configuration]
 ) -> None:

@@ -79,6 +79,25 @@ def test_every_spec_names_real_builders_graphs_and_settings(spec: PipelineSpec) 
     assert spec.modes and spec.summary and "\n" not in spec.summary
 
 
+def _shape(graph: typing.Any) -> tuple[object, ...]:
+    """What a compiled graph runs: its nodes, edges, pauses, name and channels."""
+    drawn = graph.get_graph()
+    edges = sorted((edge.source, edge.target, edge.conditional) for edge in drawn.edges)
+    pauses = graph.interrupt_before_nodes, graph.interrupt_after_nodes
+    return sorted(drawn.nodes), edges, pauses, graph.name, sorted(graph.channels)
+
+
+@EVERY
+def test_a_run_compiles_the_graph_its_builder_makes(spec: PipelineSpec) -> None:
+    """A run takes the main graph its module built as it loaded (or a copy without the pause
+    before `clarify`) instead of building it again: it must be what the builder makes."""
+    build = spec.graph_builder()
+    for pause in (True, False):
+        run_graph = registry.compile_pipeline(spec.name, None, pause)
+        assert _shape(run_graph) == _shape(build(checkpointer=None, interrupt_on_clarify=pause))
+        assert run_graph.checkpointer is None and run_graph.store is None
+
+
 @EVERY
 def test_every_stop_rule_answers_in_the_shared_vocabulary(spec: PipelineSpec) -> None:
     assert spec.stop_rules, f"{spec.name} names no stop rule"

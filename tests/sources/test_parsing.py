@@ -181,6 +181,78 @@ def test_workers_of_a_console_script_load_the_parser_not_the_cli(tmp_path: Path)
     assert json.loads(done.stdout) == [False, True]
 
 
+# A program that reads one PDF: the processes it has then, and the process machinery it loaded.
+_ONE_PDF = """
+import asyncio, glob, json, os, sys
+from research_studio.sources.parser_pool import ParserPool
+from tests.doubles.pdf_builder import make_pdf
+
+MACHINERY = ["multiprocessing.forkserver", "multiprocessing.resource_tracker",
+             "multiprocessing.popen_forkserver", "multiprocessing.popen_spawn_posix"]
+# What the worker needs none of to parse: process machinery, JSON, the CLI, an image library.
+NOT_IN_WORKER = ["multiprocessing", "json", "research_studio.faces.cli", "PIL.Image"]
+
+def children():
+    found = []
+    for listing in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+        with open(listing) as named:
+            found += [int(pid) for pid in named.read().split()]
+    return sorted(found)
+
+async def main():
+    pool = ParserPool(workers=2, timeout_s=30.0, max_memory_mb=256)
+    try:
+        pdf = make_pdf("One PDF", ["Reefs recover when the water cools."])
+        title = (await pool.parse("pdf", pdf, None))[0]
+        # (Asked with a builtin: a job of this module would import it, and all it imports.)
+        worker_modules = await pool.run(eval, "list(__import__('sys').modules)")
+        in_worker = [name for name in NOT_IN_WORKER if name in worker_modules]
+        print(json.dumps({"title": title, "workers": sorted(pool.pids()), "children": children(),
+                          "loaded": [name for name in MACHINERY if name in sys.modules],
+                          "in_worker": in_worker}))
+    finally:
+        await pool.aclose()
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.e2e
+def test_a_pdf_costs_one_worker_process_and_no_fork_server_or_resource_tracker() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _ONE_PDF], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    # The worker is the program's only child, started directly: no fork server and no resource
+    # tracker beside it (each an interpreter of its own), none of their machinery loaded.
+    assert answer["title"] == "One PDF" and len(answer["workers"]) == 1
+    assert answer["children"] == answer["workers"]
+    assert answer["loaded"] == []
+    # The worker itself loads the parser and its own loop: no process machinery, JSON or CLI.
+    assert answer["in_worker"] == []
+
+
+def test_a_worker_takes_no_module_from_the_folder_it_runs_in(tmp_path: Path) -> None:
+    """A file in the program's working folder cannot stand in for a module the worker imports."""
+    program, here = tmp_path / "program", tmp_path / "here"
+    program.mkdir()
+    here.mkdir()
+    (program / "one_pdf.py").write_text(_ONE_PDF)
+    for module in ("json", "pypdf", "research_studio"):
+        (here / f"{module}.py").write_text(f"raise SystemExit('{module}.py of the folder')\n")
+    done = subprocess.run(
+        [sys.executable, str(program / "one_pdf.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=here,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["title"] == "One PDF"
+
+
 def test_the_shared_pool_serves_runs_on_different_event_loops() -> None:
     async def one_run() -> tuple[str, list[int]]:
         pool = ParserPool.shared(timeout_s=10.0, max_memory_mb=200)

@@ -11,6 +11,7 @@ tool calls for structured output); retries follow the openai client's rules (408
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import random
 import time
@@ -324,33 +325,49 @@ class OpenAICompatibleChat(BaseChatModel):
         **kwargs: Any,
     ) -> Runnable[Any, Any]:
         """Replies as `schema`: a strict JSON schema, a forced tool call, or JSON mode."""
-        tool = convert_to_openai_tool(schema)
-        function = tool["function"]
-        bound: Runnable[Any, AIMessage]
-        if method == "function_calling":
-            if strict:
-                function["strict"] = True
-            bound = self.bind(
-                tools=[tool],
-                tool_choice={"type": "function", "function": {"name": function["name"]}},
-                parallel_tool_calls=False,
-            )
-        elif method == "json_schema":
-            if isinstance(schema, type) and issubclass(schema, BaseModel):
-                parameters = schema.model_json_schema()  # titles kept, as ChatOpenAI sends it
-            else:
-                parameters = function.get("parameters") or {}
-            format_ = {
-                "name": function["name"],
-                "schema": strict_schema(parameters),
-                "strict": strict is not False,
-            }
-            bound = self.bind(response_format={"type": "json_schema", "json_schema": format_})
-        elif method == "json_mode":
-            bound = self.bind(response_format={"type": "json_object"})
-        else:
+        if method not in _STRUCTURED_METHODS:
             raise ValueError(f"unknown structured output method {method!r}")
+        # A schema class is converted once per process; a schema given as a mapping every time.
+        build = _cached_structured_request if isinstance(schema, type) else _structured_request
+        request = build(schema, method, strict)
+        bound: Runnable[Any, AIMessage] = self.bind(**request)
         return bound | RunnableLambda(_parser(schema, method, include_raw))
+
+
+_STRUCTURED_METHODS = ("function_calling", "json_schema", "json_mode")
+
+
+def _structured_request(
+    schema: Mapping[str, Any] | type, method: str, strict: bool | None
+) -> dict[str, Any]:
+    """The request fields that ask for replies as `schema` with `method`."""
+    tool = convert_to_openai_tool(schema)  # (also in JSON mode: a schema it refuses is refused)
+    if method == "json_mode":
+        return {"response_format": {"type": "json_object"}}
+    function = tool["function"]
+    if method == "function_calling":
+        if strict:
+            function["strict"] = True
+        return {
+            "tools": [tool],
+            "tool_choice": {"type": "function", "function": {"name": function["name"]}},
+            "parallel_tool_calls": False,
+        }
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        parameters = schema.model_json_schema()  # titles kept, as ChatOpenAI sends it
+    else:
+        parameters = function.get("parameters") or {}
+    format_ = {
+        "name": function["name"],
+        "schema": strict_schema(parameters),
+        "strict": strict is not False,
+    }
+    return {"response_format": {"type": "json_schema", "json_schema": format_}}
+
+
+# Converting a schema costs milliseconds and a run asks for the same few schemas on every call:
+# their request fields are built once per process, shared by every call and never changed.
+_cached_structured_request = functools.lru_cache(maxsize=256)(_structured_request)
 
 
 def _result(completion: dict[str, Any]) -> ChatResult:

@@ -158,4 +158,11 @@ def compile_pipeline(
 
 @functools.cache
 def _compiled(name: str, interrupt_on_clarify: bool) -> CompiledStateGraph[Any, Any, Any, Any]:
-    return spec(name).compile(None, interrupt_on_clarify)
+    """Without checkpointer or store. A pipeline's module builds its main graph so as it loads
+    (the graph LangGraph's server serves, pausing before `clarify`): that graph, or a copy of it
+    without the pause, not a second build (a run loads the module anyway)."""
+    from research_studio.pipelines.kit.wiring import without_clarify_pause
+
+    item = spec(name)
+    main: CompiledStateGraph[Any, Any, Any, Any] = load(item.graphs[item.graph_id])
+    return main if interrupt_on_clarify else without_clarify_pause(main)

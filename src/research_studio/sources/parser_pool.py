@@ -1,7 +1,7 @@
 """Document parsing: ordinary pages on one thread of this process, the rest in worker processes.
 
 lxml is not safe in parallel threads (native double frees), so one thread per process parses
-every ordinary page (HTML and text up to `IN_THREAD_MAX_BYTES`): no fork server, no worker and no
+every ordinary page (HTML and text up to `IN_THREAD_MAX_BYTES`): no worker process and no
 pickling for the pages most runs read. A PDF, or a page larger than that, goes to a worker
 process bounded in time and memory, which a crash or a blow-up costs that document only.
 """
@@ -13,23 +13,20 @@ import atexit
 import contextlib
 import os
 import signal
+import subprocess
 import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from research_studio.core.errors import ParseError
 from research_studio.sources.parser_thread import IN_THREAD_MAX_BYTES, grant, thread
 from research_studio.sources.parsing import ContentKind, Parsed, parse_document
 
-if TYPE_CHECKING:
-    from multiprocessing.context import BaseContext
-    from multiprocessing.process import BaseProcess
-
 T = TypeVar("T")
 
-STARTUP_TIMEOUT_S = 60.0  # a fresh fork server imports and warms up first; slow machines take time
+STARTUP_TIMEOUT_S = 60.0  # a fresh worker imports the PDF parser first; slow machines take time
 
 
 def _describe_exit(code: int | None) -> str:
@@ -44,21 +41,13 @@ def _describe_exit(code: int | None) -> str:
 
 
 class _Worker:
-    """One parser process and the parent's end of its pipe."""
+    """One parser process and the parent's end of its socket."""
 
-    def __init__(self, mp_context: BaseContext, max_memory_mb: int) -> None:
+    def __init__(self, max_memory_mb: int) -> None:
         # The process machinery loads with the first worker: a run over ordinary pages needs none.
-        from research_studio.sources.parser_worker import ParserProcess, serve
+        from research_studio.sources.parser_worker import start
 
-        parent, child = mp_context.Pipe()
-        self.conn = parent
-        forked = mp_context.get_start_method() == "forkserver"
-        process_type = ParserProcess if forked else mp_context.Process  # type: ignore[attr-defined]
-        self.process: BaseProcess = process_type(
-            target=serve, args=(child, max_memory_mb), name="research-studio-parser", daemon=True
-        )
-        self.process.start()
-        child.close()  # only the worker holds its end: its death reads as EOF here
+        self.process, self.conn = start(max_memory_mb)
         self.parsing = False
         self._dead = False
         # The pipe is closed only when no thread is reading it (a closed fd number can be reused).
@@ -95,7 +84,7 @@ class _Worker:
                 self.parsing = False
 
     def alive(self) -> bool:
-        return not self._dead and self.process.is_alive()
+        return not self._dead and self.process.poll() is None
 
     def kill(self) -> None:
         """End the process now, even mid-document; a thread reading its pipe then sees EOF."""
@@ -109,9 +98,11 @@ class _Worker:
             self.conn.close()
 
     def _join(self) -> int | None:
+        """The exit status (negative: the signal that ended it), or None if still running."""
         with self._join_lock:
-            self.process.join(timeout=2.0)
-            return self.process.exitcode
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=2.0)
+            return self.process.returncode
 
 
 class _Slots:
@@ -164,7 +155,6 @@ class _Workers:
     def __init__(self, count: int, max_memory_mb: int) -> None:
         self.count = count
         self.max_memory_mb = max_memory_mb
-        self._context: BaseContext | None = None  # chosen when the first worker starts
         self._slots = _Slots(count)
         # Threads only wait on pipes; the parsing itself happens in the worker processes.
         self._threads = ThreadPoolExecutor(max_workers=count * 2, thread_name_prefix="parser")
@@ -174,13 +164,7 @@ class _Workers:
         self.closed = False
 
     def _spawn(self) -> _Worker:
-        with self._lock:
-            if self._context is None:
-                from research_studio.sources.parser_worker import parser_context
-
-                self._context = parser_context()
-            context = self._context
-        worker = _Worker(context, self.max_memory_mb)
+        worker = _Worker(self.max_memory_mb)
         worker.wait_ready(STARTUP_TIMEOUT_S)
         with self._lock:
             self._all.add(worker)
@@ -234,7 +218,7 @@ class _Workers:
         worker = self._idle_worker()
         if worker is not None:
             return worker
-        # Starting a process blocks (the fork server may be starting too): not on the event loop.
+        # Starting a process blocks (a fork and an exec): not on the event loop.
         future = asyncio.get_running_loop().run_in_executor(self._threads, self._spawn)
         try:
             return await asyncio.shield(future)

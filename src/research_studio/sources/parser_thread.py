@@ -19,8 +19,8 @@ from research_studio.core.errors import ParseError
 T = TypeVar("T")
 
 # Pages up to this size are parsed on the parser thread: an ordinary page parses in milliseconds
-# there, where a worker costs a fork server, a process and two pickles. Bigger pages (whose parse
-# time and memory grow with them) and every PDF go to a worker bounded in time and memory.
+# there, where a worker costs a process and two pickles. Bigger pages (whose parse time and
+# memory grow with them) and every PDF go to a worker bounded in time and memory.
 IN_THREAD_MAX_BYTES = 1_000_000
 
 

@@ -1,25 +1,79 @@
-"""The parser worker process: its loop, its bounds, and how it is started without the CLI.
+"""The parser worker process: how it is started, its loop and its bounds.
 
-Workers fork from a fork server that has loaded only the parsers (`parser_warmup`), so a worker
-costs a fork, not an import of the program that asked for it.
+A worker is a fresh interpreter started directly by the pool (no fork server and no resource
+tracker, which cost a run that reads one PDF two more interpreters): it imports this module and the
+PDF parser, never the program that asked for it (re-running the CLI's `__main__` would cost about
+3 CPU-s and 120 MiB), and speaks to the pool over one socket pair.
 """
 
 from __future__ import annotations
 
-import io
 import logging
-import multiprocessing
 import os
+import pickle
+import select
 import signal
+import socket
+import struct
+import sys
 from collections.abc import Callable
-from multiprocessing import context, forkserver, popen_forkserver, reduction, spawn, util
-from multiprocessing.connection import Connection
-from multiprocessing.context import BaseContext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-# Imported by the fork server once: workers fork from it with the parsers loaded and warm.
-# Not "__main__": the parser needs none of the CLI (see _ParserPopen).
-PRELOAD = ["research_studio.sources.parser_warmup"]
+if TYPE_CHECKING:
+    import subprocess
+
+# The worker's first lines: the parent's import path (the worker must import what the parent
+# can: this package, a test's job), set before anything else is imported. `-P` keeps the current
+# folder off the path until then, so no file there can stand in for a module.
+_BOOT = (
+    "import sys; sys.path[:] = sys.argv[3:]; "
+    "from research_studio.sources.parser_worker import main; main()"
+)
+_HEADER = struct.Struct("!Q")  # each message's length in bytes
+
+
+class Channel:
+    """One end of the socket between the pool and a worker: pickled messages, each after its
+    length. (multiprocessing.connection does the same, with 20 more modules and 2.7 MiB in each
+    worker.) EOFError once the other end has closed; OSError once this end has."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+
+    @property
+    def closed(self) -> bool:
+        return self._sock.fileno() == -1
+
+    def fileno(self) -> int:
+        return self._sock.fileno()
+
+    def send(self, message: object) -> None:
+        data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
+        self._sock.sendall(_HEADER.pack(len(data)))
+        self._sock.sendall(data)
+
+    def recv(self) -> Any:
+        (size,) = _HEADER.unpack(self._read(_HEADER.size))
+        return pickle.loads(self._read(size))
+
+    def poll(self, timeout_s: float) -> bool:
+        """Whether a message (or the end of the stream) can be read within `timeout_s`."""
+        readable, _, _ = select.select([self._sock], [], [], timeout_s)
+        return bool(readable)
+
+    def close(self) -> None:
+        self._sock.close()
+
+    def _read(self, size: int) -> bytearray:
+        buffer = bytearray(size)  # MemoryError when a message alone does not fit the bound
+        view = memoryview(buffer)
+        done = 0
+        while done < size:
+            got = self._sock.recv_into(view[done:])
+            if not got:
+                raise EOFError("the other end closed the channel")
+            done += got
+        return buffer
 
 
 def limit_resources(max_memory_mb: int) -> None:
@@ -41,7 +95,7 @@ def limit_resources(max_memory_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def _answer(conn: Connection, job: tuple[Callable[..., Any], tuple[Any, ...]]) -> str:
+def _answer(conn: Channel, job: tuple[Callable[..., Any], tuple[Any, ...]]) -> str:
     """Run one job and send its outcome; the status sent ("ok", "error" or "memory")."""
     func, args = job
     try:
@@ -58,13 +112,13 @@ def _answer(conn: Connection, job: tuple[Callable[..., Any], tuple[Any, ...]]) -
     return answer[0]
 
 
-def serve(conn: Connection, max_memory_mb: int) -> None:
+def serve(conn: Channel, max_memory_mb: int) -> None:
     """A worker's loop: receive (function, args), answer ("ok", value) or a failure, until EOF."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     logging.disable(logging.WARNING)  # library warnings about broken pages: failures are data
     from research_studio.sources.parsing import warm_up  # (imported in the worker only)
 
-    warm_up()  # done already when forked from a warm fork server
+    warm_up()  # the PDF parser, loaded before the worker says it is ready
     limit_resources(max_memory_mb)
     try:
         conn.send(("ready", None))
@@ -82,49 +136,34 @@ def serve(conn: Connection, max_memory_mb: int) -> None:
         os._exit(70)  # quietly: the parent reports the exit code, not a traceback on the terminal
 
 
-class _ParserPopen(popen_forkserver.Popen):
-    """Starts a worker from the fork server without re-running the parent's main script.
+def main() -> None:
+    """The worker process's entry (`_BOOT`): argv is [socket fd, memory bound in MB, *path]."""
+    # A worker reads text, never images: pypdf imports Pillow for its image features whenever it
+    # is installed (2.4 MiB and 0.02 CPU-s a worker). Kept out, pypdf reads Pillow as absent.
+    sys.modules["PIL"] = None  # type: ignore[assignment]
+    serve(Channel(socket.socket(fileno=int(sys.argv[1]))), int(sys.argv[2]))
 
-    CPython (3.11 to 3.13) sends every forkserver child the parent's `__main__` to re-import, and
-    never preloads it in the server (it passes the wrong key): under the console script each
-    worker would import the whole CLI (about 3 CPU-s and 120 MiB). A parser worker needs only
-    this module, which the fork server has loaded already.
+
+def start(max_memory_mb: int) -> tuple[subprocess.Popen[bytes], Channel]:
+    """A new worker process and the parent's end of its socket (blocking: it forks and execs).
+
+    Its own session: a Ctrl-C at the terminal is the parent's to handle, and reaches the worker
+    as the end of its socket when the parent stops, not as a traceback while it starts. It ends
+    when it reads that end, whether the parent closed the pool or died.
     """
+    import subprocess  # (the parent's: a worker never starts one)
 
-    def _launch(self, process_obj: Any) -> None:
-        prep_data = spawn.get_preparation_data(process_obj._name)
-        prep_data.pop("init_main_from_path", None)
-        prep_data.pop("init_main_from_name", None)
-        buf = io.BytesIO()
-        context.set_spawning_popen(self)
-        try:
-            reduction.dump(prep_data, buf)
-            reduction.dump(process_obj, buf)
-        finally:
-            context.set_spawning_popen(None)
-        self.sentinel, write = forkserver.connect_to_new_process(self._fds)  # type: ignore[attr-defined]
-        # The child watches a duplicate of the data pipe to notice that its parent died.
-        parent_write = os.dup(write)
-        self.finalizer = util.Finalize(self, util.close_fds, (parent_write, self.sentinel))  # type: ignore[attr-defined]
-        with open(write, "wb", closefd=True) as pipe:
-            pipe.write(buf.getbuffer())
-        self.pid = forkserver.read_signed(self.sentinel)
-
-
-class ParserProcess(context.ForkServerProcess):
-    @staticmethod
-    def _Popen(process_obj: Any) -> Any:
-        return _ParserPopen(process_obj)
-
-
-def _has_forkserver() -> bool:
-    return "forkserver" in multiprocessing.get_all_start_methods()
-
-
-def parser_context() -> BaseContext:
-    """A fork server when there is one: workers fork from a clean, single-threaded process."""
-    if _has_forkserver():
-        forkserver_context = multiprocessing.get_context("forkserver")
-        forkserver_context.set_forkserver_preload(PRELOAD)
-        return forkserver_context
-    return multiprocessing.get_context("spawn")
+    parent, child = socket.socketpair()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-P", "-c", _BOOT, str(child.fileno()), str(max_memory_mb), *sys.path],
+            stdin=subprocess.DEVNULL,
+            pass_fds=(child.fileno(),),
+            start_new_session=True,
+        )
+    except BaseException:
+        parent.close()
+        raise
+    finally:
+        child.close()  # only the worker holds its end: its death reads as EOF here
+    return process, Channel(parent)

@@ -91,7 +91,7 @@ def warm_up_pages() -> None:
 
 @functools.cache
 def warm_up() -> None:
-    """Load the PDF parser (in the workers' fork server): workers parse PDFs, and the rare page
-    too large for the parser thread loads the page parser when it comes."""
+    """Load the PDF parser (in a worker, before it says it is ready): workers parse PDFs, and the
+    rare page too large for the parser thread loads the page parser when it comes."""
     with contextlib.suppress(Exception):
         import pypdf  # noqa: F401

@@ -34,7 +34,7 @@ NOT_FOR_HELP = [*PROVIDER_SDKS, *SERVERS, *STORAGE, *GRAPH, *EXPORT, *PARSERS, *
 
 
 _PROBE = """
-import glob, json, os, sys
+import gc, glob, json, os, sys
 from research_studio.faces.cli import main
 asked = json.loads(sys.argv[1])
 sys.argv = ["research-studio", *sys.argv[2:]]
@@ -43,13 +43,15 @@ try:
     main()
 except SystemExit as exc:
     code = exc.code or 0
-answer = {"code": code, "loaded": sorted(n for n in asked["watched"] if n in sys.modules)}
-if asked["children"]:  # processes this one started that are still alive (a fork server lives on)
+answer = {"code": code, "loaded": sorted(n for n in asked["watched"] if sys.modules.get(n))}
+if asked["children"]:  # processes this one started that are still alive (a parser worker would be)
     pids = []
     for listing in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
         with open(listing) as children:
             pids += children.read().split()
     answer["children"] = sorted(pids)
+if asked["collector"]:  # the garbage collector's state at the command's end
+    answer["collector"] = {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()}
 print(json.dumps(answer), file=sys.stderr)
 """
 
@@ -60,10 +62,12 @@ def probe(
     env: dict[str, str] | None = None,
     timeout: int = 60,
     children: bool = False,
+    collector: bool = False,
 ) -> dict[str, object]:
     """Run the CLI cold with `arguments`; its exit code, which `watched` modules it loaded and,
-    with `children`, the ids of the processes it started that are still alive at its end."""
-    asked = json.dumps({"watched": watched, "children": children})
+    with `children`, the ids of the processes it started that are still alive at its end (with
+    `collector`, the garbage collector's state then)."""
+    asked = json.dumps({"watched": watched, "children": children, "collector": collector})
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, asked, *arguments],
         capture_output=True,
@@ -108,6 +112,8 @@ def test_a_standard_run_over_searxng_loads_no_unused_sdk_server_or_storage(
     # Ordinary pages are parsed on the parser thread: no worker-process machinery, no PDF parser,
     # no MCP client, no embedded model and no local index (tantivy) unless the run uses them.
     unused += [*PARSER_PROCESS, "pypdf", *UNCONFIGURED]
+    # httpx's command-line client and what it loads: a run speaks HTTP, it runs no httpx command.
+    unused += ["httpx._main", "click", "pygments", "rich.syntax"]
     answer = probe(
         unused,
         "run",
@@ -123,9 +129,15 @@ def test_a_standard_run_over_searxng_loads_no_unused_sdk_server_or_storage(
         env=env,
         timeout=300,
         children=True,
+        collector=True,
     )
     # The OpenAI-compatible model is spoken to over httpx: no provider SDK is loaded at all; the
-    # pages (all HTML) started no parser process (a fork server would outlive the run's end).
+    # pages (all HTML) started no parser process.
+    collector = answer.pop("collector")
     assert answer == {"code": 0, "loaded": [], "children": []}
+    # The run's modules loaded with the collector paused and were then frozen (it never walks
+    # them again); the collector is on again for what the run allocates.
+    assert isinstance(collector, dict) and collector["enabled"] is True
+    assert collector["frozen"] > 50_000
     assert (tmp_path / "run" / "report.md").is_file()
     assert not (tmp_path / "run" / "store.sqlite").exists()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-import click
 from rich.prompt import Prompt
 
 from research_studio.faces.cli import common
@@ -32,6 +31,8 @@ def reviewer(view: ProgressView, *, reply: str | None, interactive: bool) -> Rev
             common.err.print(foreign(plan, newlines=True), highlight=False)
             answer = Prompt.ask(HOW, console=common.err, default="", show_default=False).strip()
             if answer.lower() in {"e", "edit"}:
+                import click  # (here: a run whose plan is never edited does not load it)
+
                 edited = click.edit(plan)
                 return "" if edited is None or edited.strip() == plan.strip() else edited
             return answer

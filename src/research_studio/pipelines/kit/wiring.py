@@ -94,3 +94,10 @@ def compiled(
     return builder.compile(
         checkpointer=checkpointer, store=store, interrupt_before=before or None, name=name
     )
+
+
+def without_clarify_pause(graph: CompiledGraph) -> CompiledGraph:
+    """A graph `compiled` to pause before `clarify`, as `compiled` makes it without that pause:
+    a copy sharing its nodes and edges, so the graph need not be built a second time."""
+    before = [node for node in graph.interrupt_before_nodes if node != "clarify"]
+    return graph.copy({"interrupt_before_nodes": before})
