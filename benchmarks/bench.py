@@ -143,5 +143,10 @@ def run_bench(
             sizes = (*sizes, MILLION)
         with status(f"Indexing real text up to {sizes[-1]:,} chunks and timing questions…"):
             results["local_search"] = run_local_search(sizes)
+        from benchmarks.mcp_local_search import SIZE, run_mcp_local_search
+
+        chunks = sizes[0] if quick else SIZE
+        with status(f"Timing MCP `search` calls over a folder of {chunks:,} chunks…"):
+            results["mcp_local_search"] = run_mcp_local_search(chunks)
     results["notes"] = explain(results)
     return results

@@ -117,6 +117,12 @@ TARGETS = (
         20.0,
     ),
     (
+        "MCP `search` over a documents folder of 100,000 chunks, p95 per call (ms)",
+        ("mcp_local_search", "mcp", "p95_ms"),
+        "<=",
+        20.0,
+    ),
+    (
         "Local search p95 at 1,000,000 chunks of real text (ms)",
         ("local_search", "sizes", "1000000", "query_p95_ms"),
         "<=",
@@ -132,70 +138,8 @@ _LOAD_OF = {
     "serve": ("load",),
     "cold_run": ("load",),
     "cold_pairs": ("load",),
+    "mcp_local_search": ("load_before",),
 }
-
-
-# Measured by `research-studio bench verify` (its own command); kept on the page by hand.
-SUPPORT_CHECK = [
-    "## Support check (`research-studio bench verify`)",
-    "",
-    "The check that decides whether a source supports a statement (printing, `audit`'s statements,",
-    "✓✓, `verify`), measured on the WiCE dev split (Kamoi et al., 2023; 349 Wikipedia claims, each",
-    "checked by people against the page it cites; `../shared/data/wice/dev.jsonl`, annotations",
-    'ODC-BY, text CC BY-SA): "supported" against the rest (partially supported counts as not',
-    "supported), the page's sentences given as the source's text, one per line, exactly as the MCP",
-    "`verify` tool receives `text`. Command: `research-studio bench verify ../shared/data/wice/dev.jsonl`",
-    "(`--json` for the raw figures). The rows fall in two halves by a hash of the claim; the one",
-    "weight and threshold of the decision (`grounding/support_model.json`) were fitted by",
-    '`benchmarks/fit_support.py` on the "fit" half only, so the "held-out" half is the honest figure.',
-    "CPU is the process CPU time of the check alone (pages already read), 2 shared cores, 1-minute",
-    "load average in the table. The last two checks were measured paired, one after the other on",
-    "the same machine (2026-11-27 11:53 UTC); the first row is the original measurement.",
-    "",
-    "| Check | Claims | Balanced accuracy | Supported recall | Unsupported recall | CPU ms/check mean (p50, p95) | Pages of 50–150 sentences | Load |",
-    "|---|---|---|---|---|---|---|---|",
-    "| Before issue 33 (one window of ≤ 2 adjacent sentences), all | 349 | 0.598 | 0.226 | 0.970 | 154.9 (99.1, 517.2) | 106.2 | 3.6 |",
-    "| Before issue 33, held-out half | 172 | 0.588 | 0.193 | 0.983 | | | |",
-    "| Parts found anywhere, vetoes per part, all | 349 | 0.743 | 0.626 | 0.859 | 19.8 (15.4, 49.7) | 16.1 | 2.0 |",
-    "| Parts found anywhere, fit half (what the fitting saw) | 177 | 0.786 | 0.690 | 0.882 | | | |",
-    "| Parts found anywhere, held-out half | 172 | 0.698 | 0.561 | 0.835 | | | |",
-    '| Now (+ word families, up to three sentences a part, names in any script, "twenty-one"), all | 349 | 0.751 | 0.643 | 0.859 | 20.5 (16.5, 50.1) | 16.6 | 2.0 |',
-    "| Now, fit half (what the fitting saw) | 177 | 0.795 | 0.707 | 0.882 | | | |",
-    "| **Now, held-out half** | 172 | **0.707** | **0.579** | **0.835** | | | |",
-    "",
-    "Targets: balanced accuracy ≥ 0.75 with supported recall ≥ 0.65 and unsupported recall ≥ 0.85",
-    "(missed on the held-out half: 0.707, 0.579, 0.835); ≤ 50 ms CPU against a 100-sentence page",
-    "(met: 16.6 ms on pages of 50–150 sentences, median 83).",
-    "Published balanced accuracy on WiCE (LLM-AggreFact, its test split, not this dev split):",
-    "SummaC-ZS 62.8, AlignScore (0.4B) 66.0, MiniCheck-DeBERTa-L (0.4B) 69.4, MiniCheck-Flan-T5-L",
-    "(0.8B) 72.2, HHEM-2.1 (0.1B) 75.9, GPT-4o 78.5, Bespoke-MiniCheck-7B 83.0.",
-    "",
-    "Refusals now, by gold label and the check's first reason: supported claims 74 supported,",
-    "14 terms, 14 figure, 10 entity, 3 polarity; partially supported 81 figure, 48 entity,",
-    "32 supported, 27 terms, 3 polarity; not supported 22 figure, 14 entity, 3 terms, 3 polarity,",
-    "1 supported. How it works: the statement is split into parts by code (clauses); each part's best",
-    "sentence is found anywhere in the source (ranked by shared terms, the top four tested), and up",
-    "to two more sentences may carry words the first lacks (support spread over three sentences,",
-    "adjacent or not); words match by stem and by word family without a word list (one starts the",
-    "other, or both share six letters and end within one and three letters after them:",
-    '"supremacy" ~ "supremacists", never "contract" ~ "contrast"); figures are normalised (a decade',
-    'contains its years, "two-thirds" ≈ 67 %, "twenty-one" = 21, "1.5m" ≈ 1.5 million,',
-    '"1.5 million" = 1,500,000, a source\'s figure rounded to the statement\'s precision, "2018–19",',
-    "a dateline's date) and tested per part, never pooled across unrelated sentences; names must be",
-    'on the page, in any script ("Österreich", "Москва"; a plural or possessive as its singular);',
-    "polarity per part. The decision is a logistic model of one feature (the share of the",
-    "statement's terms the parts' sentences carry): five-fold cross-validation inside the fit half",
-    "gave it 0.79 (0.78 before the word families and three sentences), no less than adding the",
-    "weakest part, the largest gap, the missing terms, the length, the share of the statement's",
-    "terms anywhere on the page, the number of parts or of extra sentences (0.74–0.80). Tried in",
-    "that cross-validation and left out: completing a part from any sentence of the page rather than",
-    "from its four candidates (no gain, 60 % more CPU), more candidates per part (6 or 8: 0.77),",
-    "counting a name given anywhere on the page as carried by the part's sentence (0.75). The gap",
-    "between the halves (0.795 against 0.707) is as large as before: the remaining misses are",
-    "paraphrases no stem or family reaches (another verb for the same event). No optional",
-    "dependency: MiniLM is not used, so the verdict is the same with or without the `embeddings`",
-    "extra.",
-]
 
 
 LOCAL_SEARCH_DESIGN = [
@@ -370,18 +314,92 @@ def target_rows(results: dict[str, Any]) -> list[tuple[str, Any, str, str, Any]]
         reached = value is not None and (value >= goal if operator == ">=" else value <= goal)
         status = "not run" if value is None else ("met" if reached else "missed")
         load = _lookup(results, (*path[:-1], *_LOAD_OF[path[0]]))
+        if load is None:  # a suite with one load for all its figures
+            load = _lookup(results, (path[0], *_LOAD_OF[path[0]]))
         where = ""
         if path in _SAME_SESSION_GOALS:
             where = " (ODR, same session)" if same_session else " (ODR, issue 35, quiet)"
+        measured_on = (results.get(path[0]) or {}).get("measured")
+        if measured_on and value is not None:
+            name = f"{name} (measured {measured_on}, kept: not rerun)"
         rows.append((name, value, f"{operator} {goal}{where}", status, load))
     return rows
 
 
+# What a run of the bench measures, each its own part of results.json.
+SUITES = (
+    "cold_start",
+    "pipelines",
+    "cold_run",
+    "cold_pairs",
+    "serve",
+    "local_search",
+    "mcp_local_search",
+)
+
+
 def write_results(results: dict[str, Any], json_path: Path, markdown_path: Path | None) -> None:
-    """results.json, and the performance page with the latest numbers and the machine."""
+    """results.json, and the performance page with the latest numbers and the machine.
+
+    Nothing measured before is lost: a suite this run skipped keeps its last figures from the
+    previous results.json (with the date they were taken), and the page's own sections that the
+    bench does not write (measurements by hand, `bench verify`'s table) stay where they were."""
+    previous = _read_json(json_path)
+    for suite in SUITES:
+        if suite not in results and isinstance(previous.get(suite), dict):
+            # "measured" of a suite carried twice stays its first date
+            results[suite] = {"measured": previous.get("date"), **previous[suite]}
     write_atomically(json_path, json.dumps(results, indent=2) + "\n")
     if markdown_path is not None:
-        write_atomically(markdown_path, performance_page(results))
+        page = performance_page(results)
+        if markdown_path.exists():
+            page = with_hand_sections(page, markdown_path.read_text(encoding="utf-8"))
+        write_atomically(markdown_path, page)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _sections(page: str) -> list[tuple[str, str]]:
+    """The page cut before each `## ` heading: (heading, its text with its subsections)."""
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    for line in page.splitlines(keepends=True):
+        if line.startswith("## "):
+            sections.append((line.strip(), []))
+        sections[-1][1].append(line)
+    return [(heading, "".join(lines)) for heading, lines in sections]
+
+
+# The sections the bench writes when it has their figures (never kept from an older page).
+BENCH_SECTIONS = (
+    "## Targets",
+    "## Cold start",
+    "## Pipelines",
+    "## Cold run: what a user pays",
+    "## Serve throughput",
+    "## Local search",
+    "## Notes",
+)
+
+
+def with_hand_sections(page: str, before: str) -> str:
+    """The generated page with the sections of the page before it that the bench does not
+    write, in their order, ahead of the notes."""
+    generated = _sections(page)
+    written = {heading for heading, _ in generated} | set(BENCH_SECTIONS)
+    kept = [text for heading, text in _sections(before) if heading and heading not in written]
+    if not kept:
+        return page
+    notes = next((i for i, (heading, _) in enumerate(generated) if heading == "## Notes"), None)
+    at = len(generated) if notes is None else notes
+    texts = [text for _, text in generated]
+    texts[at:at] = [text if text.endswith("\n\n") else text.rstrip("\n") + "\n\n" for text in kept]
+    return "".join(texts).rstrip("\n") + "\n"
 
 
 def performance_page(results: dict[str, Any]) -> str:
@@ -528,7 +546,6 @@ def performance_page(results: dict[str, Any]) -> str:
         ]
     if local:
         lines += ["", *LOCAL_SEARCH_DESIGN]
-    lines += ["", *SUPPORT_CHECK]
     notes = results.get("notes")
     if notes:
         lines += ["", "## Notes", "", *(f"- {note}" for note in notes)]
