@@ -21,9 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from research_studio.pipelines.kit.stopping import StopReason
 
 if TYPE_CHECKING:  # listing the specs must not import LangGraph (a run's first line waits on it)
-    from langgraph.checkpoint.base import BaseCheckpointSaver
     from langgraph.graph.state import CompiledStateGraph
-    from langgraph.store.base import BaseStore
 
 Mode = Literal["single", "multi"]
 GraphBuilder = Callable[..., "CompiledStateGraph[Any, Any, Any, Any]"]
@@ -105,22 +103,6 @@ class PipelineSpec:
         """Its `build_graph`, imported now."""
         builder: GraphBuilder = load(self.builder)
         return builder
-
-    def compile(
-        self,
-        checkpointer: BaseCheckpointSaver | None,
-        interrupt_on_clarify: bool,
-        store: BaseStore | None = None,
-    ) -> CompiledStateGraph[Any, Any, Any, Any]:
-        """Its graph, compiled (with the store when it keeps data in one)."""
-        builder = self.graph_builder()
-        options: dict[str, Any] = {
-            "checkpointer": checkpointer,
-            "interrupt_on_clarify": interrupt_on_clarify,
-        }
-        if store is not None and self.uses_store:
-            options["store"] = store
-        return builder(**options)
 
     def show_plan(self, state: Mapping[str, Any]) -> str:
         """Its plan as shown for review (a pipeline without plan review has none to show)."""
