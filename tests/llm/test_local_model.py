@@ -98,6 +98,9 @@ def test_the_bindings_loopback_http_port_refuses_other_processes() -> None:
 def test_loading_the_model_keeps_the_processs_interrupt_handler() -> None:
     probe = (
         "import os, signal, time\n"
+        # Python's own handler first: a process started in the background inherits SIGINT
+        # ignored, and then Python installs none (the test is of the model's load, not of that).
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "from langchain_core.messages import HumanMessage\n"
         "from research_studio.core.config import Configuration\n"
         "from research_studio.llm.models import create_chat_model\n"

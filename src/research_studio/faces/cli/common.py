@@ -15,6 +15,7 @@ import typer
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.cli import setting_flags
+from research_studio.faces.cli.option_flag import Flag
 from research_studio.faces.cli.terminal import foreign, line
 
 # Rich, the configuration (pydantic) and the run folders are imported when a command runs:
@@ -62,7 +63,7 @@ AnswerOption = Annotated[
 Command = Callable[..., None]
 
 
-def _option(name: str, declared: setting_flags.Flag) -> inspect.Parameter:
+def _option(name: str, declared: Flag) -> inspect.Parameter:
     """The Typer option of one setting: flag, help and bounds as its field declares them."""
     option = typer.Option(
         declared.flag,

@@ -16,24 +16,13 @@ from __future__ import annotations
 import json
 import types
 import typing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from research_studio.faces.cli.option_flag import Flag
+
 TABLE = Path(__file__).with_name("setting_flags_table.py")
 REGENERATE = "python -m research_studio.faces.cli.setting_flags"
-
-
-@dataclass(frozen=True)
-class Flag:
-    """One setting as a command offers it: its flag, help, value type, bounds and commands."""
-
-    flag: str
-    help: str
-    annotation: Any
-    faces: tuple[str, ...]  # the commands ("cli.<command>") that offer it
-    minimum: float | None = None  # inclusive
-    maximum: float | None = None  # inclusive
 
 
 def offered(face: str) -> tuple[str, ...]:
@@ -122,7 +111,7 @@ def render() -> str:
         '(core/config.py): do not edit. See setting_flags.py."""\n\n'
         + "".join(imports)
         + ("\n" if imports else "")
-        + "from research_studio.faces.cli.setting_flags import Flag\n\n"
+        + "from research_studio.faces.cli.option_flag import Flag\n\n"
         + "FLAGS: dict[str, Flag] = {\n"
         + "".join(rows)
         + "}\n"

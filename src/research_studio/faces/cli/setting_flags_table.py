@@ -4,7 +4,7 @@
 from pathlib import Path
 from typing import Literal
 
-from research_studio.faces.cli.setting_flags import Flag
+from research_studio.faces.cli.option_flag import Flag
 
 FLAGS: dict[str, Flag] = {
     "model": Flag(
