@@ -69,9 +69,9 @@ class VerifyAnswer(BaseModel):
 
 def _read_file(source: str, limit: int) -> tuple[str, str]:
     path = Path(source).expanduser()
-    if not path.exists():
-        raise FetchError(source, "no such file", kind="not_found")
     try:
+        if not path.exists():
+            raise FetchError(source, "no such file", kind="not_found")
         real, _info = vetted_stat(path, path.resolve().parent, limit)
         _kind, title, text = read_document(real, read_bounded(real, limit))
     except UnreadableDocument as exc:

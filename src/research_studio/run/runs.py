@@ -292,7 +292,7 @@ def find_run(runs_dir: Path, run: str) -> RunFolder:
     this machine (a server passes them on to its clients).
     """
     candidate = Path(run).expanduser()
-    if run and (candidate / RECORD_FILE).exists():
+    if run and _is_file(candidate / RECORD_FILE):
         return RunFolder.open(candidate)
     found = run_path(runs_dir, run)
     if found is not None:
@@ -310,6 +310,14 @@ def find_run(runs_dir: Path, run: str) -> RunFolder:
         f"no run found: {run!r} is neither a run id nor a run folder "
         "(`research-studio runs` lists the run ids)"
     )
+
+
+def _is_file(path: Path) -> bool:
+    """Whether the path is a file; False for a name the system refuses (too long, a NUL)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _record_id(record_file: Path) -> str | None:

@@ -42,6 +42,7 @@ ODD_PIECES = [
     "\x00",
     "\r",
     "\udcff",  # an undecodable byte, as Python decodes a non-UTF-8 argument
+    "x" * 300,  # a name longer than any the file system takes
     "127.0.0.1",
     "/",
     "%",
@@ -121,6 +122,29 @@ def test_fetch_takes_any_url(url: str) -> None:
 @example(path="docs/a[/]b")
 def test_index_takes_any_path(path: str) -> None:
     one_line_or_result(runner.invoke(app, ["index", path or ".", "--json"]))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "\udcff", "--search", "searxng", "--searxng-url", "http://127.0.0.1:9/"],
+        ["audit", "x" * 300],
+        ["index", "x" * 300],
+        ["verify", "x", "--source", "x" * 300],
+        ["config", "--config", "x" * 300],
+        ["run", "coral", "--config", "x" * 300],
+    ],
+)
+def test_an_odd_argument_is_one_line(args: list[str]) -> None:
+    result = runner.invoke(app, args)
+    one_line_or_result(result)
+    assert result.exit_code == 2, result.output
+
+
+@pytest.mark.parametrize("out", ["\udcff", "a\x00b", "x" * 300])
+def test_export_to_an_odd_name_is_a_file_or_one_line(out: str, finished_run_folder: Path) -> None:
+    result = runner.invoke(app, ["export", str(finished_run_folder), "-f", "md", "-o", out])
+    one_line_or_result(result)
 
 
 @PROPERTY

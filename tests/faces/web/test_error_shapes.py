@@ -10,6 +10,7 @@ import httpx
 from typer.testing import CliRunner
 
 from research_studio.faces.cli import app
+from research_studio.faces.web.bodies import NOT_UTF8
 from tests.faces.web.conftest import LiveServer
 
 
@@ -32,6 +33,21 @@ def test_deeply_nested_json_is_a_field_error_not_a_crash(
             }
         assert client.get("/api/runs").status_code == 200  # the server lives on
     assert not any((tmp_path / "runs").iterdir())  # and no run was started
+
+
+def test_a_lone_surrogate_escape_in_a_body_is_refused_in_one_line(
+    server: LiveServer, tmp_path: Path
+) -> None:
+    # Valid JSON, but "\\udcff" decodes to half a character no run file can hold.
+    body = '{"question": "coral bleaching", "system_prompt": "\\udcff"}'
+    with httpx.Client(base_url=server.url) as client:
+        response = client.post(
+            "/api/runs", content=body, headers={"content-type": "application/json"}
+        )
+        assert response.status_code == 400, response.text
+        assert response.json() == {"field": None, "message": NOT_UTF8}
+        assert client.get("/api/runs").status_code == 200
+    assert not any((tmp_path / "runs").iterdir())
 
 
 def test_a_bad_export_format_is_a_field_error(

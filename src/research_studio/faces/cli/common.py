@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import os
 import sys
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
@@ -150,9 +151,23 @@ def user_errors() -> Iterator[None]:
     except ResearchStudioError as exc:
         _console("err").print(line(("error: ", "bold red"), foreign(exc)), highlight=False)
         raise typer.Exit(code=2) from None
+    except OSError as exc:  # a path the system refuses (a name too long, a device): one line
+        _console("err").print(
+            line(("error: ", "bold red"), foreign(_os_error(exc))), highlight=False
+        )
+        raise typer.Exit(code=2) from None
     except KeyboardInterrupt:
         _console("err").print("[yellow]interrupted[/]")
         raise typer.Exit(code=130) from None
+
+
+def _os_error(exc: OSError) -> str:
+    """What the system said, naming the path it said it of (cut short: it may be the problem)."""
+    reason = exc.strerror or type(exc).__name__
+    if exc.filename is None:
+        return reason
+    name = os.fsdecode(exc.filename)
+    return f"{name if len(name) <= 80 else name[:77] + '...'}: {reason}"
 
 
 def run_async(coroutine: Coroutine[Any, Any, T]) -> T:

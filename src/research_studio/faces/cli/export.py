@@ -9,6 +9,7 @@ import typer
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.faces.cli import common
+from research_studio.faces.cli.terminal import foreign
 
 if TYPE_CHECKING:  # the exporters are imported by an export, not by its --help
     from research_studio.export import ExportFormat
@@ -73,6 +74,8 @@ def export(
         path = target_path(out_path, exported.filename)
         try:
             path.write_bytes(exported.content)
-        except OSError as exc:
-            raise ResearchStudioError(f"cannot write {path}: {exc.strerror or exc}") from None
-    common.out.print(str(path), highlight=False, soft_wrap=True)
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
+            raise ResearchStudioError(
+                f"cannot write {path}: {getattr(exc, 'strerror', None) or exc}"
+            ) from None
+    common.out.print(foreign(path), highlight=False, soft_wrap=True)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from research_studio.core.errors import FetchError
+from research_studio.core.errors import FetchError, ResearchStudioError
 from research_studio.core.urls import is_web_url
 from research_studio.faces.cli import common
-from research_studio.faces.cli.terminal import foreign, line, visible
+from research_studio.faces.cli.terminal import foreign, is_utf8, line, visible
 
 if TYPE_CHECKING:  # the services are imported by the command that runs, not by its --help
     from research_studio.core.config import Configuration
@@ -46,6 +46,8 @@ def search(
     with common.user_errors():
         if not query.strip():
             raise typer.BadParameter("the query is empty", param_hint="QUERY")
+        if not is_utf8(query):  # no search provider can be sent undecodable bytes
+            raise ResearchStudioError("the query holds bytes that are not valid UTF-8")
         check_docs([Path(path) for path in overrides["docs"] or []])
         loaded = common.settings(config_file, overrides)
     provider, results = common.run_async(_search(loaded.config, query, max_results))

@@ -17,6 +17,7 @@ TOO_DEEP = f"the body nests deeper than {MAX_JSON_DEPTH} levels"
 # A form's body (a question, settings, an answer) is small; more is refused before it is read.
 MAX_BODY_BYTES = 1_000_000
 TOO_LARGE = f"the body is larger than {MAX_BODY_BYTES:,} bytes"
+NOT_UTF8 = "the body holds text that is not valid UTF-8 (a lone surrogate escape)"
 
 
 def in_web_words(declared: Declared) -> str:
@@ -58,6 +59,10 @@ async def json_body(request: Request) -> dict[str, Any]:
         raise HTTPException(400, "the body must be a JSON object")
     if _nesting(body) > MAX_JSON_DEPTH:
         raise HTTPException(422, TOO_DEEP)
+    try:  # JSON may escape half a character ("\udcff"): no file, database or page takes it
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise HTTPException(400, NOT_UTF8) from None
     return body
 
 
