@@ -8,6 +8,8 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
+from research_studio.core.words import is_utf8
+
 TRACKING_PARAMETERS = frozenset(
     {"fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "igshid", "ref_src", "_hsenc"}
 )
@@ -48,18 +50,10 @@ def normalize_url(url: str) -> str:
     return urlunsplit((scheme, netloc, path, query, "")).strip()
 
 
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def is_web_url(url: str) -> bool:
     """True for an absolute http(s) URL with a host and, when it names one, a port that exists.
     A text with a lone surrogate (an undecodable byte of a command-line argument) is none."""
-    if not url.isascii() and not _encodable(url):
+    if not url.isascii() and not is_utf8(url):
         return False
     try:
         parts = urlsplit(url.strip())

@@ -27,6 +27,16 @@ _WORD_PATTERN = rf"{_RUN}(?:[{JOINERS}]{_RUN})*"
 _TOKEN_PATTERN = rf"{_RUN}(?:[.,{JOINERS}]{_RUN})*"
 
 
+def is_utf8(text: str) -> bool:
+    """False for text holding a lone surrogate: an undecodable byte of a command-line argument
+    (Python keeps those by surrogateescape) or half a character from a JSON escape."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 @cache
 def _compiled(pattern: str) -> regex.Pattern[str]:
     # `re` has no Unicode categories: its \w leaves out combining marks and so splits "हिन्दी"

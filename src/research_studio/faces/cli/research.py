@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from research_studio.core.errors import ConfigError, ResearchStudioError
+from research_studio.core.words import is_utf8
 from research_studio.faces.cli import common
-from research_studio.faces.cli.terminal import foreign, is_utf8, line
+from research_studio.faces.cli.terminal import foreign, line
 from research_studio.pipelines.registry import check_name, graph_builder, help_text, names
 
 # The run set-up, the runner (LangGraph) and the report checks are imported where they are

@@ -10,6 +10,8 @@ from __future__ import annotations
 import unicodedata
 from typing import TYPE_CHECKING
 
+from research_studio.core.words import is_utf8
+
 if TYPE_CHECKING:  # rich is imported by what prints, not by a command's --help
     from rich.text import Text
 
@@ -40,15 +42,6 @@ def visible(text: str, *, newlines: bool = False) -> str:
     if text.isprintable():
         return text
     return "".join(_visible_char(char, newlines=newlines) for char in text)
-
-
-def is_utf8(text: str) -> bool:
-    """False for text holding undecodable bytes (argv decoded with surrogate escapes)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def foreign(text: object, style: str = "", *, newlines: bool = False) -> Text:

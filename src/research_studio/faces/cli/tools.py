@@ -10,8 +10,9 @@ import typer
 
 from research_studio.core.errors import FetchError, ResearchStudioError
 from research_studio.core.urls import is_web_url
+from research_studio.core.words import is_utf8
 from research_studio.faces.cli import common
-from research_studio.faces.cli.terminal import foreign, is_utf8, line, visible
+from research_studio.faces.cli.terminal import foreign, line, visible
 
 if TYPE_CHECKING:  # the services are imported by the command that runs, not by its --help
     from research_studio.core.config import Configuration

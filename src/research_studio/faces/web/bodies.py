@@ -9,6 +9,7 @@ from fastapi import HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from research_studio.core.declarations import Declared, reword
+from research_studio.core.words import is_utf8
 from research_studio.faces.web.request import FORM_SETTINGS
 
 # The form sends a flat object; deeper bodies are refused before anything walks them.
@@ -59,10 +60,9 @@ async def json_body(request: Request) -> dict[str, Any]:
         raise HTTPException(400, "the body must be a JSON object")
     if _nesting(body) > MAX_JSON_DEPTH:
         raise HTTPException(422, TOO_DEEP)
-    try:  # JSON may escape half a character ("\udcff"): no file, database or page takes it
-        json.dumps(body, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise HTTPException(400, NOT_UTF8) from None
+    # JSON may escape half a character ("\udcff"): no file, database or page takes it.
+    if not is_utf8(json.dumps(body, ensure_ascii=False)):
+        raise HTTPException(400, NOT_UTF8)
     return body
 
 
