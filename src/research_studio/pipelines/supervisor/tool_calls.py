@@ -29,8 +29,13 @@ from research_studio.core.errors import ModelError
 from research_studio.core.records import ErrorRecord
 from research_studio.llm.messages import message_text
 from research_studio.llm.structured import ModelCaller
-from research_studio.pipelines.supervisor.prompts import TOOL_FALLBACK, TOOL_LINE
-from research_studio.pipelines.supervisor.schemas import ToolChoice
+from research_studio.pipelines.supervisor.prompts import (
+    RESEARCH_COMPLETE_DESCRIPTION,
+    THINK_DESCRIPTION,
+    TOOL_FALLBACK,
+    TOOL_LINE,
+)
+from research_studio.pipelines.supervisor.schemas import ResearchCompleteArgs, ThinkArgs, ToolChoice
 
 # Models (this run's instances) whose server refused native tool calls: later calls go
 # straight to the JSON fallback. Keyed by identity, so a test's next server starts afresh.
@@ -56,6 +61,11 @@ class Tool:
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": schema},
         }
+
+
+# The tools the supervisor and its researchers both have.
+THINK = Tool("think_tool", THINK_DESCRIPTION, ThinkArgs)
+COMPLETE = Tool("ResearchComplete", RESEARCH_COMPLETE_DESCRIPTION, ResearchCompleteArgs)
 
 
 @dataclass

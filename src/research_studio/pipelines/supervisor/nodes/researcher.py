@@ -24,7 +24,6 @@ from research_studio.pipelines.supervisor.mcp_tools import (
 from research_studio.pipelines.supervisor.models import SUPERVISOR_MODELS
 from research_studio.pipelines.supervisor.nodes.common import limits, today
 from research_studio.pipelines.supervisor.nodes.researcher_tools import (
-    COMPLETE,
     RESEARCHER_TOOLS,
     SEARCH,
     researcher_tools,
@@ -46,7 +45,7 @@ from research_studio.pipelines.supervisor.state import (
     ResearcherOutput,
     ResearcherState,
 )
-from research_studio.pipelines.supervisor.tool_calls import call_tools
+from research_studio.pipelines.supervisor.tool_calls import COMPLETE, call_tools
 
 
 async def researcher(state: ResearcherState, runtime: Runtime[Configuration]) -> dict[str, Any]:

@@ -37,32 +37,26 @@ from research_studio.pipelines.supervisor.prompts import (
     NOT_SEARCHED,
     PAGE_SUMMARY_SYSTEM,
     PAGE_SUMMARY_USER,
-    RESEARCH_COMPLETE_DESCRIPTION,
     SEARCH_DESCRIPTION,
     SEARCH_RESULTS_LABEL,
     SOURCE_BLOCK,
-    THINK_DESCRIPTION,
     THINK_RESULT,
     fenced,
 )
 from research_studio.pipelines.supervisor.schemas import (
     PageSummary,
-    ResearchCompleteArgs,
     SearchArgs,
-    ThinkArgs,
 )
 from research_studio.pipelines.supervisor.state import (
     QuoteCandidate,
     ResearcherState,
     StoredSource,
 )
-from research_studio.pipelines.supervisor.tool_calls import Tool, tool_result
+from research_studio.pipelines.supervisor.tool_calls import COMPLETE, THINK, Tool, tool_result
 from research_studio.services.clients import Services
 from research_studio.services.extraction import extract_sentences, query_terms, select_chunks
 
 SEARCH = Tool("search", SEARCH_DESCRIPTION, SearchArgs)
-THINK = Tool("think_tool", THINK_DESCRIPTION, ThinkArgs)
-COMPLETE = Tool("ResearchComplete", RESEARCH_COMPLETE_DESCRIPTION, ResearchCompleteArgs)
 RESEARCHER_TOOLS = (SEARCH, THINK, COMPLETE)
 MAX_QUERIES = 3
 MAX_SOURCE_CHARS = 60_000  # of a page kept as a stored source (passages come from it)

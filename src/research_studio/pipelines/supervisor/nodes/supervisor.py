@@ -37,15 +37,11 @@ from research_studio.pipelines.supervisor.prompts import (
     CONDUCT_RESEARCH_DESCRIPTION,
     FINDINGS_LABEL,
     LEAD_SYSTEM,
-    RESEARCH_COMPLETE_DESCRIPTION,
-    THINK_DESCRIPTION,
     THINK_RESULT,
     TOO_MANY_UNITS,
 )
 from research_studio.pipelines.supervisor.schemas import (
     ConductResearchArgs,
-    ResearchCompleteArgs,
-    ThinkArgs,
 )
 from research_studio.pipelines.supervisor.state import (
     AgentState,
@@ -55,11 +51,15 @@ from research_studio.pipelines.supervisor.state import (
     override,
 )
 from research_studio.pipelines.supervisor.stopping import supervisor_stop_reason
-from research_studio.pipelines.supervisor.tool_calls import Tool, call_tools, tool_result
+from research_studio.pipelines.supervisor.tool_calls import (
+    COMPLETE,
+    THINK,
+    Tool,
+    call_tools,
+    tool_result,
+)
 
 CONDUCT = Tool("ConductResearch", CONDUCT_RESEARCH_DESCRIPTION, ConductResearchArgs)
-COMPLETE = Tool("ResearchComplete", RESEARCH_COMPLETE_DESCRIPTION, ResearchCompleteArgs)
-THINK = Tool("think_tool", THINK_DESCRIPTION, ThinkArgs)
 SUPERVISOR_TOOLS = (CONDUCT, COMPLETE, THINK)
 # The sub-graphs keep no checkpoints; left to inherit the runner's "sync" durability, LangGraph
 # 1.2 fails looking for a checkpoint it never started (and warns that "exit" has no effect).
