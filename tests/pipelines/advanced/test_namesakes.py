@@ -60,6 +60,19 @@ def about_the_economist(sources: list[dict[str, Any]]) -> bool:
     return bool(sources) and all("amherst" in s["url"] or "research" in s["url"] for s in sources)
 
 
+def run_without_a_terminal(pipeline: str, spec: str, tmp_path: Path) -> tuple[str, dict[str, Any]]:
+    """`research-studio run` of the query over the two Jane Roes' documents, as a user runs it
+    with no terminal to answer: its output and its result.json."""
+    docs = documents(tmp_path / "docs")
+    result = CliRunner().invoke(
+        app,
+        ["run", QUERY, "--pipeline", pipeline, "--out", "out", "--model", spec,
+         "--search", "local", "--docs", str(docs)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return result.output, json.loads((tmp_path / "out" / "result.json").read_text())
+
+
 @pytest.mark.parametrize("query_type", ["other", "concept", "person"])
 async def test_the_fast_path_asks_which_namesake_whatever_type_the_subject_was_given(
     make_config: Callable[..., Configuration], tmp_path: Path, query_type: str
@@ -96,27 +109,8 @@ def test_the_cli_without_a_terminal_picks_the_likelier_and_says_so(
     web: FakeWeb, tmp_path: Path
 ) -> None:
     spec = use_scripted_model(script("person").model())
-    docs = documents(tmp_path / "docs")
-    result = CliRunner().invoke(
-        app,
-        [
-            "run",
-            QUERY,
-            "--pipeline",
-            "advanced-full",
-            "--out",
-            "jr",
-            "--model",
-            spec,
-            "--search",
-            "local",
-            "--docs",
-            str(docs),
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    assert "continuing without asking" in result.output
-    document = json.loads((tmp_path / "jr" / "result.json").read_text())
+    output, document = run_without_a_terminal("advanced-full", spec, tmp_path)
+    assert "continuing without asking" in output
     assert opens_with_the_choice(document["report"]), document["report"][:600]
     assert about_the_economist(document["sources"]), document["sources"]
     assert document["metadata"]["referent_assumed"] == "Jane Roe"
@@ -198,14 +192,7 @@ def test_v9_cli_with_only_prompts_for_details_says_the_question_was_ambiguous(
     """Options that only ask for a detail name no reading: the query is researched as the
     analyzer understood it, and the report opens by saying so."""
     spec = use_scripted_model(v9_script(None).model())  # "Specify the university", ...
-    docs = documents(tmp_path / "docs")
-    result = CliRunner().invoke(
-        app,
-        ["run", QUERY, "--pipeline", "advanced", "--out", "v9", "--model", spec,
-         "--search", "local", "--docs", str(docs)],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    document = json.loads((tmp_path / "v9" / "result.json").read_text())
+    _output, document = run_without_a_terminal("advanced", spec, tmp_path)
     opening = document["report"].split("\n", 1)[1].split("[S", 1)[0]
     assert "can be read more than one way" in opening, opening
     assert "no one could be asked" in opening and "as written" in opening
@@ -218,14 +205,7 @@ def test_v9_cli_without_a_terminal_names_the_pick_in_result_json(
     web: FakeWeb, tmp_path: Path
 ) -> None:
     spec = use_scripted_model(v9_script(READINGS).model())
-    docs = documents(tmp_path / "docs")
-    result = CliRunner().invoke(
-        app,
-        ["run", QUERY, "--pipeline", "advanced", "--out", "v9", "--model", spec,
-         "--search", "local", "--docs", str(docs)],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    document = json.loads((tmp_path / "v9" / "result.json").read_text())
+    _output, document = run_without_a_terminal("advanced", spec, tmp_path)
     assert opens_with_the_choice(document["report"]), document["report"][:600]
     assert about_the_economist(document["sources"]), document["sources"]
     assert "Amherst College" in document["metadata"]["reading_assumed"]

@@ -9,20 +9,17 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from research_studio.faces.cli import app
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model
 from tests.helpers import run_cli
-from tests.pipelines.advanced.test_discovery import documents
 from tests.pipelines.advanced.test_namesakes import (
     NOTICE,
-    QUERY,
     READINGS,
     about_the_economist,
     opens_with_the_choice,
+    run_without_a_terminal,
 )
 
 pytestmark = pytest.mark.e2e
@@ -54,14 +51,7 @@ def test_without_a_terminal_the_sources_about_the_other_namesake_are_kept_out(
     spec = use_scripted_model(
         ResearchScript(ambiguous=True, clarification_options=READINGS).model()
     )
-    docs = documents(tmp_path / "docs")
-    result = CliRunner().invoke(
-        app,
-        ["run", QUERY, "--pipeline", "standard", "--out", "jr", "--model", spec,
-         "--search", "local", "--docs", str(docs)],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    document = json.loads((tmp_path / "jr" / "result.json").read_text())
+    _output, document = run_without_a_terminal("standard", spec, tmp_path)
     assert opens_with_the_choice(document["report"]), document["report"][:600]
     assert NOTICE in document["metadata"]["reading_assumed"]
     assert document["metadata"]["referent_assumed"] == READINGS[0]

@@ -6,15 +6,12 @@ sources only about the other Jane Roe out (the scripted model only offers the op
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from research_studio.faces.cli import app
 from tests.doubles.fake_web import FakeWeb
 from tests.doubles.scripted_model import use_scripted_model
 from tests.doubles.supervisor_script import SupervisorScript
@@ -25,6 +22,7 @@ from tests.pipelines.advanced.test_namesakes import (
     READINGS,
     about_the_economist,
     opens_with_the_choice,
+    run_without_a_terminal,
 )
 
 pytestmark = pytest.mark.e2e
@@ -76,14 +74,7 @@ async def test_options_that_only_ask_for_details_are_said_to_leave_the_question_
 
 def test_the_supervisor_cli_without_a_terminal_names_the_pick(web: FakeWeb, tmp_path: Path) -> None:
     spec = use_scripted_model(script().model())
-    docs = documents(tmp_path / "docs")
-    result = CliRunner().invoke(
-        app,
-        ["run", QUERY, "--pipeline", "supervisor", "--out", "sv", "--model", spec,
-         "--search", "local", "--docs", str(docs)],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    document = json.loads((tmp_path / "sv" / "result.json").read_text())
+    _output, document = run_without_a_terminal("supervisor", spec, tmp_path)
     assert opens_with_the_choice(document["report"]), document["report"][:600]
     assert about_the_economist(document["sources"]), document["sources"]
     assert document["metadata"]["referent_assumed"] == READINGS[0]
