@@ -134,7 +134,7 @@ class Configuration(BaseModel):
     )
     search_retries: int = Field(3, ge=0, le=10, description="Retries on 429 and 5xx.")
     retry_base_delay_s: float = Field(1.0, ge=0.0, le=60.0, description="First retry backoff.")
-    max_concurrent_searches: int = count_field(4, "Searches in flight at once.", maximum=64)
+    max_concurrent_searches: int = count_field(8, "Searches in flight at once.", maximum=64)
     index_chunk_size: int = Field(
         1000, ge=200, le=20_000, description="Characters per indexed chunk."
     )
