@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -22,10 +23,35 @@ from research_studio.pipelines.standard.research import (
 from research_studio.pipelines.standard.review import review_plan
 from research_studio.pipelines.standard.state import ResearchState
 
-# Another round until detect_gaps gives a stop reason.
-route_after_gaps = wiring.route_on("stop_reason", "verify", "search_and_extract")
-# Another round of workers until the synthesis gives a stop reason.
-route_after_synthesis = wiring.route_on("stop_reason", "verify", "orchestrate")
+
+def judged_with_verification(judge: str) -> Callable[[Mapping[str, Any]], str | list[str]]:
+    """After a round's reading: to its judgement, and on the last round the iteration cap
+    allows, to `verify` at the same time (its claims cannot change: no other round follows)."""
+
+    def route(state: Mapping[str, Any]) -> str | list[str]:
+        return [judge, "verify"] if state.get("last_round") else judge
+
+    route.__name__ = f"to_{judge}"
+    return route
+
+
+def after_judgement(loop: str) -> wiring.Router:
+    """After a round's judgement: another round until it gives a stop reason, then `verify`;
+    straight to the report when `verify` already ran beside the last round's judgement."""
+
+    def route(state: Mapping[str, Any]) -> str:
+        if state.get("last_round"):
+            return "write_report"
+        return "verify" if state.get("stop_reason") else loop
+
+    route.__name__ = f"after_judgement_to_{loop}"
+    return route
+
+
+route_after_research = judged_with_verification("detect_gaps")
+route_after_workers = judged_with_verification("synthesize")
+route_after_gaps = after_judgement("search_and_extract")
+route_after_synthesis = after_judgement("orchestrate")
 
 
 def route_to_research(state: ResearchState) -> Literal["search_and_extract", "orchestrate"]:
@@ -44,11 +70,15 @@ def build_graph(
     # The user is asked only when the request was judged ambiguous.
     wiring.clarify_step(builder, "understand", "is_ambiguous", "plan")
     wiring.review_step(builder, "plan", route_to_research, ["search_and_extract", "orchestrate"])
-    builder.add_edge("search_and_extract", "detect_gaps")
-    builder.add_conditional_edges("detect_gaps", route_after_gaps, ["search_and_extract", "verify"])
+    finish = ["verify", "write_report"]
+    builder.add_conditional_edges(
+        "search_and_extract", route_after_research, ["detect_gaps", "verify"]
+    )
+    builder.add_conditional_edges("detect_gaps", route_after_gaps, ["search_and_extract", *finish])
     builder.add_conditional_edges("orchestrate", fanout_workers, ["search_worker", "collect"])
-    wiring.chain(builder, "search_worker", "collect", "synthesize")
-    builder.add_conditional_edges("synthesize", route_after_synthesis, ["orchestrate", "verify"])
+    builder.add_edge("search_worker", "collect")
+    builder.add_conditional_edges("collect", route_after_workers, ["synthesize", "verify"])
+    builder.add_conditional_edges("synthesize", route_after_synthesis, ["orchestrate", *finish])
     wiring.chain(builder, "verify", "write_report", END)
     return wiring.compiled(builder, "pipeline", checkpointer, interrupt_on_clarify, "review_plan")
 

@@ -18,6 +18,7 @@ from research_studio.pipelines.kit.consolidate import consolidate
 from research_studio.pipelines.kit.models import attempt, model_for
 from research_studio.pipelines.kit.node_kit import call_records, emitter, node_tools, services_of
 from research_studio.pipelines.kit.referents import kept_apart
+from research_studio.pipelines.kit.stopping import cap_reached
 from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
     ORCHESTRATE_LOOP_HINT,
@@ -42,9 +43,11 @@ def _merge_progress(
     pages: list[PageRecord],
     findings: list[FindingRecord],
     searches: list[str],
-    max_sources: int,
+    config: Configuration,
 ) -> dict[str, Any]:
-    """Sources, new evidence, and the run's searched/fetched lists after a round of reading.
+    """Sources, new evidence, and the run's searched/fetched lists after a round of reading;
+    `last_round` when the iteration cap allows no other (its claims are then verified while
+    the round is judged: nothing the judgement decides can add evidence).
 
     Where a reading was taken without asking, code keeps out the new sources that name only
     another reading's marks (and their evidence): namesakes are never merged."""
@@ -54,7 +57,7 @@ def _merge_progress(
         state.get("evidence", []),
         pages,
         findings,
-        max_sources=max_sources,
+        max_sources=config.max_sources,
     )
     referents = state.get("referents", [])
     if referents:
@@ -71,6 +74,7 @@ def _merge_progress(
         "evidence": new_evidence,
         "searches_done": [*state.get("searches_done", []), *searches],
         "fetched_urls": [*state.get("fetched_urls", []), *(page["url"] for page in pages)],
+        "last_round": cap_reached(state.get("iteration", 0) + 1, config.max_iterations),
     }
 
 
@@ -94,9 +98,7 @@ async def search_and_extract(
     if len(state.get("sources", [])) >= config.max_sources:
         task.queries = []
     gathered = await gather(services, task, emit=emit, parallel_searches=False)
-    update = _merge_progress(
-        state, gathered.pages, gathered.findings, gathered.searches, config.max_sources
-    )
+    update = _merge_progress(state, gathered.pages, gathered.findings, gathered.searches, config)
     emit(
         f"{len(update['evidence'])} new evidence items from {len(gathered.pages)} pages",
         searches=len(update["searches_done"]),
@@ -286,7 +288,7 @@ def collect(state: ResearchState, runtime: Runtime[Configuration]) -> dict[str, 
     pages = [page for result in fresh for page in result["pages"]]
     findings = [finding for result in fresh for finding in result["findings"]]
     searches = [search for result in fresh for search in result["searches"]]
-    update = _merge_progress(state, pages, findings, searches, runtime.context.max_sources)
+    update = _merge_progress(state, pages, findings, searches, runtime.context)
     emitter(runtime, "collect")(
         f"collected {len(fresh)} worker result(s): {len(update['evidence'])} new evidence items",
         sources=len(update["sources"]),

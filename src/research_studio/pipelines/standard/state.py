@@ -93,6 +93,7 @@ class ResearchState(MessagesState, Accounting, total=False):
     coverage_history: list[float]
     gaps: list[str]
     stop_reason: StopReason
+    last_round: bool  # the round just read is the last the iteration cap allows
     # verification and report
     claims: list[ClaimRecord]
     confidence: float
