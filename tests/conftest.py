@@ -110,9 +110,10 @@ def run_pipeline(make_config: Callable[..., Configuration]) -> Callable[..., Any
         mode: str = "single",
         script: ResearchScript | None = None,
         pipeline: str = "standard",
+        chat_model: ScriptedChatModel | None = None,
         **settings: Any,
     ) -> tuple[dict[str, Any], ScriptedChatModel]:
-        model = (script or ResearchScript()).model()
+        model = chat_model or (script or ResearchScript()).model()
         config = make_config(model=use_scripted_model(model), **settings)
         state = await full_state(pipeline, {"query": query, "mode": mode}, config)
         return state, model

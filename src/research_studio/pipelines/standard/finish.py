@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -42,7 +43,12 @@ from research_studio.pipelines.kit.report import (
     open_with_notice,
     report_grounding,
 )
-from research_studio.pipelines.kit.writer import evidence_support, writer_messages
+from research_studio.pipelines.kit.writer import (
+    evidence_support,
+    joined_draft,
+    writer_messages,
+    writer_parts,
+)
 from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
     VERIFY_SYSTEM,
@@ -54,6 +60,8 @@ from research_studio.pipelines.standard.schemas import Verification
 from research_studio.pipelines.standard.state import ResearchState
 
 MAX_CLAIMS = 20
+# Multi-agent runs write the report in this many parts at once (whole questions each).
+WRITERS_AT_ONCE = 2
 UNCHECKED = "not checked: the verification call failed"
 
 
@@ -190,8 +198,7 @@ async def write_report(state: ResearchState, runtime: Runtime[Configuration]) ->
     grounded: GroundedReport | None = None
     reason = "extractive" if services.extraction.verbatim else "uncited"
     if support and reason != "extractive":
-        messages = _writer_messages(state, config, evidence)
-        draft = await attempt(caller.structured(ReportDraft, messages), "write_report", errors)
+        draft = await _draft(caller, state, config, evidence, errors)
         if draft is None:
             reason = "budget" if errors[-1]["kind"] == "budget" else "writer_failed"
         else:
@@ -271,16 +278,57 @@ def reading_figures(state: ResearchState) -> dict[str, object]:
     return {"referent_assumed": taken, "reading_assumed": notice}
 
 
+async def _draft(
+    caller: ModelCaller,
+    state: ResearchState,
+    config: Configuration,
+    evidence: list[EvidenceRecord],
+    errors: list[ErrorRecord],
+) -> ReportDraft | None:
+    """The writer's draft. Multi-agent runs write it in parts at once, each part the sections of
+    some research questions; a part that fails leaves the others (None when every part fails)."""
+    multi = state.get("mode") == "multi"
+    parts = writer_parts(evidence, WRITERS_AT_ONCE if multi else 1)
+    drafts = await asyncio.gather(
+        *(
+            attempt(
+                caller.structured(
+                    ReportDraft,
+                    _writer_messages(state, config, part, (number, len(parts))),
+                ),
+                "write_report",
+                errors,
+            )
+            for number, part in enumerate(parts, 1)
+        )
+    )
+    written = [draft for draft in drafts if draft is not None]
+    if not written:
+        return None
+    return written[0] if len(written) == 1 else joined_draft(written)
+
+
 def _writer_messages(
-    state: ResearchState, config: Configuration, evidence: list[EvidenceRecord]
+    state: ResearchState,
+    config: Configuration,
+    evidence: list[EvidenceRecord],
+    part: tuple[int, int] = (1, 1),
 ) -> list[BaseMessage]:
     multi = state.get("mode") == "multi"
+    questions = state.get("research_questions", [])
+    results = state.get("worker_results", []) if multi else []
+    if part[1] > 1:
+        # A part's writer hears its own questions and the workers' answers to them.
+        mine = {item["question"] for item in evidence}
+        questions = [question for question in questions if question in mine]
+        results = [result for result in results if result["question"] in mine]
     return writer_messages(
         evidence,
         request=request_block(state["query"], state.get("user_clarification", "")),
-        questions=numbered(state.get("research_questions", [])),
-        context=worker_context(state.get("worker_results", []) if multi else []),
+        questions=numbered(questions),
+        context=worker_context(results),
         style=config.report_structure,
         language_rule=writing_rule(report_language(config.language, state["query"])),
         system_prompt=additional_instructions(config.system_prompt),
+        part=part,
     )
