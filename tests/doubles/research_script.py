@@ -232,10 +232,6 @@ class ResearchScript:
         )
         return {
             "summary": "Workers agree on the main points.",
-            "key_findings": [item["finding"] for item in readings(standard.WORKER_FINDING, prompt)][
-                :4
-            ],
-            "conflicts": [],
             "gaps": [] if ready else ["Some questions need more evidence"],
             "confidence": coverage,
             "needs_more_research": not ready,

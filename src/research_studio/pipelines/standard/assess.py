@@ -204,8 +204,6 @@ async def synthesize(state: ResearchState, runtime: Runtime[Configuration]) -> d
     iteration = update["iteration"]
     update["synthesis"] = Synthesis(
         summary=output.summary,
-        key_findings=output.key_findings,
-        conflicts=output.conflicts,
         gaps=output.gaps,
         confidence=confidence,
         needs_more_research=output.needs_more_research or not has_evidence,

@@ -100,7 +100,7 @@ def evidence_lines(evidence: list[EvidenceRecord], limit: int = MAX_EVIDENCE_IN_
 
 # --- synthesis of the workers' reports (multi agent) ---------------------------------------------
 
-SYNTHESIZE_SYSTEM = """You lead a research team. Combine your workers' reports into one view: the overall summary, key findings, conflicts between workers (and how the evidence resolves them), remaining gaps, and your confidence in [0, 1].
+SYNTHESIZE_SYSTEM = """You lead a research team. Judge your workers' reports together: say in one or two sentences where the research stands, list the gaps that remain, and give your confidence in [0, 1] that the questions are answered.
 Set needs_more_research when important gaps remain, and propose up to {max_searches} short follow-up web searches (3 to 8 words) that would fill them."""
 
 SYNTHESIZE_USER = f"""{{request}}

@@ -66,11 +66,12 @@ class GapAssessment(BaseModel):
 
 
 class SynthesisOutput(BaseModel):
-    """The lead's combined view of all workers' reports."""
+    """The lead's judgement of the round from all workers' reports.
 
-    summary: str
-    key_findings: list[str] = Field(default_factory=list)
-    conflicts: list[str] = Field(default_factory=list)
+    Only what code uses is asked: findings and conflicts are not, since the report is written
+    from the verified evidence and code finds conflicts between sources' quotes itself."""
+
+    summary: str = Field(description="One or two sentences: where the research stands.")
     gaps: list[str] = Field(default_factory=list)
     confidence: float = Field(ge=0.0, le=1.0)
     needs_more_research: bool = False

@@ -48,8 +48,6 @@ class Synthesis(TypedDict):
     """The multi-agent synthesis of all workers' results."""
 
     summary: str
-    key_findings: list[str]
-    conflicts: list[str]
     gaps: list[str]
     confidence: float
     needs_more_research: bool
