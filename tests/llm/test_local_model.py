@@ -118,8 +118,11 @@ def test_loading_the_model_keeps_the_processs_interrupt_handler() -> None:
 
 
 def test_bad_local_model_paths_are_config_errors(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"not a \.gguf file"):
+    with pytest.raises(ConfigError, match=r"missing\.gguf' not found"):
         create_chat_model(f"local:{tmp_path / 'missing.gguf'}", Configuration())
+    (tmp_path / "notes.txt").write_text("not a model")
+    with pytest.raises(ConfigError, match=r"not a \.gguf file"):
+        create_chat_model(f"local:{tmp_path / 'notes.txt'}", Configuration())
 
 
 async def test_structured_call_with_schema_constrained_decoding() -> None:

@@ -47,6 +47,26 @@ def default_gguf_path() -> Path:
     return path
 
 
+def local_model_path(name: str) -> Path:
+    """The GGUF file `local:<name>` names: the shipped model, or a .gguf file on this machine."""
+    if name in ("", DEFAULT_MODEL_NAME, "default"):
+        return default_gguf_path()
+    path = Path(name).expanduser()
+    if not path.exists():
+        raise ConfigError(f"local model {name!r} not found (a .gguf file, or local:smollm2)")
+    if not path.is_file() or path.suffix.lower() != ".gguf":
+        raise ConfigError(f"local model {name!r} is not a .gguf file")
+    return path
+
+
+def check_local_model(name: str) -> None:
+    """The binding is installed and the file is there (nothing loaded): a mistake is refused
+    before a run starts rather than at its first model call."""
+    if importlib.util.find_spec(LOCAL_BINDING) is None:
+        raise ConfigError(f"the llama.cpp binding is not installed: {LOCAL_EXTRA}")
+    local_model_path(name)
+
+
 def embedded_model_available() -> bool:
     """True when the llama.cpp binding and a default GGUF file are installed."""
     return (
@@ -244,12 +264,7 @@ def _close_models() -> None:
 
 def create_local_model(name: str, config: Configuration) -> BaseChatModel:
     """`local:smollm2` (the shipped model) or `local:/path/to/model.gguf`; one instance per file."""
-    if name in ("", DEFAULT_MODEL_NAME, "default"):
-        path = default_gguf_path()
-    else:
-        path = Path(name).expanduser()
-        if not path.is_file() or path.suffix.lower() != ".gguf":
-            raise ConfigError(f"local model {name!r} is not a .gguf file")
+    path = local_model_path(name)
     key = (str(path.resolve()), config.local_model_context, config.local_model_threads)
     if key not in _models:
         _models[key] = LocalChatModel(

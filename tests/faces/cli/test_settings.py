@@ -55,6 +55,8 @@ def test_a_bad_settings_file_value_fails_though_a_flag_overrides_it(tmp_path: Pa
         (["--model", "foo:bar"], "unknown model provider 'foo'"),
         (["--model", "openai:gpt-4o"], "openai models need OPENAI_API_KEY"),
         (["--fast-model", "anthropic:claude"], "anthropic models need ANTHROPIC_API_KEY"),
+        (["--model", "local:/no/such/model.gguf"], "local model '/no/such/model.gguf' not found"),
+        (["--fast-model", "local:/"], "local model '/' is not a .gguf file"),
         (["--pipeline", "supervisor", "--iterations", "1"], "--iterations does not apply"),
         (["--supervisor-turns", "2"], "--supervisor-turns does not apply to the standard"),
         (
