@@ -56,6 +56,13 @@ def local_model_path(name: str) -> Path:
         raise ConfigError(f"local model {name!r} not found (a .gguf file, or local:smollm2)")
     if not path.is_file() or path.suffix.lower() != ".gguf":
         raise ConfigError(f"local model {name!r} is not a .gguf file")
+    try:
+        with path.open("rb") as file:
+            magic = file.read(4)
+    except OSError as exc:
+        raise ConfigError(f"cannot read local model {name!r}: {exc.strerror}") from None
+    if magic != b"GGUF":  # else every call of the run fails to load it, and the run goes on
+        raise ConfigError(f"local model {name!r} is not a GGUF model (damaged or another format)")
     return path
 
 

@@ -83,6 +83,21 @@ def test_configuration_mistakes_are_one_line_once_and_leave_no_folder(
     assert not (tmp_path / "runs").exists()
 
 
+def test_a_damaged_local_model_file_is_refused_before_the_run(tmp_path: Path) -> None:
+    """A .gguf that is not one (a failed download, another format) would fail every model call
+    of the run, which goes on and ends "completed" on extracts alone: refused at once instead."""
+    docs = tmp_path / "notes"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Reefs\n\nCoral reefs bleach when water stays warm.\n")
+    (tmp_path / "model.gguf").write_bytes(b"<html>Not found</html>")
+    model = f"local:{tmp_path / 'model.gguf'}"
+    result = runner.invoke(app, ["run", "coral reefs", "--docs", str(docs), "--model", model])
+    assert result.exit_code == 2, result.output
+    assert "model.gguf' is not a GGUF model" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "runs").exists()
+
+
 def test_remote_refuses_a_setting_its_pipeline_ignores_before_calling_the_server() -> None:
     server = ["--server", "http://127.0.0.1:9"]
     args = ["remote", "coral reefs", *server, "--pipeline", "supervisor", "--iterations", "2"]
