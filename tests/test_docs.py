@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from research_studio.core.config_loading import settings_reference
+from research_studio.core.extras import EMBEDDINGS_EXTRA
 from research_studio.faces.cli import app
 from research_studio.run.launch import honoured_by
 
@@ -78,3 +79,10 @@ def test_the_readmes_verify_example_runs_on_a_file_that_ships(
     result = CliRunner().invoke(app, args[1:])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("supported by "), result.output
+
+
+def test_the_readme_adds_the_embeddings_as_doctor_says_keeping_the_install_editable() -> None:
+    """After the quick start's `pip install -e`, `pip install ".[embeddings]"` would swap the
+    editable install for a copy (edits stop showing; `eval` no longer finds examples/): the README
+    gives the same line as `doctor`, which adds the extra to what is installed."""
+    assert f"`{EMBEDDINGS_EXTRA}`" in README
