@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
+
 from research_studio.core.config_loading import settings_reference
+from research_studio.core.extras import EMBEDDINGS_EXTRA
+from research_studio.faces.cli import app
 from research_studio.run.launch import honoured_by
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,3 +62,27 @@ def test_quick_start_installs_checks_and_runs_on_a_corpus_that_exists() -> None:
     run = script.split("research-studio run", 1)[1]
     corpus = ROOT / run.split("--docs ", 1)[1].split()[0]
     assert len([path for path in corpus.iterdir() if path.is_file()]) == 12
+
+
+def test_the_readmes_verify_example_runs_on_a_file_that_ships(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A new user types the example as it stands, from the clone's root: it must find its file
+    and show a supported statement."""
+    block = next(
+        block
+        for block in re.findall(r"```bash\n(.*?)```", README, re.DOTALL)
+        if block.startswith("research-studio verify")
+    )
+    args = shlex.split(block.replace("\\\n", " "))
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(app, args[1:])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("supported by "), result.output
+
+
+def test_the_readme_adds_the_embeddings_as_doctor_says_keeping_the_install_editable() -> None:
+    """After the quick start's `pip install -e`, `pip install ".[embeddings]"` would swap the
+    editable install for a copy (edits stop showing; `eval` no longer finds examples/): the README
+    gives the same line as `doctor`, which adds the extra to what is installed."""
+    assert f"`{EMBEDDINGS_EXTRA}`" in README

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -22,6 +23,7 @@ from research_studio.core.errors import ConfigError
 from research_studio.faces.cli import app
 from research_studio.grounding.printed import rendered
 from research_studio.llm.local_model import (
+    LocalChatModel,
     bounded_schema,
     default_gguf_path,
     json_grammar,
@@ -117,9 +119,55 @@ def test_loading_the_model_keeps_the_processs_interrupt_handler() -> None:
     assert "interrupted" in done.stdout, done.stdout + done.stderr
 
 
+async def test_a_cancelled_call_stops_decoding_at_its_next_token() -> None:
+    """Ctrl-C (or a run cancelled on the web page) cancels the task awaiting the model; the
+    decoding stops with it, so the model is free (and the process can end) at once instead of
+    after the rest of a long reply. Not a speed figure: without the stop, the next call waits
+    for thousands of tokens; with it, for none."""
+    model = LocalChatModel(model_path=str(default_gguf_path()), n_threads=1, max_tokens=4000)
+    count = {"type": "array", "items": {"type": "integer"}, "minItems": 1500, "maxItems": 1500}
+    long_reply = asyncio.create_task(
+        model.ainvoke([HumanMessage(content="Count from 1 to 1500.")], json_schema=count)
+    )
+    await asyncio.sleep(3)  # loaded and decoding
+    assert not long_reply.done()
+    long_reply.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await long_reply
+    # Unstopped, the 4,000-token reply takes over a minute even on an idle machine.
+    short = await asyncio.wait_for(
+        model.ainvoke([HumanMessage(content="Is ice cold?")], json_schema={"type": "boolean"}),
+        timeout=30,
+    )
+    assert short.content in ("true", "false")
+    model.close()
+
+
+async def test_a_call_cancelled_while_its_long_prompt_is_read_stops_too() -> None:
+    """A run's later prompts are long (thousands of tokens: half a minute and more of reading on
+    one busy core before the first token); Ctrl-C stops the reading after the batch at hand."""
+    model = LocalChatModel(model_path=str(default_gguf_path()), n_threads=1)
+    long_prompt = "Cool roofs reflect sunlight and trees shade streets. " * 750  # ~6,800 tokens
+    reading = asyncio.create_task(model.ainvoke([HumanMessage(content=long_prompt)]))
+    await asyncio.sleep(3)
+    assert not reading.done()
+    reading.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await reading
+    short = await asyncio.wait_for(
+        model.ainvoke([HumanMessage(content="Is ice cold?")], json_schema={"type": "boolean"}),
+        timeout=30,
+    )
+    assert short.content in ("true", "false")
+    model.close()
+
+
 def test_bad_local_model_paths_are_config_errors(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"not a \.gguf file"):
+    with pytest.raises(ConfigError, match=r"missing\.gguf' not found"):
         create_chat_model(f"local:{tmp_path / 'missing.gguf'}", Configuration())
+    (tmp_path / "notes.txt").write_text("not a model")
+    with pytest.raises(ConfigError, match=r"not a \.gguf file"):
+        create_chat_model(f"local:{tmp_path / 'notes.txt'}", Configuration())
 
 
 async def test_structured_call_with_schema_constrained_decoding() -> None:

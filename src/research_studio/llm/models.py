@@ -62,10 +62,17 @@ def _provider_kwargs(provider: str, config: Configuration) -> dict[str, object]:
 
 
 def check_model(spec: str, config: Configuration) -> None:
-    """A spec names a known provider whose credentials are configured (no network, no model)."""
-    provider, _ = split_spec(spec)
-    if provider in ("openai", "anthropic") and provider not in _registered:
+    """A spec names a known provider whose credentials are configured, or, for the embedded
+    model, whose binding and file are installed (no network, no model loaded)."""
+    provider, name = split_spec(spec)
+    if provider in _registered:
+        return
+    if provider in ("openai", "anthropic"):
         _provider_kwargs(provider, config)
+    if provider == "local":
+        from research_studio.llm.local_model import check_local_model
+
+        check_local_model(name)
 
 
 def create_chat_model(

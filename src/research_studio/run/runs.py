@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.core.files import write_atomically
@@ -192,8 +192,13 @@ class RunFolder:
             record = RunRecord.model_validate_json((path / RECORD_FILE).read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ResearchStudioError(f"no run found at {path}") from None
-        except ValueError as exc:
-            raise ResearchStudioError(f"the run record in {path} is damaged: {exc}") from exc
+        except ValidationError as exc:  # pydantic's own text spans lines and links its docs
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"])
+            reason = f"{where}: {error['msg']}" if where else error["msg"]
+            raise ResearchStudioError(f"the run record in {path} is damaged: {reason}") from None
+        except ValueError as exc:  # not UTF-8
+            raise ResearchStudioError(f"the run record in {path} is damaged: {exc}") from None
         return cls(path, record.seen_from_here())
 
     @property

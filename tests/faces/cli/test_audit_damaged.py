@@ -168,3 +168,27 @@ def test_any_value_in_any_field_is_a_verdict_or_one_line(
     )
     if result.exit_code == 2:
         assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.parametrize(
+    ("record", "named"),
+    [
+        ('{"run_id": 5}', "run_id: Input should be a valid string"),
+        ("{", "Invalid JSON"),
+    ],
+    ids=["wrong-types", "truncated"],
+)
+@pytest.mark.parametrize("command", [["audit"], ["export", "--format", "md"], ["resume"]])
+def test_a_damaged_run_record_is_one_short_line(
+    record: str, named: str, command: list[str], finished_run_folder: Path, tmp_path: Path
+) -> None:
+    """run.json as a hand edit or a crash leaves it: the field and what is wrong, in one line
+    (not pydantic's report over lines, with its links)."""
+    folder = _copy(finished_run_folder, tmp_path)
+    (folder / "run.json").write_text(record)
+    result = runner.invoke(app, [*command, str(folder)])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: the run record in "), result.output
+    assert named in result.output
+    assert "errors.pydantic.dev" not in result.output and "␊" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output

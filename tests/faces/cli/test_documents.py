@@ -44,6 +44,20 @@ def test_search_local_documents() -> None:
     assert results[0]["provider"] == "local" and results[0]["url"].startswith(EXAMPLES.as_uri())
 
 
+def test_search_shows_each_snippet_on_its_lines_without_newline_marks(tmp_path: Path) -> None:
+    """A chunk spans a heading and its paragraph; its snippet reads as text in the table (the
+    newline becomes a space, not the ␊ mark that shows a control character)."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "roofs.md").write_text("# Cool roofs\n\nCool roofs reflect sunlight.\n")
+    result = runner.invoke(
+        app, ["search", "cool roofs", "--docs", str(folder)], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "# Cool roofs Cool roofs reflect sunlight." in result.stdout, result.stdout
+    assert "␊" not in result.stdout
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("extraction", ["llm", "extractive"])
 def test_research_over_local_documents(tmp_path: Path, extraction: str) -> None:

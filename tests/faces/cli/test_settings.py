@@ -55,6 +55,8 @@ def test_a_bad_settings_file_value_fails_though_a_flag_overrides_it(tmp_path: Pa
         (["--model", "foo:bar"], "unknown model provider 'foo'"),
         (["--model", "openai:gpt-4o"], "openai models need OPENAI_API_KEY"),
         (["--fast-model", "anthropic:claude"], "anthropic models need ANTHROPIC_API_KEY"),
+        (["--model", "local:/no/such/model.gguf"], "local model '/no/such/model.gguf' not found"),
+        (["--fast-model", "local:/"], "local model '/' is not a .gguf file"),
         (["--pipeline", "supervisor", "--iterations", "1"], "--iterations does not apply"),
         (["--supervisor-turns", "2"], "--supervisor-turns does not apply to the standard"),
         (
@@ -78,6 +80,21 @@ def test_configuration_mistakes_are_one_line_once_and_leave_no_folder(
     assert message in result.output
     assert len(result.output.strip().splitlines()) == 1
     assert "Value error" not in result.output
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_damaged_local_model_file_is_refused_before_the_run(tmp_path: Path) -> None:
+    """A .gguf that is not one (a failed download, another format) would fail every model call
+    of the run, which goes on and ends "completed" on extracts alone: refused at once instead."""
+    docs = tmp_path / "notes"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Reefs\n\nCoral reefs bleach when water stays warm.\n")
+    (tmp_path / "model.gguf").write_bytes(b"<html>Not found</html>")
+    model = f"local:{tmp_path / 'model.gguf'}"
+    result = runner.invoke(app, ["run", "coral reefs", "--docs", str(docs), "--model", model])
+    assert result.exit_code == 2, result.output
+    assert "model.gguf' is not a GGUF model" in result.output
+    assert len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "runs").exists()
 
 

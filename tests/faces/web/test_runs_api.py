@@ -238,3 +238,20 @@ def test_a_cli_run_saved_under_another_name_opens_by_the_id_the_list_links(
     for name in (new_id, new_id[:17], folder.name):
         audit = CliRunner().invoke(app, ["audit", name])
         assert audit.exit_code == 0, audit.output
+
+
+def test_a_run_that_fails_on_a_model_server_is_one_line_in_the_server_log(
+    serve: Callable[..., LiveServer], settings_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An Ollama that is not running fails the run; the server's terminal says so in one line
+    (the page shows the error), not with the traceback of every layer it passed through."""
+    with settings_file.open("a") as settings:
+        settings.write('ollama_host = "http://127.0.0.1:9"\n')  # nothing listens on port 9
+    server = serve()
+    with httpx.Client(base_url=server.url) as client:
+        run_id = start(client, model="ollama:llama3.1")
+        data = wait_for_status(client, run_id, "failed")
+    assert "ollama:llama3.1" in data["error"]
+    failed = [record for record in caplog.records if f"run {run_id} failed" in record.getMessage()]
+    assert len(failed) == 1 and failed[0].exc_info is None, caplog.text
+    assert "Traceback" not in caplog.text

@@ -49,6 +49,7 @@ pytestmark = pytest.mark.e2e
             "the Supervisor turns field does not apply to the standard pipeline",
         ),
         ({"question": "q", "model": "nope:x"}, "model", "unknown model provider"),
+        ({"question": "q", "model": "local:/no/such/model.gguf"}, "model", "not found"),
         ({"question": "?!?"}, "question", "no words"),
     ],
 )

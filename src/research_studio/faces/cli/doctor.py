@@ -64,7 +64,8 @@ def _model(config: Configuration) -> Check:
     try:
         choice = choose_model(config)
     except ResearchStudioError as exc:
-        return Check("model", "fail", "no chat model can serve", str(exc))
+        found = "no chat model can serve"  # the fix is the advice, not the finding again
+        return Check("model", "fail", found, str(exc).removeprefix(f"{found}: "))
     if choice.model.startswith("local:"):
         from research_studio.llm.local_model import default_gguf_path
 

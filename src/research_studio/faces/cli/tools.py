@@ -68,7 +68,7 @@ def search(
         table.add_row(
             str(rank),
             foreign(result.title, "bold").append("\n").append_text(foreign(result.url, "cyan")),
-            foreign(result.snippet[:200]),
+            foreign(" ".join(result.snippet.split())[:200]),  # a chunk's lines, as one text
         )
     common.out.print(table)
 

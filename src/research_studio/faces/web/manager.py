@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from research_studio.core.config import Configuration
-from research_studio.core.errors import RunConflict
+from research_studio.core.errors import ResearchStudioError, RunConflict
 from research_studio.run.launch import resume_settings
 from research_studio.run.runner import Outcome, execute
 from research_studio.run.runs import RunFolder
@@ -136,6 +136,8 @@ class RunManager:
             self._remember(run_id, outcome)
         except asyncio.CancelledError:
             pass  # saved as cancelled (the user's choice) or interrupted (a shutdown) by the runner
+        except ResearchStudioError as exc:  # a failure the run recorded (a model server down…)
+            log.error("run %s failed: %s", run_id, exc)  # one line: the page shows the rest
         except Exception:  # the runner saved it as failed, with its error, in run.json
             log.exception("run %s failed", run_id)
         finally:
