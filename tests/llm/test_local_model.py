@@ -12,6 +12,7 @@ import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -119,6 +120,22 @@ def test_loading_the_model_keeps_the_processs_interrupt_handler() -> None:
     assert "interrupted" in done.stdout, done.stdout + done.stderr
 
 
+async def cancel_and_ask_again(model: LocalChatModel, busy: asyncio.Task[Any]) -> None:
+    """Cancel a call 3 s in (loaded and at work), then the model answers a short call at once:
+    the cancelled one stopped rather than running on to its end."""
+    await asyncio.sleep(3)
+    assert not busy.done()
+    busy.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await busy
+    short = await asyncio.wait_for(
+        model.ainvoke([HumanMessage(content="Is ice cold?")], json_schema={"type": "boolean"}),
+        timeout=30,
+    )
+    assert short.content in ("true", "false")
+    model.close()
+
+
 async def test_a_cancelled_call_stops_decoding_at_its_next_token() -> None:
     """Ctrl-C (or a run cancelled on the web page) cancels the task awaiting the model; the
     decoding stops with it, so the model is free (and the process can end) at once instead of
@@ -129,18 +146,8 @@ async def test_a_cancelled_call_stops_decoding_at_its_next_token() -> None:
     long_reply = asyncio.create_task(
         model.ainvoke([HumanMessage(content="Count from 1 to 1500.")], json_schema=count)
     )
-    await asyncio.sleep(3)  # loaded and decoding
-    assert not long_reply.done()
-    long_reply.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await long_reply
     # Unstopped, the 4,000-token reply takes over a minute even on an idle machine.
-    short = await asyncio.wait_for(
-        model.ainvoke([HumanMessage(content="Is ice cold?")], json_schema={"type": "boolean"}),
-        timeout=30,
-    )
-    assert short.content in ("true", "false")
-    model.close()
+    await cancel_and_ask_again(model, long_reply)
 
 
 async def test_a_call_cancelled_while_its_long_prompt_is_read_stops_too() -> None:
@@ -149,17 +156,7 @@ async def test_a_call_cancelled_while_its_long_prompt_is_read_stops_too() -> Non
     model = LocalChatModel(model_path=str(default_gguf_path()), n_threads=1)
     long_prompt = "Cool roofs reflect sunlight and trees shade streets. " * 750  # ~6,800 tokens
     reading = asyncio.create_task(model.ainvoke([HumanMessage(content=long_prompt)]))
-    await asyncio.sleep(3)
-    assert not reading.done()
-    reading.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await reading
-    short = await asyncio.wait_for(
-        model.ainvoke([HumanMessage(content="Is ice cold?")], json_schema={"type": "boolean"}),
-        timeout=30,
-    )
-    assert short.content in ("true", "false")
-    model.close()
+    await cancel_and_ask_again(model, reading)
 
 
 def test_bad_local_model_paths_are_config_errors(tmp_path: Path) -> None:
