@@ -156,7 +156,7 @@ def joined_draft(drafts: list[ReportDraft]) -> ReportDraft:
         seen: set[str] = set()
         kept = []
         for statement in statements:
-            key = " ".join(statement.text.split()).casefold()
+            key = _same(statement.text)
             if key not in seen:
                 seen.add(key)
                 kept.append(statement)
@@ -164,7 +164,7 @@ def joined_draft(drafts: list[ReportDraft]) -> ReportDraft:
 
     sections: dict[str, DraftSection] = {}
     for section in (section for draft in drafts for section in draft.sections):
-        key = " ".join(section.heading.split()).casefold()
+        key = _same(section.heading)
         if key in sections:
             sections[key].paragraphs.extend(section.paragraphs)
         else:
@@ -175,3 +175,8 @@ def joined_draft(drafts: list[ReportDraft]) -> ReportDraft:
         sections=list(sections.values()),
         conclusion=once([statement for draft in drafts for statement in draft.conclusion]),
     )
+
+
+def _same(text: str) -> str:
+    """What two writers' headings or statements are compared by: case and spacing aside."""
+    return " ".join(text.split()).casefold()

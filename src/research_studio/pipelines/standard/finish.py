@@ -60,7 +60,7 @@ from research_studio.pipelines.standard.schemas import Verification
 from research_studio.pipelines.standard.state import ResearchState
 
 MAX_CLAIMS = 20
-# Multi-agent runs write the report in this many parts at once (whole questions each).
+# Multi-agent runs write the report in this many parts at once (`writer_parts` splits the evidence).
 WRITERS_AT_ONCE = 2
 UNCHECKED = "not checked: the verification call failed"
 
@@ -285,8 +285,8 @@ async def _draft(
     evidence: list[EvidenceRecord],
     errors: list[ErrorRecord],
 ) -> ReportDraft | None:
-    """The writer's draft. Multi-agent runs write it in parts at once, each part the sections of
-    some research questions; a part that fails leaves the others (None when every part fails)."""
+    """The writer's draft. Multi-agent runs write it in parts at once, each from a run of the
+    evidence (`writer_parts`); a part that fails leaves the others (None when every part fails)."""
     multi = state.get("mode") == "multi"
     parts = writer_parts(evidence, WRITERS_AT_ONCE if multi else 1)
     drafts = await asyncio.gather(
