@@ -36,6 +36,7 @@ from research_studio.grounding.names import (
     folded_source,
     name_runs,
     names_in,
+    place_forms,
     run_acronyms,
     written_acronyms,
 )
@@ -43,12 +44,15 @@ from research_studio.grounding.terms import (
     DIRECTIONS,
     canon,
     content_words,
+    entities,
+    figure_contexts,
     figure_matches,
     figures,
     is_unit_word,
     negated_terms,
     negations,
     number_words,
+    phrase_terms,
     word_set,
     words,
 )
@@ -58,6 +62,7 @@ _PART_BREAK = re.compile(
     r"\s*[;:]\s+|,\s+|\s+(?=(?:and|but|while|whereas|although|though|which|who)\s)",
     re.IGNORECASE,
 )
+_CAPITALISED = re.compile(r"(?<![\w'\u2019-])[A-Z][a-z]{3,}\b")
 # A part with fewer content words is joined to the one before it ("…, in 2023").
 MIN_PART_WORDS = 3
 MAX_PARTS = 4
@@ -94,8 +99,10 @@ def sentence(text: str) -> SourceSentence:
 @lru_cache(maxsize=8192)
 def _written_otherwise(text: str) -> frozenset[str]:
     """Terms a sentence carries written another way: the acronyms of the names it spells out
-    ("nasa" for "National Aeronautics and Space Administration")."""
-    return frozenset(canon(form) for form in expansions(text))
+    ("nasa" for "National Aeronautics and Space Administration"), a place's people and the
+    reverse ("asian" for "Asia")."""
+    places = {form for name in _CAPITALISED.findall(text) for form in place_forms(name)}
+    return frozenset(canon(form) for form in expansions(text) | places) | phrase_terms(text)
 
 
 @lru_cache(maxsize=8192)
@@ -262,7 +269,27 @@ def _polarity_reasons(part: str, quote: SourceSentence, terms: set[str]) -> list
                     f"polarity: the statement says '{min(said)}' where the source "
                     f"says '{min(other_said)}'"
                 )
-    return reasons
+    return reasons or _figure_polarity(part, quote.text)
+
+
+def _figure_polarity(part: str, source: str) -> list[str]:
+    """A figure said of one side where the source says it of the other: "a net profit of $35
+    million" where the sentence has "a net loss of $35 million, compared with a profit of $12
+    million" (the words next to each figure, within its clause)."""
+    theirs = figure_contexts(source)
+    for value, near in figure_contexts(part):
+        for their_value, their_near in theirs:
+            if their_value != value:
+                continue
+            for one, other in DIRECTIONS:
+                for mine, opposite in ((one, other), (other, one)):
+                    said, other_said = near & mine, their_near & opposite
+                    if said and not near & opposite and other_said and not their_near & mine:
+                        return [
+                            f"polarity: the statement says {value} is '{min(said)}' where "
+                            f"the source says '{min(other_said)}'"
+                        ]
+    return []
 
 
 # Words that place a part in time or discourse rather than say it: missing, they are no gap.
@@ -313,6 +340,75 @@ def names_carried(
     return carried
 
 
+# A pronoun standing for someone named before ("Marie Curie was born in Warsaw. She moved to
+# Paris"): the name is carried by the sentence that refers to it.
+_PRONOUN = re.compile(r"\b(?:he|she|his|her|him|they|their|them|it|its)\b", re.IGNORECASE)
+# How many sentences back a pronoun's name may be.
+REFERENT_REACH = 3
+_NO_REFERENT = MONTH_WORDS | word_set(
+    "monday tuesday wednesday thursday friday saturday sunday"
+)
+
+
+def _first_name(text: str) -> tuple[int, frozenset[str]]:
+    """Where a sentence first names someone or something, and that name's words."""
+    named = [
+        name for name in entities(text, leading=True) if name.lower() not in _NO_REFERENT
+    ]
+    if not named:
+        return -1, frozenset()
+    first = named[0]
+    at = re.search(rf"(?<!\w){re.escape(first)}(?!\w)", text)
+    start = at.start() if at else 0
+    run = next((run for run in name_runs(text[start:]) if run and run[0] == first), (first,))
+    return start, frozenset(word.lower() for word in run)
+
+
+def referents(sentences: Sequence[str]) -> dict[str, frozenset[str]]:
+    """For each sentence that refers back by a pronoun before it names anyone, the words of
+    the name it stands for: the first name of the nearest earlier sentence that names one,
+    at most REFERENT_REACH back. A sentence opened by a pronoun keeps the name it refers to
+    as the one the next sentences refer to (the text goes on about the same person)."""
+    found: dict[str, frozenset[str]] = {}
+    last: frozenset[str] = frozenset()
+    since = 0
+    for text in sentences:
+        pronoun = _PRONOUN.search(text)
+        start, name = _first_name(text)
+        refers = bool(pronoun) and (start < 0 or pronoun.start() < start)
+        if refers and last and since <= REFERENT_REACH:
+            found[text] = last
+            since = 0
+        elif name:
+            last, since = name, 0
+        else:
+            since += 1
+    return found
+
+
+# A count the statement makes good itself by naming what it counts ("two students, Larry Page
+# and Sergey Brin"): the names, each checked as a name, carry the figure.
+_NAME = r"[A-Z][\w'\u2019.-]*(?:[ \t]+[A-Z][\w'\u2019.-]*)*"
+_ENUMERATED = re.compile(
+    rf"\b(?P<count>(?i:two|three|four|five|six)|[2-6])\b[^,.;:()]{{0,60}}?[,:(]?[ \t]*"
+    rf"(?P<items>{_NAME}(?:,[ \t]*{_NAME})*,?[ \t]+(?:and|&)[ \t]+{_NAME})(?![ \t]*\w)"
+)
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def enumerated_counts(statement: str) -> set[tuple[str, str]]:
+    """The counts a statement lists as many names for, as figures ("2" for "two students,
+    Larry Page and Sergey Brin"); a list of another length makes none."""
+    found = set()
+    for match in _ENUMERATED.finditer(statement):
+        count = match.group("count").lower()
+        number = _COUNTS.get(count) or int(count)
+        items = re.split(r",[ \t]*(?:(?:and|&)[ \t]+)?|[ \t]+(?:and|&)[ \t]+", match["items"])
+        if len([item for item in items if item.strip()]) == number:
+            found.add((str(number), ""))
+    return found
+
+
 def check_part(
     part: str,
     quote: SourceSentence,
@@ -323,6 +419,7 @@ def check_part(
     page_days: AbstractSet[tuple[str, str]] = frozenset(),
     named: Callable[[str], bool] | None = None,
     spelled: Callable[[], frozenset[str]] = frozenset,
+    referred: frozenset[str] = frozenset(),
 ) -> Part:
     """One part against one sentence: the terms it carries, and the vetoes. A figure may also
     be in `also` (the part's other sentences, the source's datelines), never anywhere else;
@@ -331,14 +428,17 @@ def check_part(
     a weekday, the last such day on or before a `dated` day.
     On a page about one day (`page_days`), a year of the sentence is that day's year.
     `named` says whether the source gives a name whole (a surname then stands for it);
-    `spelled` holds the acronyms the source spells out."""
+    `spelled` holds the acronyms the source spells out; `referred`, the words of the name the
+    sentence refers to by a pronoun (`referents`)."""
     wanted = wanted_words(part)
     missing = tuple(word for word in wanted if not present(canon(word), quote.terms))
     if missing:
         carried = names_carried(part, quote, named or (lambda _name: False), spelled)
+        if referred:  # "Curie moved" where the sentence says "She moved"
+            carried |= {name.lower() for name in entities(part, leading=True)} & referred
         missing = tuple(word for word in missing if word not in carried)
     coverage = 1.0 if not wanted else (len(wanted) - len(missing)) / len(wanted)
-    terms = {canon(word) for word in words(part)}
+    terms = {canon(word) for word in words(part)} | phrase_terms(part)
     own = figures(quote.text, source=True)
     available = own | (also or set())
     if years:
@@ -409,8 +509,10 @@ def _dated_otherwise(part: str, other: SourceSentence) -> bool:
     part's own sentence carries: the event would be its, at its time."""
     wanted = _in_time(figures(part))
     theirs = _in_time(figures(other.text, source=True))
-    return bool(wanted and theirs) and any(
-        not any(figure_matches(one, their) for their in theirs) for one in wanted
+    # A sentence giving one of the part's times is of its event ("Born in 1867, she moved in
+    # 1891" rests on the sentence of 1891 too).
+    return bool(wanted and theirs) and not any(
+        figure_matches(one, their) for one in wanted for their in theirs
     )
 
 
@@ -418,9 +520,12 @@ def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:
     """The part with the words its sentence lacks found in up to MAX_ALSO more sentences of
     the source (support spread over several, adjacent or not), each carrying enough of them
     and none carrying the part's event at another time."""
+    terms = {canon(word) for word in words(found.text)} | phrase_terms(found.text)
     for other in others:
         if len(found.also) >= MAX_ALSO or not found.missing:
             break
+        if _polarity_reasons(found.text, other, terms):
+            continue  # a sentence that says the opposite completes nothing
         carried = [word for word in found.missing if present(canon(word), other.terms)]
         # The event is the other sentence's when it carries more of the part than the first.
         if len(carried) >= found.wanted - len(found.missing) and _dated_otherwise(
@@ -455,6 +560,8 @@ def align(
     years = frozenset(value for value, unit in dated if not unit and _YEAR.fullmatch(value))
     page_days = days_of_page(sentences)
     whole = "\n".join(sentences) if source is None else source
+    referred = referents([one.text for one in prepared])
+    counted = enumerated_counts(statement)
 
     def spelled() -> frozenset[str]:
         return expansions(whole)
@@ -468,7 +575,7 @@ def align(
         wanted = {canon(word) for word in content_words(part)}
         # The part's other sentences that carry two of its terms may carry its figures.
         near = [one for one in ranked if len(wanted & one.terms) >= SHARED_FOR_FIGURES]
-        also = dated.union(*(figures(one.text, source=True) for one in near))
+        also = dated.union(counted, *(figures(one.text, source=True) for one in near))
         tried = [
             check_part(
                 part,
@@ -479,6 +586,7 @@ def align(
                 page_days=page_days,
                 named=named,
                 spelled=spelled,
+                referred=referred.get(candidate.text, frozenset()),
             )
             for candidate in ranked
         ]

@@ -163,3 +163,57 @@ def named_in_address(statement: str, labels: frozenset[str]) -> set[str]:
             if joined in labels or dropped in labels:
                 found.update(word for token in stretch for word in _WORD.findall(token))
     return found
+
+
+# A people or its adjective and the place it is of: (the place's ending, the people's) by rule
+# ("Asia" ~ "Asian", "Italy" ~ "Italian", "China" ~ "Chinese", "Israel" ~ "Israeli", "Sweden"
+# ~ "Swedish", "Texas" ~ "Texan"), the rest by the few forms no rule reaches.
+_DEMONYM_ENDINGS = (
+    ("a", "an"), ("a", "ian"), ("a", "ese"), ("y", "ian"), ("y", ""), ("o", "an"),
+    ("e", "an"), ("e", "ean"), ("e", "ian"), ("", "ian"), ("", "ese"), ("", "i"),
+    ("en", "ish"), ("s", "n"),
+)  # fmt: skip
+_IRREGULAR_PLACES = (
+    "france french", "britain british", "netherlands dutch", "holland dutch",
+    "spain spanish spaniard", "denmark danish", "poland polish", "switzerland swiss",
+    "greece greek", "turkey turkish", "wales welsh", "ireland irish", "scotland scottish",
+    "england english", "philippines filipino philippine", "thailand thai",
+    "portugal portuguese", "peru peruvian", "finland finnish", "norway norwegian",
+    "iceland icelandic", "belgium belgian", "arabia arab arabian", "afghanistan afghan",
+    "lebanon lebanese", "cyprus cypriot", "argentina argentine", "london londoner",
+)  # fmt: skip
+_IRREGULAR = {
+    word: frozenset(group.split()) - {word} for group in _IRREGULAR_PLACES for word in group.split()
+}
+_MIN_BASE = 3
+_MONTHS = frozenset(
+    "january february march april may june july august september october november "
+    "december".split()
+)
+
+
+@lru_cache(maxsize=8192)
+def place_forms(word: str) -> frozenset[str]:
+    """The lower-case words that name the same place or its people as this one ("asia" for
+    "Asian", "asian" for "Asia"); none for a word under four letters."""
+    lowered = folded_name(word)
+    if len(lowered) < 4 or not lowered.isalpha():
+        return frozenset()
+    forms = set(_IRREGULAR.get(lowered, ()))
+    for place, people in _DEMONYM_ENDINGS:
+        for have, want in ((place, people), (people, place)):
+            base = lowered[: len(lowered) - len(have)]
+            if lowered.endswith(have) and len(base) >= _MIN_BASE:
+                forms.add(base + want)
+    return frozenset(form for form in forms if len(form) >= 4) - {lowered} - _MONTHS
+
+
+# A capitalised word a lower-case word follows: a people's adjective ("Asian demand"), not a
+# first name ("Julian Assange"), whose place forms may stand for it.
+_ADJECTIVE = re.compile(r"(?<![\w'\u2019-])([A-Z][a-z]{3,})(?=[ \t]+[a-z])")
+
+
+def adjective_names(text: str) -> frozenset[str]:
+    """The capitalised words a text uses before a lower-case word ("Asian" in "Asian
+    demand"): the names a place form of the source may give."""
+    return frozenset(_ADJECTIVE.findall(text))

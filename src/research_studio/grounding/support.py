@@ -27,11 +27,13 @@ from research_studio.grounding.addressing import addresses_reader
 from research_studio.grounding.alignment import Alignment, Part, align
 from research_studio.grounding.names import (
     acronym_key,
+    adjective_names,
     address_labels,
     expansions,
     folded_name,
     name_runs,
     named_in_address,
+    place_forms,
     run_acronyms,
     written_acronyms,
 )
@@ -182,6 +184,14 @@ def _entity_reasons(statement: str, alignment: Alignment, source: str) -> list[s
             name
             for name in _names(statement, leading=True)
             if name not in lost and not _entity_in(name, folded_source)
+        ]
+    if lost:  # a people for its place ("Asian demand" where the sentences found say "Asia")
+        adjectives, folded_found = adjective_names(statement), folded_name(found)
+        lost = [
+            name
+            for name in lost
+            if name not in adjectives
+            or not any(_entity_in(form, folded_found) for form in place_forms(name))
         ]
     if lost:
         other_way = _abbreviated(statement, source)

@@ -116,6 +116,7 @@ _OPPOSITES = (
     ("positive benefit", "negative harm"),
     ("accept approve", "reject deny"),
     ("include", "exclude"),
+    ("profit surplus", "loss deficit"),
 )
 _NEGATORS = word_set(
     "not no never none nobody nothing neither nor without cannot cant lack lacks false untrue"
@@ -249,6 +250,45 @@ def canon(word: str) -> str:
     group."""
     stemmed = stem(match_key(word))
     return _CANON.get(stemmed, stemmed)
+
+
+# A direction said by a phrase of small words: "412, up from 250", "sales were down 5%".
+_UP = re.compile(r"\b(?:up|higher)\s+(?:from|by|\$?\d)", re.IGNORECASE)
+_DOWN = re.compile(r"\b(?:down|lower)\s+(?:from|by|\$?\d)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=16384)
+def phrase_terms(text: str) -> frozenset[str]:
+    """The directions a text says by a phrase of small words, as the terms that say them."""
+    found = set()
+    if _UP.search(text):
+        found.add(canon("increase"))
+    if _DOWN.search(text):
+        found.add(canon("decrease"))
+    return frozenset(found)
+
+
+# What a figure is said of: the words of its clause just before and after it ("a net loss of
+# $35 million" against "a profit of $12 million" in the same sentence).
+_CLAUSE = re.compile(r"[,;:()]|\s(?:and|but|while|whereas|compared)\s", re.IGNORECASE)
+CONTEXT_BEFORE = 4
+CONTEXT_AFTER = 2
+
+
+@lru_cache(maxsize=16384)
+def figure_contexts(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each figure written in digits, as (value, the canonical words of its clause next to it)."""
+    text = _normal(text)
+    found = []
+    for match in _FIGURE.finditer(text):
+        clause_start = max((m.end() for m in _CLAUSE.finditer(text, 0, match.start())), default=0)
+        after = _CLAUSE.search(text, match.end())
+        before_words = words(text[clause_start : match.start()])[-CONTEXT_BEFORE:]
+        after_words = words(text[match.end() : after.start() if after else len(text)])
+        near = before_words + after_words[:CONTEXT_AFTER]
+        value = _value(match.group("number").rstrip(".,"))
+        found.append((value, frozenset(canon(word) for word in near)))
+    return tuple(found)
 
 
 DIRECTIONS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
@@ -423,12 +463,24 @@ def _unit_parts(unit: str) -> tuple[str, str, str]:
     return (currency, rest, "") if rest in _SCALES else (currency, "", rest)
 
 
+# Units of one measure, in the measure's base unit: "1.28 km" is "1,280 metres".
+_MEASURES = {
+    "mm": ("length", 1e-3), "cm": ("length", 1e-2), "m": ("length", 1.0),
+    "km": ("length", 1e3), "g": ("mass", 1.0), "kg": ("mass", 1e3), "t": ("mass", 1e6),
+    "kwh": ("energy", 1e3), "mwh": ("energy", 1e6), "gwh": ("energy", 1e9),
+    "twh": ("energy", 1e12), "kw": ("power", 1e3), "mw": ("power", 1e6), "gw": ("power", 1e9),
+    "mb": ("data", 1e6), "gb": ("data", 1e9), "tb": ("data", 1e12), "ms": ("time", 1e-3),
+    "s": ("time", 1.0), "min": ("time", 60.0), "h": ("time", 3600.0),
+}  # fmt: skip
+
+
 def figure_matches(wanted: tuple[str, str], available: tuple[str, str]) -> bool:
     """Whether a source's figure says the statement's: the same value in the same unit (a
     statement without a unit takes any), the source's value rounded to the statement's
     precision ("67 %" for 66.7 %), the same amount in another scale ("1.5 million" for
     1,500,000; "$1.2 billion" for "1,200 million dollars", a statement without a currency
-    taking any), or a year of the decade the statement names ("the 1990s" for 1994)."""
+    taking any), the same measure in another unit ("1.28 km" for "1,280 metres"), or a year
+    of the decade the statement names ("the 1990s" for 1994)."""
     value, unit = wanted
     their_value, their_unit = available
     if value == their_value and (not unit or unit == their_unit):
@@ -449,7 +501,10 @@ def figure_matches(wanted: tuple[str, str], available: tuple[str, str]) -> bool:
         if other or their_other:
             return False  # a scale against another unit ("5 million" vs "5 km")
     elif unit and unit != their_unit:
-        return False
+        measure, their_measure = _MEASURES.get(unit), _MEASURES.get(their_unit)
+        if not measure or not their_measure or measure[0] != their_measure[0]:
+            return False
+        theirs = theirs * their_measure[1] / measure[1]  # the source's figure in our unit
     theirs = theirs * _SCALES.get(their_scale, 1.0) / _SCALES.get(scale, 1.0)
     # The source's figure at the statement's precision: never a more precise statement.
     return round(theirs, _decimals(value)) == number
