@@ -345,16 +345,15 @@ def names_carried(
 _PRONOUN = re.compile(r"\b(?:he|she|his|her|him|they|their|them|it|its)\b", re.IGNORECASE)
 # How many sentences back a pronoun's name may be.
 REFERENT_REACH = 3
-_NO_REFERENT = MONTH_WORDS | word_set(
-    "monday tuesday wednesday thursday friday saturday sunday"
-)
+_NO_REFERENT = MONTH_WORDS | word_set("monday tuesday wednesday thursday friday saturday sunday")
 
 
 def _first_name(text: str) -> tuple[int, frozenset[str]]:
     """Where a sentence first names someone or something, and that name's words."""
-    named = [
-        name for name in entities(text, leading=True) if name.lower() not in _NO_REFERENT
-    ]
+    # A capitalised first word is a name only where it opens a run of them ("Marie Curie
+    # was …", never "Later she …").
+    opening = [run[0] for run in name_runs(text) if text.lstrip().startswith(run[0])]
+    named = [name for name in opening + entities(text) if name.lower() not in _NO_REFERENT]
     if not named:
         return -1, frozenset()
     first = named[0]
@@ -375,7 +374,7 @@ def referents(sentences: Sequence[str]) -> dict[str, frozenset[str]]:
     for text in sentences:
         pronoun = _PRONOUN.search(text)
         start, name = _first_name(text)
-        refers = bool(pronoun) and (start < 0 or pronoun.start() < start)
+        refers = pronoun is not None and (start < 0 or pronoun.start() < start)
         if refers and last and since <= REFERENT_REACH:
             found[text] = last
             since = 0
@@ -440,16 +439,26 @@ def check_part(
     coverage = 1.0 if not wanted else (len(wanted) - len(missing)) / len(wanted)
     terms = {canon(word) for word in words(part)} | phrase_terms(part)
     own = figures(quote.text, source=True)
-    available = own | (also or set())
-    if years:
-        available |= with_year(available, years) | relative_years(quote.text, years)
-    available |= coming_months(quote.text, own, dated) | weekdays(quote.text, dated)
-    stated_years = {value for value, unit in own if not unit and _YEAR.fullmatch(value)}
-    if page_days and stated_years:  # a page about October 6: its "In 1995, …" is 6 October 1995
-        day = page_days | {(value[:2], "monthname") for value, _unit in page_days}
-        available |= day | with_year(day, stated_years)
-    available |= quarters(available)
+
+    def reachable(pooled: AbstractSet[tuple[str, str]]) -> set[tuple[str, str]]:
+        available = set(own | pooled)
+        if years:
+            available |= with_year(available, years) | relative_years(quote.text, years)
+        available |= coming_months(quote.text, own, dated) | weekdays(quote.text, dated)
+        stated_years = {value for value, unit in own if not unit and _YEAR.fullmatch(value)}
+        if page_days and stated_years:  # a page about October 6: its "In 1995, …" is 6 Oct 1995
+            day = page_days | {(value[:2], "monthname") for value, _unit in page_days}
+            available |= day | with_year(day, stated_years)
+        return available | quarters(available)
+
+    available = reachable(also or set())
     reasons = _figure_reasons(part, available) + _polarity_reasons(part, quote, terms)
+    if not reasons and _other_year(part, quote.text):
+        # The sentence places the event in another year, and the part's time is only another
+        # sentence's ("moved to Paris in 1867" from "born in 1867" and "moved … in 1891").
+        alone = reachable(dated)
+        if not all(any(figure_matches(time, it) for it in alone) for time in _times_of(part)):
+            reasons.append("figure: the sentence found dates it in another year")
     return Part(
         text=part,
         quote=quote.text,
@@ -514,6 +523,20 @@ def _dated_otherwise(part: str, other: SourceSentence) -> bool:
     return bool(wanted and theirs) and not any(
         figure_matches(one, their) for one in wanted for their in theirs
     )
+
+
+def _years(stated: AbstractSet[tuple[str, str]]) -> set[str]:
+    return {value[:4] for value, _unit in _in_time(stated) if _YEAR.match(value[:4])}
+
+
+def _times_of(part: str) -> set[tuple[str, str]]:
+    return _in_time(figures(part))
+
+
+def _other_year(part: str, text: str) -> bool:
+    """Whether a sentence gives years and none of the part's."""
+    wanted, theirs = _years(figures(part)), _years(figures(text, source=True))
+    return bool(wanted and theirs) and not wanted & theirs
 
 
 def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:

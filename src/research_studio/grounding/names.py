@@ -182,13 +182,13 @@ _IRREGULAR_PLACES = (
     "iceland icelandic", "belgium belgian", "arabia arab arabian", "afghanistan afghan",
     "lebanon lebanese", "cyprus cypriot", "argentina argentine", "london londoner",
 )  # fmt: skip
-_IRREGULAR = {
-    word: frozenset(group.split()) - {word} for group in _IRREGULAR_PLACES for word in group.split()
-}
+_IRREGULAR: dict[str, frozenset[str]] = {}
+for _group in _IRREGULAR_PLACES:
+    for _word in _group.split():
+        _IRREGULAR[_word] = _IRREGULAR.get(_word, frozenset()) | set(_group.split()) - {_word}
 _MIN_BASE = 3
-_MONTHS = frozenset(
-    "january february march april may june july august september october november "
-    "december".split()
+_MONTHS = word_set(
+    "january february march april may june july august september october november december"
 )
 
 

@@ -27,8 +27,8 @@ from research_studio.grounding.addressing import addresses_reader
 from research_studio.grounding.alignment import Alignment, Part, align
 from research_studio.grounding.names import (
     acronym_key,
-    adjective_names,
     address_labels,
+    adjective_names,
     expansions,
     folded_name,
     name_runs,
