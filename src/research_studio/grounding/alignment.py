@@ -50,6 +50,7 @@ from research_studio.grounding.terms import (
     figures,
     is_unit_word,
     negated_terms,
+    negation_scope,
     negations,
     number_words,
     phrase_terms,
@@ -245,20 +246,26 @@ def _figure_reasons(part: str, available: AbstractSet[tuple[str, str]]) -> list[
     return reasons
 
 
+_NEGATES = "polarity: the statement negates"
+
+
 def _polarity_reasons(part: str, quote: SourceSentence, terms: set[str]) -> list[str]:
     reasons = []
     said_negated = _negated(part)
     # A negation bears on a term: the statement denies what the source affirms, or the reverse.
     denied = sorted(term for term in said_negated if term not in quote.negated)
     if denied:
-        reasons.append(
-            "polarity: the statement negates what the source affirms "
-            f"('{denied[0]}' is not negated there)"
-        )
+        reasons.append(f"{_NEGATES} what the source affirms ('{denied[0]}' is not negated there)")
     elif negations(part) and negations(part) % 2 != negations(quote.text) % 2:
         # A negation the source does not make ("is not", "not not"): the count decides.
-        reasons.append("polarity: the statement negates what the source affirms")
+        reasons.append(f"{_NEGATES} what the source affirms")
     affirmed = sorted(term for term in quote.negated & terms if term not in said_negated)
+    if not affirmed and not negations(part):
+        # The part says what the sentence says under a negation ("they did not find a link
+        # between walking and cancer risk" for "walking lowered cancer risk").
+        denied_here = sorted(negation_scope(quote.text) & terms & content_terms(part))
+        if len(denied_here) >= NEGATED_TOGETHER:
+            affirmed = denied_here
     if affirmed and not denied:
         reasons.append(f"polarity: the source negates '{affirmed[0]}', which the statement affirms")
     for one, other in DIRECTIONS:
@@ -290,6 +297,14 @@ def _figure_polarity(part: str, source: str) -> list[str]:
                             f"the source says '{min(other_said)}'"
                         ]
     return []
+
+
+# A part says what a sentence denies when this many of its words are under the negation.
+NEGATED_TOGETHER = 2
+
+
+def content_terms(part: str) -> set[str]:
+    return {canon(word) for word in content_words(part)}
 
 
 # Words that place a part in time or discourse rather than say it: missing, they are no gap.
@@ -342,7 +357,8 @@ def names_carried(
 
 # A pronoun standing for someone named before ("Marie Curie was born in Warsaw. She moved to
 # Paris"): the name is carried by the sentence that refers to it.
-_PRONOUN = re.compile(r"\b(?:he|she|his|her|him|they|their|them|it|its)\b", re.IGNORECASE)
+# Only a person's: "it" and "they" stand for things and groups as often as for a name.
+_PRONOUN = re.compile(r"\b(?:he|she|his|her|him|hers)\b", re.IGNORECASE)
 # How many sentences back a pronoun's name may be.
 REFERENT_REACH = 3
 _NO_REFERENT = MONTH_WORDS | word_set("monday tuesday wednesday thursday friday saturday sunday")
@@ -436,6 +452,17 @@ def check_part(
         if referred:  # "Curie moved" where the sentence says "She moved"
             carried |= {name.lower() for name in entities(part, leading=True)} & referred
         missing = tuple(word for word in missing if word not in carried)
+    reasons_of_name = []
+    if referred:
+        # A sentence about someone named before is no support for someone else ("Martin
+        # Eberhard became chief executive" where "He became chief executive" is Elon Musk).
+        named = {name.lower() for name in entities(part, leading=True)}
+        others = sorted(named - referred - {word for word in named if word in quote.terms})
+        if others and not named & referred:
+            reasons_of_name.append(
+                f"entity: the sentence found speaks of '{' '.join(sorted(referred))}', "
+                f"not '{others[0]}'"
+            )
     coverage = 1.0 if not wanted else (len(wanted) - len(missing)) / len(wanted)
     terms = {canon(word) for word in words(part)} | phrase_terms(part)
     own = figures(quote.text, source=True)
@@ -452,7 +479,9 @@ def check_part(
         return available | quarters(available)
 
     available = reachable(also or set())
-    reasons = _figure_reasons(part, available) + _polarity_reasons(part, quote, terms)
+    reasons = (
+        _figure_reasons(part, available) + _polarity_reasons(part, quote, terms) + reasons_of_name
+    )
     if not reasons and _other_year(part, quote.text):
         # The sentence places the event in another year, and the part's time is only another
         # sentence's ("moved to Paris in 1867" from "born in 1867" and "moved … in 1891").
@@ -514,15 +543,31 @@ def _in_time(stated: AbstractSet[tuple[str, str]]) -> set[tuple[str, str]]:
 def _dated_otherwise(part: str, other: SourceSentence) -> bool:
     """Whether a sentence places the part's event at another time: it gives a year or date and
     none of the part's ("In 1995, Alice in Chains released Grind" for "In 1969, Alice in
-    Chains released Grind"). Such a sentence never lends the part more of its words than the
-    part's own sentence carries: the event would be its, at its time."""
+    Chains released Grind"), or another figure of the same unit (another version, count or
+    amount). Such a sentence never lends the part more of its words than the part's own
+    sentence carries: the event would be its, at its time."""
     wanted = _in_time(figures(part))
     theirs = _in_time(figures(other.text, source=True))
     # A sentence giving one of the part's times is of its event ("Born in 1867, she moved in
     # 1891" rests on the sentence of 1891 too).
-    return bool(wanted and theirs) and not any(
+    if bool(wanted and theirs) and not any(
         figure_matches(one, their) for one in wanted for their in theirs
-    )
+    ):
+        return True
+    return _counted_otherwise(figures(part) - wanted, figures(other.text) - theirs)
+
+
+def _counted_otherwise(
+    wanted: AbstractSet[tuple[str, str]], theirs: AbstractSet[tuple[str, str]]
+) -> bool:
+    """Whether a sentence gives a figure of the part's unit and none of the part's figures of
+    that unit ("Version 15 … introduced MERGE" is no sentence of PostgreSQL 16)."""
+    for unit in {unit for _value, unit in wanted}:
+        mine = {figure for figure in wanted if figure[1] == unit}
+        other = {figure for figure in theirs if figure[1] == unit}
+        if other and not any(figure_matches(one, it) for one in mine for it in other):
+            return True
+    return False
 
 
 def _years(stated: AbstractSet[tuple[str, str]]) -> set[str]:
@@ -544,11 +589,20 @@ def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:
     the source (support spread over several, adjacent or not), each carrying enough of them
     and none carrying the part's event at another time."""
     terms = {canon(word) for word in words(found.text)} | phrase_terms(found.text)
+    denials: list[tuple[SourceSentence, list[str]]] = []
     for other in others:
         if len(found.also) >= MAX_ALSO or not found.missing:
             break
-        if _polarity_reasons(found.text, other, terms):
-            continue  # a sentence that says the opposite completes nothing
+        # A sentence that says the opposite completes nothing; one that only lacks the part's
+        # own negation may carry its other words.
+        opposite = [
+            reason
+            for reason in _polarity_reasons(found.text, other, terms)
+            if not reason.startswith(_NEGATES)
+        ]
+        if opposite:
+            denials.append((other, opposite))
+            continue
         carried = [word for word in found.missing if present(canon(word), other.terms)]
         # The event is the other sentence's when it carries more of the part than the first.
         if len(carried) >= found.wanted - len(found.missing) and _dated_otherwise(
@@ -564,6 +618,19 @@ def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:
                 coverage=round(coverage, 3),
                 missing=missing,
                 reasons=found.reasons,
+                wanted=found.wanted,
+                also=(*found.also, other.text),
+            )
+    for other, opposite in denials:
+        # What the part lacks, the source says only the opposite of ("walking lowered cancer
+        # risk" where the page did not find a link between walking and cancer risk).
+        if any(present(canon(word), other.terms) for word in found.missing):
+            return Part(
+                text=found.text,
+                quote=found.quote,
+                coverage=found.coverage,
+                missing=found.missing,
+                reasons=(*found.reasons, *opposite),
                 wanted=found.wanted,
                 also=(*found.also, other.text),
             )

@@ -39,6 +39,7 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("upstream", "downstream"),
     ("indoor indoors", "outdoor outdoors"),
     ("freshwater", "saltwater"),
+    ("younger youngest", "older oldest elderly"),
 )
 SIDES: dict[str, tuple[int, int]] = {
     word: (group, side)

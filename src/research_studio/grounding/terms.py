@@ -325,6 +325,30 @@ def negated_terms(text: str) -> list[str]:
     return targets
 
 
+# What a negation denies runs to the end of its clause: "did not find a link between walking and
+# cancer risk" denies the link, the walking and the risk together. "Not only", "not just",
+# "not least" and "not surprisingly" deny nothing.
+_SCOPE_END = re.compile(r"[,;:.!?()\u2014]|\s(?:but|although|though|while|whereas|because)\s")
+_NOT_DENYING = word_set("only just merely least surprisingly unlike doubt")
+
+
+@lru_cache(maxsize=16384)
+def negation_scope(text: str) -> frozenset[str]:
+    """The canonical words each negation of the text bears on, to the end of its clause."""
+    normal = _normal(text)
+    scope: set[str] = set()
+    for match in re.finditer(r"[\w']+", normal):
+        word = match.group().lower()
+        if not (word in _NEGATORS or word.endswith("n't")):
+            continue
+        end = _SCOPE_END.search(normal, match.end())
+        following = words(normal[match.end() : end.start() if end else len(normal)])
+        if following and following[0] in _NOT_DENYING:
+            continue
+        scope |= {canon(w) for w in following if w not in _STOP and w not in _NEGATORS}
+    return frozenset(scope)
+
+
 def negations(text: str) -> int:
     """How many negations the text has ("not", "never", "can't", "no" …)."""
     return sum(1 for word in words(text) if word in _NEGATORS or word.endswith("n't"))
