@@ -16,7 +16,7 @@ decides on: how much of each part the source carries.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -424,6 +424,22 @@ def enumerated_counts(statement: str) -> set[tuple[str, str]]:
     return found
 
 
+def _referent_reasons(part: str, quote: SourceSentence, referred: frozenset[str]) -> list[str]:
+    """A sentence about someone named before is no support for someone else ("Martin Eberhard
+    became chief executive" where "He became chief executive" is Elon Musk)."""
+    if not referred:
+        return []
+    # The part's subject: the name it opens with.
+    opening = [run for run in name_runs(part) if part.lstrip().startswith(run[0])]
+    subject = {word.lower() for word in opening[0]} if opening else set()
+    named = {name.lower() for name in entities(part, leading=True)}
+    others = sorted(subject - referred - {word for word in subject if word in quote.terms})
+    if others and not named & referred:
+        speaks_of = " ".join(sorted(referred))
+        return [f"entity: the sentence found speaks of '{speaks_of}', not '{others[0]}'"]
+    return []
+
+
 def check_part(
     part: str,
     quote: SourceSentence,
@@ -452,17 +468,7 @@ def check_part(
         if referred:  # "Curie moved" where the sentence says "She moved"
             carried |= {name.lower() for name in entities(part, leading=True)} & referred
         missing = tuple(word for word in missing if word not in carried)
-    reasons_of_name = []
-    if referred:
-        # A sentence about someone named before is no support for someone else ("Martin
-        # Eberhard became chief executive" where "He became chief executive" is Elon Musk).
-        named = {name.lower() for name in entities(part, leading=True)}
-        others = sorted(named - referred - {word for word in named if word in quote.terms})
-        if others and not named & referred:
-            reasons_of_name.append(
-                f"entity: the sentence found speaks of '{' '.join(sorted(referred))}', "
-                f"not '{others[0]}'"
-            )
+    reasons_of_name = _referent_reasons(part, quote, referred)
     coverage = 1.0 if not wanted else (len(wanted) - len(missing)) / len(wanted)
     terms = {canon(word) for word in words(part)} | phrase_terms(part)
     own = figures(quote.text, source=True)
@@ -584,7 +590,11 @@ def _other_year(part: str, text: str) -> bool:
     return bool(wanted and theirs) and not wanted & theirs
 
 
-def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:
+def _completed(
+    found: Part,
+    others: Sequence[SourceSentence],
+    referred: Mapping[str, frozenset[str]],
+) -> Part:
     """The part with the words its sentence lacks found in up to MAX_ALSO more sentences of
     the source (support spread over several, adjacent or not), each carrying enough of them
     and none carrying the part's event at another time."""
@@ -603,6 +613,8 @@ def _completed(found: Part, others: Sequence[SourceSentence]) -> Part:
         if opposite:
             denials.append((other, opposite))
             continue
+        if _referent_reasons(found.text, other, referred.get(other.text, frozenset())):
+            continue  # its pronoun stands for someone the part does not name
         carried = [word for word in found.missing if present(canon(word), other.terms)]
         # The event is the other sentence's when it carries more of the part than the first.
         if len(carried) >= found.wanted - len(found.missing) and _dated_otherwise(
@@ -686,6 +698,6 @@ def align(
             reasons = tuple(_figure_reasons(part, dated))  # no sentence has its figures
             best = Part(text=part, missing=lacking, reasons=reasons, wanted=len(lacking))
         elif best.missing and not best.vetoed:
-            best = _completed(best, [one for one in ranked if one.text != best.quote])
+            best = _completed(best, [one for one in ranked if one.text != best.quote], referred)
         found.append(best)
     return Alignment(parts=tuple(found))
