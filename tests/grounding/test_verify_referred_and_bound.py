@@ -46,6 +46,26 @@ BRIDGE_PAGE = (
     "# The bridge\n\nThe bridge, which opened in 1937, spans 1,280 metres across the strait.\n"
 )
 
+STUDY_PAGE = (
+    "# Walking study\n\n"
+    "The study followed 1,200 adults in Norway for ten years. Researchers at the University of "
+    "Oslo found that people who walked at least 30 minutes a day had a 20% lower risk of heart "
+    "disease. They did not find a link between walking and cancer risk. Lead author Ingrid Berg "
+    "said the results applied mainly to older adults.\n"
+)
+TESLA_PAGE = (
+    "# Tesla\n\n"
+    "Tesla was founded in 2003 by Martin Eberhard and Marc Tarpenning. Elon Musk joined the "
+    "company in 2004 as chairman after leading its first funding round. He became chief "
+    "executive in 2008. The company delivered its first Roadster in 2008.\n"
+)
+RELEASE_PAGE = (
+    "# PostgreSQL 16\n\n"
+    "PostgreSQL 16 was released on September 14, 2023. It added logical replication from "
+    "standby servers and improved query parallelism. Version 15, released a year earlier, "
+    "introduced the MERGE command.\n"
+)
+
 CASES = [
     pytest.param(
         CURIE_PAGE,
@@ -110,6 +130,46 @@ CASES = [
         "The company blamed lower energy costs for its loss.",
         "'lower'",
         id="an-opposite-sentence-completes-nothing",
+    ),
+    pytest.param(
+        STUDY_PAGE,
+        "University of Oslo researchers found no link between walking and cancer risk.",
+        "They did not find a link between walking and cancer risk",
+        "The study found that walking lowered cancer risk.",
+        "polarity: the source negates 'cancer'",
+        id="what-a-negation-denies-runs-to-its-clause-end",
+    ),
+    pytest.param(
+        STUDY_PAGE,
+        "Berg said the results applied mainly to older adults.",
+        "Lead author Ingrid Berg said",
+        "Berg said the results applied mainly to younger adults.",
+        "'younger' where the source says 'older'",
+        id="younger-is-not-older",
+    ),
+    pytest.param(
+        TESLA_PAGE,
+        "Elon Musk became chief executive in 2008.",
+        "He became chief executive in 2008",
+        "Martin Eberhard became chief executive in 2008.",
+        "the source lacks 'martin', 'eberhard', 'became'",  # "He" is Elon Musk
+        id="a-pronoun-stands-for-one-person-only",
+    ),
+    pytest.param(
+        TESLA_PAGE,
+        "Musk joined Tesla in 2004 as chairman.",
+        "Elon Musk joined the company in 2004",
+        "Elon Musk joined the company in 2008 as chairman.",
+        "the source lacks 'joined'",  # 2008 is another sentence's event
+        id="another-years-sentence-lends-no-words",
+    ),
+    pytest.param(
+        RELEASE_PAGE,
+        "PostgreSQL 16 added logical replication from standby servers.",
+        "It added logical replication",
+        "PostgreSQL 16 introduced the MERGE command.",
+        "the source lacks 'introduced', 'merge'",  # version 15's sentence lends nothing
+        id="another-versions-sentence-lends-no-words",
     ),
 ]
 
