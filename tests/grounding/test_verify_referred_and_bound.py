@@ -66,6 +66,23 @@ RELEASE_PAGE = (
     "introduced the MERGE command.\n"
 )
 
+COFFEE_PAGE = (
+    "# Coffee\n\n"
+    "Global coffee prices fell 15% in the second half of 2023 as Brazil's harvest recovered. "
+    "Smaller producers in Ethiopia reported lower incomes. Consumption in China grew by 12% "
+    "over the same period.\n"
+)
+NOVEL_PAGE = (
+    "# The novel\n\n"
+    "The novel was written by Chinua Achebe and published in 1958. It follows Okonkwo, a "
+    "wrestler and leader in an Igbo village. Achebe died in 2013 in Boston at the age of 82.\n"
+)
+RACE_PAGE = (
+    "# Marathon\n\n"
+    "Maria Santos won the 2019 Boston Marathon in 2 hours 21 minutes. She finished 40 seconds "
+    "ahead of Kenyan runner Joyce Kiplagat.\n"
+)
+
 CASES = [
     pytest.param(
         CURIE_PAGE,
@@ -160,7 +177,7 @@ CASES = [
         "Musk joined Tesla in 2004 as chairman.",
         "Elon Musk joined the company in 2004",
         "Elon Musk joined the company in 2008 as chairman.",
-        "the source lacks 'joined'",  # 2008 is another sentence's event
+        "figure: 2008",  # the sentence saying all of it has 2004; 2008 is another event's
         id="another-years-sentence-lends-no-words",
     ),
     pytest.param(
@@ -170,6 +187,46 @@ CASES = [
         "PostgreSQL 16 introduced the MERGE command.",
         "the source lacks 'introduced', 'merge'",  # version 15's sentence lends nothing
         id="another-versions-sentence-lends-no-words",
+    ),
+    pytest.param(
+        COFFEE_PAGE,
+        "Consumption in China rose 12% over the same period.",
+        "Consumption in China grew by 12%",
+        "Consumption in China shrank by 12% over the same period.",  # "shrank" is "shrink"
+        "polarity",
+        id="an-irregular-past-keeps-its-direction",
+    ),
+    pytest.param(
+        COFFEE_PAGE,
+        "Smaller producers in Ethiopia reported lower incomes.",
+        "Smaller producers in Ethiopia",
+        "Smaller producers in Ethiopia reported higher incomes.",  # "smaller" is said by both
+        "polarity: the statement says 'higher' where the source says 'decrease'",
+        id="a-direction-word-against-its-opposite-alone",
+    ),
+    pytest.param(
+        NOVEL_PAGE,
+        "Achebe's novel was published in 1958.",
+        "The novel was written by Chinua Achebe and published in 1958",
+        "The novel was written by Chinua Achebe and published in 2013.",
+        "figure: 2013",  # the sentence saying all of it has another year
+        id="the-sentence-saying-it-all-decides-the-figure",
+    ),
+    pytest.param(
+        RACE_PAGE,
+        "Santos finished 40 seconds ahead of Joyce Kiplagat.",
+        "She finished 40 seconds ahead",
+        "Santos finished 40 seconds behind Joyce Kiplagat.",
+        "polarity",
+        id="behind-is-not-ahead",
+    ),
+    pytest.param(
+        RACE_PAGE,
+        "Maria Santos won the 2019 Boston Marathon.",
+        "Maria Santos won the 2019 Boston Marathon",
+        "Maria Santos lost the 2019 Boston Marathon.",
+        "polarity",
+        id="lost-is-not-won",
     ),
 ]
 

@@ -247,6 +247,7 @@ def _figure_reasons(part: str, available: AbstractSet[tuple[str, str]]) -> list[
 
 
 _NEGATES = "polarity: the statement negates"
+_OPPOSES = "polarity: the statement says"
 
 
 def _polarity_reasons(part: str, quote: SourceSentence, terms: set[str]) -> list[str]:
@@ -270,11 +271,12 @@ def _polarity_reasons(part: str, quote: SourceSentence, terms: set[str]) -> list
         reasons.append(f"polarity: the source negates '{affirmed[0]}', which the statement affirms")
     for one, other in DIRECTIONS:
         for mine, opposite in ((one, other), (other, one)):
-            said, other_said = terms & mine, quote.terms & opposite
-            if said and not terms & opposite and other_said and not quote.terms & mine:
+            # A direction only the statement says, against the opposite only the sentence says
+            # ("higher incomes" where "smaller producers … reported lower incomes").
+            said, other_said = (terms & mine) - quote.terms, (quote.terms & opposite) - terms
+            if said and other_said:
                 reasons.append(
-                    f"polarity: the statement says '{min(said)}' where the source "
-                    f"says '{min(other_said)}'"
+                    f"{_OPPOSES} '{min(said)}' where the source says '{min(other_said)}'"
                 )
     return reasons or _figure_polarity(part, quote.text)
 
@@ -610,12 +612,16 @@ def _completed(
             for reason in _polarity_reasons(found.text, other, terms)
             if not reason.startswith(_NEGATES)
         ]
+        carried = [word for word in found.missing if present(canon(word), other.terms)]
+        if len(carried) < found.wanted - len(found.missing):
+            # A sentence lending fewer words than the part's own carries is not the event's:
+            # its direction may be of something else ("temperatures fall" beside "larvae").
+            opposite = [reason for reason in opposite if not reason.startswith(_OPPOSES)]
         if opposite:
             denials.append((other, opposite))
             continue
         if _referent_reasons(found.text, other, referred.get(other.text, frozenset())):
             continue  # its pronoun stands for someone the part does not name
-        carried = [word for word in found.missing if present(canon(word), other.terms)]
         # The event is the other sentence's when it carries more of the part than the first.
         if len(carried) >= found.wanted - len(found.missing) and _dated_otherwise(
             found.text, other
@@ -693,6 +699,18 @@ def align(
             for candidate in ranked
         ]
         best = max(tried, key=_preference, default=None)
+        # A sentence saying every word of the part with another figure is what the part
+        # misstates ("published in 2013" where "… published in 1958"): it decides over a
+        # sentence that shares less.
+        contradicting = [
+            one
+            for one in tried
+            if one.coverage >= 1.0
+            and any(why.startswith("figure:") for why in one.reasons)
+            and _dated_otherwise(part, sentence(one.quote))  # gives another, not none
+        ]
+        if best is not None and contradicting and best.coverage < 1.0:
+            best = max(contradicting, key=_preference)
         if best is None:
             lacking = tuple(wanted_words(part))
             reasons = tuple(_figure_reasons(part, dated))  # no sentence has its figures

@@ -117,6 +117,9 @@ _OPPOSITES = (
     ("accept approve", "reject deny"),
     ("include", "exclude"),
     ("profit surplus", "loss deficit"),
+    ("win victory", "lose defeat"),
+    ("ahead", "behind"),
+    ("mild", "severe"),
 )
 _NEGATORS = word_set(
     "not no never none nobody nothing neither nor without cannot cant lack lacks false untrue"
@@ -223,9 +226,82 @@ _SUFFIXES = (
 )  # fmt: skip
 
 
+# Past forms no suffix-stripping reaches, as their verb ("shrank" is "shrink", "found" is "find":
+# "founded" is the verb "found").
+_IRREGULAR = {
+    form: verb
+    for verb, forms in (
+        ("arise", "arose arisen"),
+        ("become", "became"),
+        ("begin", "began begun"),
+        ("break", "broke broken"),
+        ("bring", "brought"),
+        ("build", "built"),
+        ("buy", "bought"),
+        ("catch", "caught"),
+        ("choose", "chose chosen"),
+        ("come", "came"),
+        ("draw", "drew drawn"),
+        ("drive", "drove driven"),
+        ("fall", "fell fallen"),
+        ("feel", "felt"),
+        ("fight", "fought"),
+        ("find", "found"),
+        ("fly", "flew flown"),
+        ("forget", "forgot"),
+        ("freeze", "froze frozen"),
+        ("give", "gave given"),
+        ("go", "went gone"),
+        ("grow", "grew grown"),
+        ("hold", "held"),
+        ("keep", "kept"),
+        ("know", "knew known"),
+        ("lead", "led"),
+        ("leave", "left"),
+        ("lend", "lent"),
+        ("lose", "lost"),
+        ("make", "made"),
+        ("mean", "meant"),
+        ("meet", "met"),
+        ("pay", "paid"),
+        ("rise", "rose risen"),
+        ("run", "ran"),
+        ("say", "said"),
+        ("see", "saw seen"),
+        ("seek", "sought"),
+        ("sell", "sold"),
+        ("send", "sent"),
+        ("shake", "shook shaken"),
+        ("shoot", "shot"),
+        ("show", "shown"),
+        ("shrink", "shrank shrunk"),
+        ("sing", "sang sung"),
+        ("sink", "sank sunk"),
+        ("sit", "sat"),
+        ("speak", "spoke spoken"),
+        ("spend", "spent"),
+        ("stand", "stood"),
+        ("steal", "stole stolen"),
+        ("strike", "struck"),
+        ("take", "took taken"),
+        ("teach", "taught"),
+        ("tell", "told"),
+        ("think", "thought"),
+        ("throw", "threw thrown"),
+        ("understand", "understood"),
+        ("wear", "wore worn"),
+        ("win", "won"),
+        ("withdraw", "withdrew withdrawn"),
+        ("write", "wrote written"),
+    )  # fmt: skip
+    for form in forms.split()
+}
+
+
 def stem(word: str) -> str:
     """A light suffix-stripping stem: inflections and common derivations fold together."""
     word = word.lower().removesuffix("'s")
+    word = _IRREGULAR.get(word, word)
     if len(word) <= 3 or not word.isalpha():
         return word
     for suffix, replacement in _SUFFIXES:
