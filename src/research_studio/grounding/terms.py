@@ -228,72 +228,24 @@ _SUFFIXES = (
 
 # Past forms no suffix-stripping reaches, as their verb ("shrank" is "shrink", "found" is "find":
 # "founded" is the verb "found").
+_IRREGULAR_PASTS = (
+    "arise: arose arisen; become: became; begin: began begun; break: broke broken; bring: "
+    "brought; build: built; buy: bought; catch: caught; choose: chose chosen; come: came; "
+    "draw: drew drawn; drive: drove driven; fall: fell fallen; feel: felt; fight: fought; "
+    "find: found; fly: flew flown; forget: forgot; freeze: froze frozen; give: gave "
+    "given; go: went gone; grow: grew grown; hold: held; keep: kept; know: knew known; "
+    "lead: led; leave: left; lend: lent; lose: lost; make: made; mean: meant; meet: met; "
+    "pay: paid; rise: rose risen; run: ran; say: said; see: saw seen; seek: sought; sell: "
+    "sold; send: sent; shake: shook shaken; shoot: shot; show: shown; shrink: shrank "
+    "shrunk; sing: sang sung; sink: sank sunk; sit: sat; speak: spoke spoken; spend: "
+    "spent; stand: stood; steal: stole stolen; strike: struck; take: took taken; teach: "
+    "taught; tell: told; think: thought; throw: threw thrown; understand: understood; "
+    "wear: wore worn; win: won; withdraw: withdrew withdrawn; write: wrote written"
+)
 _IRREGULAR = {
-    form: verb
-    for verb, forms in (
-        ("arise", "arose arisen"),
-        ("become", "became"),
-        ("begin", "began begun"),
-        ("break", "broke broken"),
-        ("bring", "brought"),
-        ("build", "built"),
-        ("buy", "bought"),
-        ("catch", "caught"),
-        ("choose", "chose chosen"),
-        ("come", "came"),
-        ("draw", "drew drawn"),
-        ("drive", "drove driven"),
-        ("fall", "fell fallen"),
-        ("feel", "felt"),
-        ("fight", "fought"),
-        ("find", "found"),
-        ("fly", "flew flown"),
-        ("forget", "forgot"),
-        ("freeze", "froze frozen"),
-        ("give", "gave given"),
-        ("go", "went gone"),
-        ("grow", "grew grown"),
-        ("hold", "held"),
-        ("keep", "kept"),
-        ("know", "knew known"),
-        ("lead", "led"),
-        ("leave", "left"),
-        ("lend", "lent"),
-        ("lose", "lost"),
-        ("make", "made"),
-        ("mean", "meant"),
-        ("meet", "met"),
-        ("pay", "paid"),
-        ("rise", "rose risen"),
-        ("run", "ran"),
-        ("say", "said"),
-        ("see", "saw seen"),
-        ("seek", "sought"),
-        ("sell", "sold"),
-        ("send", "sent"),
-        ("shake", "shook shaken"),
-        ("shoot", "shot"),
-        ("show", "shown"),
-        ("shrink", "shrank shrunk"),
-        ("sing", "sang sung"),
-        ("sink", "sank sunk"),
-        ("sit", "sat"),
-        ("speak", "spoke spoken"),
-        ("spend", "spent"),
-        ("stand", "stood"),
-        ("steal", "stole stolen"),
-        ("strike", "struck"),
-        ("take", "took taken"),
-        ("teach", "taught"),
-        ("tell", "told"),
-        ("think", "thought"),
-        ("throw", "threw thrown"),
-        ("understand", "understood"),
-        ("wear", "wore worn"),
-        ("win", "won"),
-        ("withdraw", "withdrew withdrawn"),
-        ("write", "wrote written"),
-    )  # fmt: skip
+    form: verb.strip()
+    for entry in _IRREGULAR_PASTS.split(";")
+    for verb, forms in [entry.split(":")]
     for form in forms.split()
 }
 
