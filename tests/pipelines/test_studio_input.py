@@ -52,3 +52,32 @@ async def test_an_unknown_mode_is_refused_before_any_model_call(
             )
     assert str(raised.value) == "unknown mode 'fast': use 'single' or 'multi'"
     assert not model.calls
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+async def test_a_second_question_on_a_finished_thread_asks_for_a_new_thread(
+    pipeline: str, make_config: Callable[..., Configuration]
+) -> None:
+    """Studio's chat, a second message: not the old question researched again, its report kept."""
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    model = ResearchScript().model()
+    config = make_config(model=use_scripted_model(model), max_iterations=1)
+    graph = compile_pipeline(pipeline, InMemorySaver(), False)
+    thread: Any = {"configurable": {"thread_id": "chat"}}
+    async with open_services(config):
+        first = await graph.ainvoke(
+            {"messages": [HumanMessage("coral reef recovery")]}, thread, context=config
+        )
+        calls = len(model.calls)
+        with pytest.raises(ResearchStudioError) as raised:
+            await graph.ainvoke(
+                {"messages": [HumanMessage("heat pumps in cold climates")]}, thread, context=config
+            )
+        kept = (await graph.aget_state(thread)).values
+    assert str(raised.value) == (
+        "this thread already holds a finished run: start a new thread for a new question"
+    )
+    assert len(model.calls) == calls
+    assert kept["report"] == first["report"] and kept["query"] == "coral reef recovery"

@@ -119,8 +119,14 @@ def clip(items: Iterable[str], limit: int) -> list[str]:
 def query_of(state: Mapping[str, Any]) -> str:
     """The research question: `query`, else the last human message (LangGraph Studio chat).
 
-    The input's mode is checked here too, before any model call: one the graphs do not know
-    would otherwise be read as multi by some nodes and as single by others."""
+    The input is checked here too, before any model call: a mode the graphs do not know would
+    be read as multi by some nodes and as single by others; and a thread whose run already
+    wrote its report (Studio's chat, a second message) would research its old question again,
+    its sources and evidence added to the old ones, so a new question needs a new thread."""
+    if state.get("report"):
+        raise ResearchStudioError(
+            "this thread already holds a finished run: start a new thread for a new question"
+        )
     mode = state.get("mode")
     if mode and mode not in get_args(Mode):
         raise ResearchStudioError(f"unknown mode {str(mode)[:40]!r}: use 'single' or 'multi'")
