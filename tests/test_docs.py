@@ -86,3 +86,18 @@ def test_the_readme_adds_the_embeddings_as_doctor_says_keeping_the_install_edita
     editable install for a copy (edits stop showing; `eval` no longer finds examples/): the README
     gives the same line as `doctor`, which adds the extra to what is installed."""
     assert f"`{EMBEDDINGS_EXTRA}`" in README
+
+
+def test_every_readme_command_names_a_command_and_options_that_exist() -> None:
+    """Each `research-studio …` line of the README's examples, as written: its subcommand and
+    every flag parse (`--help` added, so nothing runs and placeholders need not exist)."""
+    lines = [
+        re.sub(r"\s+#\s.*$", "", line).strip()
+        for block in re.findall(r"```bash\n(.*?)```", README, re.DOTALL)
+        for line in block.replace("\\\n", " ").splitlines()
+    ]
+    commands = sorted({line for line in lines if line.startswith("research-studio ")})
+    assert len(commands) > 20
+    for command in commands:
+        result = CliRunner().invoke(app, [*shlex.split(command)[1:], "--help"])
+        assert result.exit_code == 0, f"{command}\n{result.output}"

@@ -120,6 +120,7 @@ def server(
         "OPENAI_API_KEY": "sk-test",
         "OPENAI_BASE_URL": web.url("/v1"),
         "SEARXNG_URL": web.base_url,
+        "PYTHONPATH": str(ROOT / "src"),  # this tree's code, whichever copy is installed
     }
     with _dev_server(tmp_path_factory.mktemp("langgraph"), environment) as running:
         yield running
@@ -421,3 +422,29 @@ async def test_a_server_without_a_model_tells_the_client_why_in_one_line(tmp_pat
     assert error["error"] == "ConfigError"
     assert error["message"].startswith("no chat model can serve: set OPENAI_API_KEY")
     assert "\n" not in error["message"] and "internal error" not in error["message"]
+
+
+async def test_a_wrong_knob_or_mode_from_studio_ends_the_stream_in_one_line(
+    web: FakeWeb, server: tuple[str, Path]
+) -> None:
+    """What Studio's form or the SDK may send by mistake: the reason, one line, no model call."""
+    from langgraph_sdk import get_client
+
+    url, _log = server
+    client = get_client(url=url)
+    assistant = await _assistant(client, "pipeline")
+    sent: list[tuple[dict[str, Any], dict[str, Any], str]] = [
+        ({"query": "coral reefs"}, {"max_iterations": 0}, "invalid configuration: max_iterations"),
+        ({"query": "coral reefs", "mode": "fast"}, {}, "unknown mode 'fast'"),
+    ]
+    for given, context, reason in sent:
+        thread = await client.threads.create()
+        parts = [
+            part
+            async for part in client.runs.stream(
+                thread["thread_id"], assistant["assistant_id"], input=given, context=context
+            )
+        ]
+        [error] = [part.data for part in parts if part.event == "error"]
+        assert error["message"].startswith(reason) and "\n" not in error["message"], error
+    assert not web.chat.requests

@@ -13,7 +13,9 @@ from research_studio.pipelines.kit.node_kit import run_start
 
 def test_the_first_node_records_the_date_only_when_absent() -> None:
     assert run_start({}, "q")["today"] == dt.date.today().isoformat()
-    resumed = run_start({"today": "2020-02-29", "started_at": 1.0, "messages": ["m"]}, "q")
+    resumed = run_start(
+        {"today": "2020-02-29", "started_at": 1.0, "messages": ["m"], "mode": "single"}, "q"
+    )
     assert "today" not in resumed and resumed == {}
 
 

@@ -40,7 +40,7 @@ ReviewMode = Literal["none", "brief", "full"]
 
 
 class Configuration(BaseModel):
-    """Every knob of Research Studio. Also the `context_schema` of every graph."""
+    """Every knob of Research Studio. Also every graph's context (as `config_loading.RunContext`)."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True)
 

@@ -11,9 +11,9 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from pydantic import ConfigDict, ValidationError
 
 from research_studio.core.config import Configuration
 from research_studio.core.declarations import DECLARED
@@ -138,7 +138,8 @@ def error_message(error: Mapping[str, Any]) -> str:
     return str(error["msg"]).removeprefix("Value error, ")
 
 
-def _describe_errors(exc: ValidationError, origins: Mapping[str, str]) -> str:
+def describe_errors(exc: ValidationError, origins: Mapping[str, str]) -> str:
+    """Pydantic's errors on one line, each naming the setting and where its value came from."""
     parts = []
     for error in exc.errors():
         name = str(error["loc"][0]) if error["loc"] else "?"
@@ -150,6 +151,27 @@ def _describe_errors(exc: ValidationError, origins: Mapping[str, str]) -> str:
         else:
             parts.append(f"{name} ({where}): {error_message(error)}")
     return "; ".join(parts)
+
+
+class RunContext(Configuration):
+    """The graphs' `context_schema`: the same settings, built from a run's context.
+
+    LangGraph builds a run's context as RunContext(**context) (Studio's knobs, the SDK's
+    `context`): a wrong value fails in one line naming the setting, not in pydantic's text.
+    `Configuration` itself keeps pydantic's errors for `load_configuration` to describe."""
+
+    model_config = ConfigDict(title="Configuration")
+
+    if not TYPE_CHECKING:  # mypy keeps pydantic's typed keyword arguments
+
+        def __init__(self, **values: Any) -> None:
+            try:
+                super().__init__(**values)
+            except ValidationError as exc:
+                origins = dict.fromkeys(values, "context")
+                raise ConfigError(
+                    f"invalid configuration: {describe_errors(exc, origins)}"
+                ) from None
 
 
 def _check_config_path(path: Path) -> None:
@@ -167,7 +189,7 @@ def _validate(values: dict[str, Any], origins: Mapping[str, str]) -> Configurati
     try:
         return Configuration.model_validate(values)
     except ValidationError as exc:
-        raise ConfigError(f"invalid configuration: {_describe_errors(exc, origins)}") from None
+        raise ConfigError(f"invalid configuration: {describe_errors(exc, origins)}") from None
 
 
 def settings_file(env: Mapping[str, str] | None = None) -> Path:

@@ -205,8 +205,17 @@ class RunFolder:
     def checkpoints(self) -> Path:
         return self.path / CHECKPOINTS_FILE
 
+    def _check_present(self) -> None:
+        """A folder removed while its run ran (deleted by hand) is not written again: the run
+        stops in one line instead of bringing back a folder its user deleted."""
+        if not self.path.is_dir():
+            raise ResearchStudioError(
+                f"run {self.record.run_id} stopped: its folder was removed while it ran"
+            )
+
     def save(self, **changes: Any) -> None:
         """Update the record and write it atomically."""
+        self._check_present()
         for name, value in changes.items():
             setattr(self.record, name, value)
         self.record.updated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -228,9 +237,11 @@ class RunFolder:
 
     def log_call(self, entry: dict[str, Any]) -> None:
         """Append one model-call line to calls.jsonl (flushed at once, like events)."""
-        self._append(CALLS_FILE, entry)
+        if self.path.is_dir():  # else the run's next event stops it, not the model's callback
+            self._append(CALLS_FILE, entry)
 
     def _append(self, name: str, entry: dict[str, Any]) -> None:
+        self._check_present()
         with (self.path / name).open("a", encoding="utf-8") as stream:
             stream.write(json.dumps(entry, ensure_ascii=False, default=str) + "\n")
 

@@ -53,6 +53,19 @@ def test_export_by_folder_into_a_folder_or_a_file(
     assert (tmp_path / "exports" / f"{run_id}.docx").stat().st_size > 0
 
 
+def test_a_new_name_without_an_extension_is_a_folder_each_export_keeps_its_own_file(
+    finished_run_folder: Path, tmp_path: Path
+) -> None:
+    """`--out report` then another format to the same name: two files, neither overwritten."""
+    run_id = _run_id(finished_run_folder)
+    for fmt in ("md", "html"):
+        result = runner.invoke(app, ["export", str(finished_run_folder), "-f", fmt, "-o", "report"])
+        assert result.exit_code == 0, result.output
+    written = sorted(path.name for path in (tmp_path / "report").iterdir())
+    assert written == [f"{run_id}.html", f"{run_id}.md"]
+    assert (tmp_path / "report" / f"{run_id}.md").read_text(encoding="utf-8").startswith("# ")
+
+
 def test_an_unknown_run_is_a_one_line_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["export", "no-such-run", "--format", "md"])
     assert result.exit_code == 2

@@ -115,3 +115,25 @@ def test_a_body_larger_than_a_form_is_refused_in_one_line(
             "message": "the body is larger than 1,000,000 bytes",
         }
     assert not any((tmp_path / "runs").iterdir())
+
+
+def test_a_half_written_run_folder_is_a_one_line_refusal_that_names_no_server_path(
+    server: LiveServer, finished_run_folder: Path, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs"
+    shutil.copytree(finished_run_folder, runs / "damaged")
+    (runs / "damaged" / "result.json").write_text('{"report": "cut off', encoding="utf-8")
+    shutil.copytree(finished_run_folder, runs / "unwritten")
+    (runs / "unwritten" / "result.json").unlink()
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        asked = [
+            (address, "damaged", "is damaged") for address in ("/report", "/audit", "/export/md")
+        ]
+        asked += [("/report", "unwritten", "no report yet"), ("/audit", "unwritten", "")]
+        for address, run, expected in asked:
+            response = client.get(f"/api/runs/{run}{address}")
+            assert response.status_code in (404, 409), (address, response.text)
+            body = response.json()
+            assert set(body) == {"field", "message"} and expected in body["message"]
+            assert str(tmp_path) not in body["message"] and "\n" not in body["message"]
+        assert client.get("/api/runs/damaged").status_code == 200  # the run itself still opens

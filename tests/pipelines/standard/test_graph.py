@@ -332,3 +332,5 @@ async def test_a_studio_chat_message_is_the_query(
             # The output schema is shared: the same keys from every pipeline.
             assert state["report"] and state["query"] == "coral reef recovery"
             assert set(state) <= set(ResearchOutput.__annotations__)
+            # Chat sends no mode: the run is multi for every node (router and writer alike).
+            assert state.get("mode") == "multi"

@@ -29,16 +29,20 @@ def export_format(value: str) -> ExportFormat:
 
 
 def target_path(out_option: str | None, filename: str) -> Path:
-    """Where to write: the current folder, a folder (existing, or new with a final /), a file.
+    """Where to write: the current folder, a folder (existing, or new: named with a final / or
+    without an extension), a file (a name with an extension).
 
-    No folder tree is created: a typo in --out is a one-line error, not new directories.
+    No folder tree is created: a typo in --out is a one-line error, not new directories. A new
+    name without an extension is a folder: as a file it would hold an export without its
+    format's extension, and the next export to it would overwrite it.
     """
     if not out_option:
         return Path.cwd() / filename
     path = Path(out_option).expanduser()
     if path.is_dir():
         return path / filename
-    if out_option.endswith(("/", "\\")):  # a new folder, asked for by name: one level only
+    new_folder = out_option.endswith(("/", "\\")) or (not path.suffix and not path.exists())
+    if new_folder:  # a new folder, asked for by name: one level only
         if not path.parent.is_dir():
             raise ResearchStudioError(f"folder {path.parent} does not exist; create it first")
         path.mkdir(exist_ok=True)
@@ -61,7 +65,12 @@ def export(
     ],
     out_path: Annotated[
         str | None,
-        typer.Option("--out", "-o", help="Folder or file to write (default: the current folder)."),
+        typer.Option(
+            "--out",
+            "-o",
+            help="Folder or file to write (default: the current folder); a new name without "
+            "an extension is a new folder.",
+        ),
     ] = None,
     config_file: common.ConfigFileOption = None,
 ) -> None:

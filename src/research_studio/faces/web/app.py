@@ -14,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from research_studio.core.config_loading import load_configuration
+from research_studio.core.errors import NotFound, ResearchStudioError
 from research_studio.faces.web.access import AccessGuard
 from research_studio.faces.web.api import router as runs_router
 from research_studio.faces.web.form_api import router as form_router
@@ -57,11 +58,22 @@ def create_app(settings: ServeSettings) -> FastAPI:
     app.include_router(runs_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
+    def said(message: str) -> str:
+        # The page never shows the server's paths: a run folder is named by its run id.
+        return message.replace(f"{runs_dir}/", "").replace(str(runs_dir), "the runs folder")
+
     @app.exception_handler(HTTPException)
     async def http_error(_request: Request, exc: HTTPException) -> JSONResponse:
         return JSONResponse(
-            {"field": None, "message": str(exc.detail)}, status_code=exc.status_code
+            {"field": None, "message": said(str(exc.detail))}, status_code=exc.status_code
         )
+
+    @app.exception_handler(ResearchStudioError)
+    async def run_error(_request: Request, exc: ResearchStudioError) -> JSONResponse:
+        # A run folder a reader finds damaged (half-written, edited by hand): its reason in
+        # one line, not a bare 500.
+        status = 404 if isinstance(exc, NotFound) else 409
+        return JSONResponse({"field": None, "message": said(str(exc))}, status_code=status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:

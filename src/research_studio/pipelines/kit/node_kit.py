@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, get_args
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
@@ -16,6 +16,7 @@ from research_studio.core.records import ErrorRecord, ModelCallRecord, RunSummar
 from research_studio.grounding.limitations import Losses, limitations_section
 from research_studio.grounding.statements import Tally
 from research_studio.llm.structured import call_records
+from research_studio.pipelines.kit.contract import Mode
 from research_studio.pipelines.kit.report import build_metadata
 from research_studio.services.clients import Services, current_services
 
@@ -87,6 +88,10 @@ def run_start(state: Mapping[str, Any], query: str) -> dict[str, Any]:
         update["today"] = dt.date.today().isoformat()
     if not state.get("messages"):
         update["messages"] = [HumanMessage(content=query)]
+    if not state.get("mode"):
+        # Studio's chat sends no mode: the run is multi, as `research_input`'s default, so
+        # every node (router, writer, report) reads the same one.
+        update["mode"] = "multi"
     return update
 
 
@@ -112,7 +117,19 @@ def clip(items: Iterable[str], limit: int) -> list[str]:
 
 
 def query_of(state: Mapping[str, Any]) -> str:
-    """The research question: `query`, else the last human message (LangGraph Studio chat)."""
+    """The research question: `query`, else the last human message (LangGraph Studio chat).
+
+    The input is checked here too, before any model call: a mode the graphs do not know would
+    be read as multi by some nodes and as single by others; and a thread whose run already
+    wrote its report (Studio's chat, a second message) would research its old question again,
+    its sources and evidence added to the old ones, so a new question needs a new thread."""
+    if state.get("report"):
+        raise ResearchStudioError(
+            "this thread already holds a finished run: start a new thread for a new question"
+        )
+    mode = state.get("mode")
+    if mode and mode not in get_args(Mode):
+        raise ResearchStudioError(f"unknown mode {str(mode)[:40]!r}: use 'single' or 'multi'")
     query = state.get("query") or next(
         (
             str(m.content)

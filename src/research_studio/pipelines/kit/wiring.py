@@ -15,7 +15,7 @@ from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
-from research_studio.core.config import Configuration
+from research_studio.core.config_loading import RunContext
 from research_studio.pipelines.kit.contract import ResearchInput, ResearchOutput
 from research_studio.pipelines.kit.plan_review import REVIEW_NODE, review_or
 
@@ -27,10 +27,10 @@ Router = Callable[[Any], str]
 
 def research_graph(state: type[Any], nodes: Iterable[tuple[str, Any]]) -> Builder:
     """A graph over `state` that takes `ResearchInput`, returns `ResearchOutput`, reads
-    `Configuration` as its context, with `nodes` (name, node) added."""
+    `Configuration` as its context (built as `RunContext`), with `nodes` (name, node) added."""
     builder: Builder = StateGraph(
         state,
-        context_schema=Configuration,
+        context_schema=RunContext,
         input_schema=ResearchInput,
         output_schema=ResearchOutput,
     )

@@ -202,6 +202,9 @@
     if (response.ok) {
       $("report").innerHTML = await response.text();  // escaped by the server
       linkSources();
+    } else {  // a damaged run folder: its one-line reason, not a blank page
+      const refused = await response.json().catch(() => null);
+      $("report").textContent = `The report cannot be shown: ${(refused && refused.message) || response.status}`;
     }
     const detail = await RS.request("GET", api);
     if (detail.ok) { metadata = detail.data.metadata; showClock(); }
