@@ -256,7 +256,7 @@ def test_a_pronoun_refers_to_the_first_name_before_it_and_only_when_it_comes_fir
         "Later she taught chemistry.",  # still Alice: the text goes on about her
         "Carl Diaz said he would stay.",  # names Carl before its pronoun: no reference
     ]
-    found = referents(sentences)
+    found = referents(tuple(sentences))
     assert found[sentences[1]] == {"alice", "moreau"}
     assert found[sentences[2]] == {"alice", "moreau"}
     assert sentences[3] not in found
@@ -264,7 +264,7 @@ def test_a_pronoun_refers_to_the_first_name_before_it_and_only_when_it_comes_fir
 
 def test_a_pronoun_reaches_no_further_than_three_sentences() -> None:
     sentences = ["Alice Moreau arrived.", "x y.", "z w.", "v u.", "t s.", "She left."]
-    assert sentences[-1] not in referents(sentences)
+    assert sentences[-1] not in referents(tuple(sentences))
 
 
 @pytest.mark.parametrize(

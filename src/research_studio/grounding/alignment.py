@@ -38,6 +38,7 @@ from research_studio.grounding.names import (
     names_in,
     place_forms,
     run_acronyms,
+    spelled_in_lower_case,
     written_acronyms,
 )
 from research_studio.grounding.terms import (
@@ -63,7 +64,6 @@ _PART_BREAK = re.compile(
     r"\s*[;:]\s+|,\s+|\s+(?=(?:and|but|while|whereas|although|though|which|who)\s)",
     re.IGNORECASE,
 )
-_CAPITALISED = re.compile(r"(?<![\w'\u2019-])[A-Z][a-z]{3,}\b")
 # A part with fewer content words is joined to the one before it ("…, in 2023").
 MIN_PART_WORDS = 3
 MAX_PARTS = 4
@@ -100,10 +100,9 @@ def sentence(text: str) -> SourceSentence:
 @lru_cache(maxsize=8192)
 def _written_otherwise(text: str) -> frozenset[str]:
     """Terms a sentence carries written another way: the acronyms of the names it spells out
-    ("nasa" for "National Aeronautics and Space Administration"), a place's people and the
-    reverse ("asian" for "Asia")."""
-    places = {form for name in _CAPITALISED.findall(text) for form in place_forms(name)}
-    return frozenset(canon(form) for form in expansions(text) | places) | phrase_terms(text)
+    ("nasa" for "National Aeronautics and Space Administration"), a direction said by a phrase
+    ("up from")."""
+    return frozenset(canon(form) for form in expansions(text)) | phrase_terms(text)
 
 
 @lru_cache(maxsize=8192)
@@ -363,25 +362,32 @@ def names_carried(
 _PRONOUN = re.compile(r"\b(?:he|she|his|her|him|hers)\b", re.IGNORECASE)
 # How many sentences back a pronoun's name may be.
 REFERENT_REACH = 3
+_OPENERS = word_set("the a an in on at for by of and but as this that these those it its")
 _NO_REFERENT = MONTH_WORDS | word_set("monday tuesday wednesday thursday friday saturday sunday")
 
 
+# Capitalised words one after another: a name ("Marie Curie", "Curie").
+_CAPITALS = re.compile(r"(?<![\w'\u2019-])[A-Z][\w'\u2019-]*(?:[ \t]+[A-Z][\w'\u2019-]*)*")
+
+
+@lru_cache(maxsize=8192)
 def _first_name(text: str) -> tuple[int, frozenset[str]]:
-    """Where a sentence first names someone or something, and that name's words."""
-    # A capitalised first word is a name only where it opens a run of them ("Marie Curie
-    # was …", never "Later she …").
-    opening = [run[0] for run in name_runs(text) if text.lstrip().startswith(run[0])]
-    named = [name for name in opening + entities(text) if name.lower() not in _NO_REFERENT]
-    if not named:
-        return -1, frozenset()
-    first = named[0]
-    at = re.search(rf"(?<!\w){re.escape(first)}(?!\w)", text)
-    start = at.start() if at else 0
-    run = next((run for run in name_runs(text[start:]) if run and run[0] == first), (first,))
-    return start, frozenset(word.lower() for word in run)
+    """Where a sentence first names someone or something, and that name's words. A
+    capitalised first word is a name only where it opens a run of them ("Marie Curie was …",
+    never "Later she …")."""
+    opening = len(text) - len(text.lstrip())
+    for match in _CAPITALS.finditer(text):
+        names = match.group().split()
+        if match.start() == opening:
+            names = names if len(names) > 1 else []
+        names = [name for name in names if name.lower() not in _NO_REFERENT | _OPENERS]
+        if names:
+            return match.start(), frozenset(name.lower() for name in names)
+    return -1, frozenset()
 
 
-def referents(sentences: Sequence[str]) -> dict[str, frozenset[str]]:
+@lru_cache(maxsize=16)  # one page, many statements
+def referents(sentences: tuple[str, ...]) -> dict[str, frozenset[str]]:
     """For each sentence that refers back by a pronoun before it names anyone, the words of
     the name it stands for: the first name of the nearest earlier sentence that names one,
     at most REFERENT_REACH back. A sentence opened by a pronoun keeps the name it refers to
@@ -426,6 +432,24 @@ def enumerated_counts(statement: str) -> set[tuple[str, str]]:
     return found
 
 
+def _names_of(part: str) -> dict[str, str]:
+    """The part's names, by their lower-case form."""
+    return {name.lower(): name for name in entities(part, leading=True)}
+
+
+def _named_otherwise(named: Mapping[str, str], quote: SourceSentence) -> set[str]:
+    """The part's names the sentence gives another way: a people by its place ("Asian" for
+    "Asia", and the reverse), a title or term it writes out in lower case ("CFO" for "chief
+    financial officer")."""
+
+    def given(lowered: str, name: str) -> bool:
+        if any(canon(form) in quote.terms for form in place_forms(name)):
+            return True
+        return name.isupper() and len(name) >= 3 and lowered in spelled_in_lower_case(quote.text)
+
+    return {lowered for lowered, name in named.items() if given(lowered, name)}
+
+
 def _referent_reasons(part: str, quote: SourceSentence, referred: frozenset[str]) -> list[str]:
     """A sentence about someone named before is no support for someone else ("Martin Eberhard
     became chief executive" where "He became chief executive" is Elon Musk)."""
@@ -467,8 +491,10 @@ def check_part(
     missing = tuple(word for word in wanted if not present(canon(word), quote.terms))
     if missing:
         carried = names_carried(part, quote, named or (lambda _name: False), spelled)
+        names_of_part = _names_of(part)
         if referred:  # "Curie moved" where the sentence says "She moved"
-            carried |= {name.lower() for name in entities(part, leading=True)} & referred
+            carried |= set(names_of_part) & referred
+        carried |= _named_otherwise(names_of_part, quote)
         missing = tuple(word for word in missing if word not in carried)
     reasons_of_name = _referent_reasons(part, quote, referred)
     coverage = 1.0 if not wanted else (len(wanted) - len(missing)) / len(wanted)
@@ -601,6 +627,7 @@ def _completed(
     the source (support spread over several, adjacent or not), each carrying enough of them
     and none carrying the part's event at another time."""
     terms = {canon(word) for word in words(found.text)} | phrase_terms(found.text)
+    names_of_part = _names_of(found.text)
     denials: list[tuple[SourceSentence, list[str]]] = []
     for other in others:
         if len(found.also) >= MAX_ALSO or not found.missing:
@@ -612,7 +639,10 @@ def _completed(
             for reason in _polarity_reasons(found.text, other, terms)
             if not reason.startswith(_NEGATES)
         ]
-        carried = [word for word in found.missing if present(canon(word), other.terms)]
+        given = _named_otherwise(names_of_part, other)
+        carried = [
+            word for word in found.missing if present(canon(word), other.terms) or word in given
+        ]
         if len(carried) < found.wanted - len(found.missing):
             # A sentence lending fewer words than the part's own carries is not the event's:
             # its direction may be of something else ("temperatures fall" beside "larvae").
@@ -668,7 +698,7 @@ def align(
     years = frozenset(value for value, unit in dated if not unit and _YEAR.fullmatch(value))
     page_days = days_of_page(sentences)
     whole = "\n".join(sentences) if source is None else source
-    referred = referents([one.text for one in prepared])
+    referred = referents(tuple(one.text for one in prepared))
     counted = enumerated_counts(statement)
 
     def spelled() -> frozenset[str]:

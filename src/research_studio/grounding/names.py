@@ -86,6 +86,31 @@ def expansions(text: str) -> frozenset[str]:
     return frozenset(form for run in name_runs(text) for form in run_acronyms(run))
 
 
+_LOWER_WORD = re.compile(r"[a-z][a-z-]*[a-z]")
+_SMALL = word_set("of and for the a an in on at to by with from or as is are was were")
+
+
+@lru_cache(maxsize=8192)
+def spelled_in_lower_case(text: str) -> frozenset[str]:
+    """The acronyms of three or four words a text writes in lower case, one after another and
+    none a small word ("cfo" for "chief financial officer", "gdp" for "gross domestic
+    product")."""
+    tokens = text.split()
+    found = set()
+    for start in range(len(tokens)):
+        letters = ""
+        for token in tokens[start : start + 4]:
+            word = token.strip("\"'(),.;:")
+            if not _LOWER_WORD.fullmatch(word) or word in _SMALL:
+                break
+            letters += word[0]
+            if len(letters) >= 3:
+                found.add(letters)
+            if token != word and not token.endswith(word):
+                break  # punctuation after the word ends the name
+    return frozenset(found)
+
+
 def acronym_key(word: str) -> str:
     """A word written as an acronym, lower-case and singular ("NGOs" → "ngo", "DoD" → "dod");
     empty for any other word."""
@@ -196,7 +221,7 @@ _MONTHS = word_set(
 def place_forms(word: str) -> frozenset[str]:
     """The lower-case words that name the same place or its people as this one ("asia" for
     "Asian", "asian" for "Asia"); none for a word under four letters."""
-    lowered = folded_name(word)
+    lowered = word.lower()
     if len(lowered) < 4 or not lowered.isalpha():
         return frozenset()
     forms = set(_IRREGULAR.get(lowered, ()))

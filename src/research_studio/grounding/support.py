@@ -35,6 +35,7 @@ from research_studio.grounding.names import (
     named_in_address,
     place_forms,
     run_acronyms,
+    spelled_in_lower_case,
     written_acronyms,
 )
 from research_studio.grounding.names import folded_source as _folded
@@ -154,6 +155,9 @@ def _abbreviated(statement: str, source: str) -> set[str]:
     writes joined."""
     spelled, written = expansions(source), written_acronyms(source)
     found = {name for name in _names(statement) if acronym_key(name) in spelled - {""}}
+    # A title or term the source writes in lower case ("CFO", "chief financial officer").
+    lower = spelled_in_lower_case(source)
+    found |= {name for name in _names(statement) if acronym_key(name) in lower}
     # An acronym the source spells out stands for that name only: "Atlantis Institute of
     # Marine Science" is not the "Australian Institute of Marine Science (AIMS)".
     for run in name_runs(statement):

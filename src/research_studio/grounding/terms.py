@@ -211,10 +211,43 @@ def _normal(text: str) -> str:
     return unicodedata.normalize("NFKC", text).replace("\u2212", "-").replace("\u00a0", " ")
 
 
+# A verb of two words said by one ("came out" is "released", "turned down" is "declined"):
+# the writer may use either.
+_PHRASAL = tuple(
+    (re.compile(rf"\b(?:{forms})\s+{particle}\b", re.IGNORECASE), verb)
+    for forms, particle, verb in (
+        ("come|comes|came|coming", "out", "released"),
+        ("pass|passes|passed|passing", "away", "died"),
+        ("step|steps|stepped|stepping", "down", "resigned"),
+        ("turn|turns|turned|turning", "down", "declined"),
+        ("set|sets|setting", "up", "established"),
+        ("take|takes|took|taken|taking", "place", "occurred"),
+        ("call|calls|called|calling", "off", "cancelled"),
+        ("pull|pulls|pulled|pulling", "out", "withdrew"),
+        ("carry|carries|carried|carrying", "out", "conducted"),
+        ("give|gives|gave|given|giving", "up", "quit"),
+        ("shut|shuts|shutting", "down", "closed"),
+    )
+)
+
+
+_PARTICLE = re.compile(r"\b(?:out|away|down|up|place|off)\b", re.IGNORECASE)
+
+
+def _one_word_verbs(text: str) -> str:
+    if not _PARTICLE.search(text):
+        return text
+    for pattern, verb in _PHRASAL:
+        text = pattern.sub(verb, text)
+    return text
+
+
 def words(text: str) -> list[str]:
-    """Lower-case words of a text in any script (apostrophes folded, numbers included)."""
+    """Lower-case words of a text in any script (apostrophes folded, numbers included), a verb
+    of two words as its verb of one."""
     return [
-        vocabulary.printed(word).replace("\u2019", "'") for word in vocabulary.words(_normal(text))
+        vocabulary.printed(word).replace("\u2019", "'")
+        for word in vocabulary.words(_one_word_verbs(_normal(text)))
     ]
 
 
