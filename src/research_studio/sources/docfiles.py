@@ -77,7 +77,20 @@ def document_files(root: Path, skipped: list[tuple[str, str]]) -> Iterator[Path]
                 skipped.append((str(base / name), f"links outside the folder (to {target})"))
         for name in sorted(filenames):
             if not name.startswith(".") and Path(name).suffix.lower() in SUPPORTED_SUFFIXES:
+                if not name_is_text(str(base / name)):  # an undecodable byte in its name
+                    shown = str(base / name).encode("utf-8", "backslashreplace").decode()
+                    skipped.append((shown, "its name is not valid UTF-8; rename it to index it"))
+                    continue
                 yield base / name
+
+
+def name_is_text(name: str) -> bool:
+    """Whether a file name can be stored and shown as text (no undecodable byte)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _size(size: int) -> str:

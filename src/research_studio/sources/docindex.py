@@ -18,6 +18,7 @@ from research_studio.sources.chunkstore import StoredChunk
 from research_studio.sources.docfiles import (
     DEFAULT_MAX_DOCUMENT_BYTES,
     document_files,
+    name_is_text,
     read_bounded,
     read_document,
     vetted_stat,
@@ -234,6 +235,11 @@ class DocumentIndex(IndexStorage):
         report = IndexReport()
         for root in roots:
             root = root.expanduser().resolve()
+            if not name_is_text(str(root)):
+                shown = str(root).encode("utf-8", "backslashreplace").decode()
+                report.skipped.append((shown, "its name is not valid UTF-8; rename it"))
+                report.empty.append(shown)
+                continue
             if not root.exists():
                 report.skipped.append((str(root), "no such file or folder"))
                 report.empty.append(str(root))

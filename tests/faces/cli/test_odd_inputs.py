@@ -4,6 +4,8 @@ result), through the real CLI."""
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -187,3 +189,20 @@ async def test_search_results_hold_only_addresses_a_fetch_can_take(
                 await services.fetcher.fetch(result.url)
             except FetchError as exc:
                 assert "\n" not in str(exc).strip()
+
+
+def test_a_document_whose_name_is_no_text_is_skipped_in_one_line(tmp_path: Path) -> None:
+    """A file name with a byte that is no UTF-8 (kept by Python as a lone surrogate) cannot be
+    stored: it is listed as skipped with what to do, and the rest is indexed."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "fine.md").write_text("Corals bleach when the water stays warm for weeks.\n")
+    odd = folder / os.fsdecode(b"caf\xe9.md")
+    odd.write_text("Heat stress is counted in degree heating weeks.\n")
+    result = runner.invoke(app, ["index", str(folder), "--json"])
+    one_line_or_result(result)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert any("not valid UTF-8" in skip["reason"] for skip in summary["skipped"]), summary
+    alone = runner.invoke(app, ["index", str(odd), "--json"])
+    one_line_or_result(alone)

@@ -139,8 +139,10 @@ def open_run(run_id: str, config_file: Path | None) -> RunFolder:
 
 
 def print_json(data: Any) -> None:
-    """JSON on stdout, unmangled by rich."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    """JSON on stdout, unmangled by rich. A file name that is no text (an undecodable byte,
+    kept as a lone surrogate) is written as its JSON escape ("\\udcff"), never a crash."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write(text.encode("utf-8", "backslashreplace").decode("utf-8") + "\n")
 
 
 @contextmanager

@@ -45,7 +45,11 @@ def target_path(out_option: str | None, filename: str) -> Path:
     if new_folder:  # a new folder, asked for by name: one level only
         if not path.parent.is_dir():
             raise ResearchStudioError(f"folder {path.parent} does not exist; create it first")
-        path.mkdir(exist_ok=True)
+        try:
+            path.mkdir(exist_ok=True)
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
+            reason = getattr(exc, "strerror", None) or exc
+            raise ResearchStudioError(f"cannot create folder {path}: {reason}") from None
         return path / filename
     if not path.parent.is_dir():
         raise ResearchStudioError(f"folder {path.parent} does not exist; create it first")
