@@ -86,6 +86,9 @@ class CheckedRun:
 
 def check_docs(paths: list[Path]) -> None:
     """Fail early, in the user's terms, on a --docs path that does not exist."""
+    # A NUL (a web form or an MCP client may send one) is no path: the system refuses to look.
+    if nul := [str(path) for path in paths if "\x00" in str(path)]:
+        raise ConfigError(f"not a file or folder name (it holds a NUL character): {nul[0]!r}")
     missing = [str(path) for path in paths if not path.exists()]
     if missing:
         raise ConfigError(f"no such file or folder: {', '.join(missing)}")
