@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -168,3 +169,20 @@ async def test_a_documents_path_holding_a_nul_is_refused_in_one_line(
         ):
             text = _error(await client.call_tool(tool, arguments))
             assert "NUL character" in text, (tool, text)
+
+
+async def test_research_with_a_model_server_nothing_answers_at_starts_no_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("OLLAMA_HOST", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("RESEARCH_STUDIO_RUNS_DIR", str(tmp_path / "runs"))
+    arguments = {"question": "cool roofs?", "model": "ollama:llama3.1", "docs": [str(EXAMPLES)]}
+    async with Client(build_server()) as client:
+        for tool in ("research", "research_start"):
+            text = _error(await client.call_tool(tool, arguments))
+            assert f"nothing answers at http://127.0.0.1:{port}" in text, (tool, text)
+            assert "`ollama serve`" in text, (tool, text)
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())

@@ -32,8 +32,10 @@ from research_studio.run.runs import RunFolder, RunRecord, check_query, new_run_
 from research_studio.services.extraction import choose_extraction
 from research_studio.services.resolution import (
     ModelChoice,
+    check_endpoint,
     choose_model,
     choose_search,
+    model_endpoint,
     server_choices,
 )
 from research_studio.sources.docindex import IndexReport
@@ -167,6 +169,14 @@ def check_run(
 ROLE_MODELS = ("research_model", "summarization_model", "compression_model", "final_report_model")
 
 
+def _model_settings(config: Configuration, model: ModelChoice) -> list[tuple[str, str]]:
+    """Every model a run may use, with the setting that names it."""
+    named = [("model", model.model), ("fast_model", model.fast_model)]
+    named += [(name, getattr(config, name)) for name in ROLE_MODELS if getattr(config, name)]
+    named += [("council_models", spec) for spec in config.council_models]
+    return named + [("model_overrides", spec) for spec in config.model_overrides.values()]
+
+
 def resolve_choices(config: Configuration) -> tuple[Configuration, ModelChoice, SearchChoice]:
     """resolution.resolve, with a model or search mistake attributed to its field.
 
@@ -192,6 +202,14 @@ def resolve_choices(config: Configuration) -> tuple[Configuration, ModelChoice, 
     with blame("model_overrides"):
         for spec in config.model_overrides.values():
             check_model(spec, config)
+    # Then whether their servers answer (once each): Ollama not running is one line, not a run.
+    checked: set[str] = set()
+    for name, spec in _model_settings(config, model):
+        endpoint = model_endpoint(spec, config)
+        if endpoint is not None and endpoint[0] not in checked:
+            checked.add(endpoint[0])
+            with blame(name):
+                check_endpoint(spec, config)
     with blame("search"):
         search = choose_search(config)
     resolved = config.model_copy(
