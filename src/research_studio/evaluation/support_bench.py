@@ -35,9 +35,14 @@ def half(claim: str) -> str:
 def read_rows(path: Path) -> Iterator[dict[str, Any]]:
     """The labelled rows of a JSON-lines file; a malformed row is a one-line error."""
     try:
+        # A device or a pipe (/dev/zero) would be read forever: only a file is read.
+        if path.exists() and not path.is_dir() and not path.is_file():
+            raise ConfigError(f"cannot read {path}: not a regular file")
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
