@@ -73,6 +73,14 @@ def argument_errors(exc: ValidationError) -> str:
         if error["type"] == "missing":
             said.append(f"`{name}` is required")
             continue
-        expected = str(error["msg"]).removeprefix("Input ").splitlines()[0]
+        message = str(error["msg"]).splitlines()[0]
+        if message.startswith("Value error, "):  # a validator's own words, naming the value
+            said.append(f"`{name}`: {message.removeprefix('Value error, ')}")
+            continue
+        expected = (
+            message.removeprefix("Input ")
+            if message.startswith("Input ")
+            else f"is refused: {message[:1].lower()}{message[1:]}"
+        )
         said.append(f"`{name}` {expected} (got {_shown(error.get('input'))})")
     return "; ".join(said)
