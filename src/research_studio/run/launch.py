@@ -177,6 +177,18 @@ def _model_settings(config: Configuration, model: ModelChoice) -> list[tuple[str
     return named + [("model_overrides", spec) for spec in config.model_overrides.values()]
 
 
+def check_model_servers(config: Configuration, model: ModelChoice) -> None:
+    """Whether the servers of the run's models answer (each once): Ollama not running is one
+    line before the run (or its resumption) starts, not a run that fails at its first call."""
+    checked: set[str] = set()
+    for name, spec in _model_settings(config, model):
+        endpoint = model_endpoint(spec, config)
+        if endpoint is not None and endpoint[0] not in checked:
+            checked.add(endpoint[0])
+            with blame(name):
+                check_endpoint(spec, config)
+
+
 def resolve_choices(config: Configuration) -> tuple[Configuration, ModelChoice, SearchChoice]:
     """resolution.resolve, with a model or search mistake attributed to its field.
 
@@ -202,14 +214,7 @@ def resolve_choices(config: Configuration) -> tuple[Configuration, ModelChoice, 
     with blame("model_overrides"):
         for spec in config.model_overrides.values():
             check_model(spec, config)
-    # Then whether their servers answer (once each): Ollama not running is one line, not a run.
-    checked: set[str] = set()
-    for name, spec in _model_settings(config, model):
-        endpoint = model_endpoint(spec, config)
-        if endpoint is not None and endpoint[0] not in checked:
-            checked.add(endpoint[0])
-            with blame(name):
-                check_endpoint(spec, config)
+    check_model_servers(config, model)
     with blame("search"):
         search = choose_search(config)
     resolved = config.model_copy(
@@ -308,7 +313,12 @@ def restore_masked(saved: dict[str, Any], config_file: Path | None) -> dict[str,
 def resume_settings(folder: RunFolder, config_file: Path | None) -> Configuration:
     """The configuration a run resumes with: its saved overrides over the current settings."""
     saved = restore_masked(folder.record.settings, config_file)
-    return load_configuration(saved, config_file=config_file).config
+    config = load_configuration(saved, config_file=config_file).config
+    if config.model and not config.langgraph_server:
+        check_model_servers(
+            config, ModelChoice(config.model, config.fast_model or config.model, "")
+        )
+    return config
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -127,6 +129,25 @@ def test_a_model_server_nothing_answers_at_is_refused_before_the_run(
     assert f"{model}: nothing answers at {url}" in result.output and fix in result.output
     assert len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "runs").exists()
+
+
+def test_resuming_with_a_model_server_nothing_answers_at_is_refused_and_keeps_the_run(
+    tmp_path: Path, finished_run_folder: Path
+) -> None:
+    folder = tmp_path / "stopped"
+    shutil.copytree(finished_run_folder, folder)
+    record = json.loads((folder / "run.json").read_text())
+    record["status"] = "interrupted"
+    record["settings"].update(model="ollama:llama3.1", fast_model="ollama:llama3.1")
+    (folder / "run.json").write_text(json.dumps(record))
+    url = f"http://127.0.0.1:{_closed_port()}"
+    result = runner.invoke(app, ["resume", str(folder)], env={"OLLAMA_HOST": url})
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [
+        f"error: ollama:llama3.1: nothing answers at {url} (Connection refused); "
+        "start Ollama (`ollama serve`) or set OLLAMA_HOST"
+    ]
+    assert json.loads((folder / "run.json").read_text())["status"] == "interrupted"
 
 
 def test_remote_refuses_a_setting_its_pipeline_ignores_before_calling_the_server() -> None:
