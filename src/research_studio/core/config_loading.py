@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import ConfigDict, ValidationError
 
 from research_studio.core.config import Configuration
 from research_studio.core.declarations import DECLARED
@@ -150,6 +150,21 @@ def _describe_errors(exc: ValidationError, origins: Mapping[str, str]) -> str:
         else:
             parts.append(f"{name} ({where}): {error_message(error)}")
     return "; ".join(parts)
+
+
+class GraphContext(Configuration):
+    """The configuration as every graph's context: a LangGraph server builds it from the dict a
+    client sends, and a mistake there is one line (as in a settings file), not pydantic's
+    report over several lines."""
+
+    model_config = ConfigDict(title="Configuration")
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            origins = dict.fromkeys(values, "context")
+            raise ConfigError(f"invalid configuration: {_describe_errors(exc, origins)}") from None
 
 
 def _check_config_path(path: Path) -> None:

@@ -15,7 +15,7 @@ from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
-from research_studio.core.config import Configuration
+from research_studio.core.config_loading import GraphContext
 from research_studio.pipelines.kit.contract import ResearchInput, ResearchOutput
 from research_studio.pipelines.kit.plan_review import REVIEW_NODE, review_or
 
@@ -30,7 +30,7 @@ def research_graph(state: type[Any], nodes: Iterable[tuple[str, Any]]) -> Builde
     `Configuration` as its context, with `nodes` (name, node) added."""
     builder: Builder = StateGraph(
         state,
-        context_schema=Configuration,
+        context_schema=GraphContext,  # a client's dict: one-line mistakes
         input_schema=ResearchInput,
         output_schema=ResearchOutput,
     )
