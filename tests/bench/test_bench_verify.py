@@ -87,7 +87,7 @@ def test_bench_verify_refuses_what_is_no_file_in_one_line(tmp_path: Path) -> Non
     for path, message in [
         (latin, "not UTF-8 text (byte 14)"),
         (Path("/dev/zero"), "not a regular file"),  # else read until memory runs out
-        (tmp_path, "Is a directory"),
+        (tmp_path, "is a folder, not a file"),
     ]:
         result = CliRunner().invoke(app, ["bench", "verify", str(path)])
         assert result.exit_code == 2, (path, result.output)
