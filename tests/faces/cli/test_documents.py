@@ -110,6 +110,20 @@ def test_a_piped_run_says_when_it_indexes_for_hybrid_search(
     assert re.match(r"\s+\d+:\d\d  indexing", lines[started[0]])
 
 
+def test_a_piped_local_search_says_when_it_indexes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(documents, "QUIET_S", 0.0)  # this folder is small: said at once
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "roofs.md").write_text("# Cool roofs\n\nCool roofs reflect sunlight.\n")
+    result = runner.invoke(app, ["search", "cool roofs", "--docs", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    said = [text.strip().split("  ", 1)[-1] for text in result.stderr.splitlines()[1:]]
+    assert said == [f"indexing the documents: {folder}", "indexing the documents: done"]
+    assert json.loads(result.stdout)[0]["provider"] == "local"
+
+
 def error_lines(output: str) -> list[str]:
     assert "Traceback" not in output
     return [line for line in output.splitlines() if line.startswith("error:")]
