@@ -262,6 +262,9 @@ def test_a_model_server_nothing_answers_at_is_refused_before_a_run_starts(
     assert "nothing answers at http://127.0.0.1:9" in body["message"]
     assert "`ollama serve`" in body["message"]
     assert not any((tmp_path / "runs").iterdir())
+    with httpx.Client(base_url=server.url) as client:
+        preview = client.get("/api/resolution", params={"model": "ollama:llama3.1"}).json()
+    assert "nothing answers at http://127.0.0.1:9" in preview["model"]["error"]
 
 
 @contextmanager
