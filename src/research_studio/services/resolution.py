@@ -108,6 +108,15 @@ def model_endpoint(spec: str, config: Configuration) -> tuple[str, str] | None:
     return None
 
 
+def _proxied(scheme: str, host: str) -> bool:
+    """Whether the clients (httpx, which reads the *_PROXY variables) reach this host through a
+    proxy: then a direct connect says nothing of whether the server answers."""
+    import urllib.request
+
+    proxies = urllib.request.getproxies()
+    return bool(proxies.get(scheme) or proxies.get("all")) and not urllib.request.proxy_bypass(host)
+
+
 def check_endpoint(
     spec: str, config: Configuration, *, connect: Callable[[str, int], None] | None = None
 ) -> None:
@@ -118,13 +127,18 @@ def check_endpoint(
         return
     url, fix = endpoint
     shown = redact_url(url)
+    # As the clients read it: Ollama takes a bare host (no scheme) on its own port.
+    bare_port = 11434 if spec.partition(":")[0].strip().lower() == "ollama" else 80
     try:
         parts = httpx.URL(url if "://" in url else f"http://{url}")
-        host, port = parts.host, parts.port or (443 if parts.scheme == "https" else 80)
+        default = {"https": 443, "http": 80 if "://" in url else bare_port}.get(parts.scheme)
+        host, port = parts.host, parts.port or default
     except (httpx.InvalidURL, ValueError, TypeError):
         raise ConfigError(f"{spec}: {shown!r} is not a server URL; {fix}") from None
-    if not host:
+    if not host or port is None:
         raise ConfigError(f"{spec}: {shown!r} is not a server URL; {fix}")
+    if _proxied(parts.scheme, host):
+        return
     try:
         (connect or _connect)(host, port)
     except (OSError, UnicodeError) as exc:
