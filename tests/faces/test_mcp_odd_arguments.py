@@ -88,7 +88,7 @@ def _arguments(tool: str, schema: dict[str, Any]) -> st.SearchStrategy[dict[str,
     required = {name: values[name] for name in schema.get("required", [])}
     optional = {name: value for name, value in values.items() if name not in required}
     return st.fixed_dictionaries(required, optional=optional) | st.dictionaries(
-        st.sampled_from([*properties, "unknown"]), JSON_VALUES, max_size=3
+        st.sampled_from([*properties, "unknown", "un\nknown\x1b[31m"]), JSON_VALUES, max_size=3
     )
 
 

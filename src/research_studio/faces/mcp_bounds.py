@@ -60,7 +60,8 @@ def unknown_arguments(tool: str, given: Collection[str], taken: Collection[str])
     for name in unknown:
         close = difflib.get_close_matches(name, list(taken), n=1)
         hint = f" (did you mean `{close[0]}`?)" if close else ""
-        said.append(f"`{name[:60]}`{hint}")
+        shown = repr(name[:60])[1:-1]  # a client's text: control characters escaped
+        said.append(f"`{shown}`{hint}")
     plural = "s" if len(unknown) > 1 else ""
     return f"{tool} takes no argument{plural} {', '.join(said)}; it takes {', '.join(taken)}"
 
