@@ -169,6 +169,8 @@ async def test_a_documents_path_holding_a_nul_is_refused_in_one_line(
         ):
             text = _error(await client.call_tool(tool, arguments))
             assert "NUL character" in text, (tool, text)
+        audit = _error(await client.call_tool("audit", {"run": "\x00"}))
+    assert audit == "Error executing tool audit: no run '\\x00' in this server's runs"
 
 
 async def test_research_with_a_model_server_nothing_answers_at_starts_no_run(

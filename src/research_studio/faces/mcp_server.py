@@ -61,6 +61,8 @@ def _audit(run: str) -> AuditReport:
     runs_dir = _settings().runs_dir.resolve()
     shown = repr(run.strip()[:80])
     found = run_path(runs_dir, run.strip())  # the one lookup: by id, then by folder name
+    if found is None and "\x00" in run:  # no folder's name: the system refuses to look
+        raise ResearchStudioError(f"no run {shown} in this server's runs")
     path = (found or runs_dir / run.strip()).resolve()
     if path == runs_dir or not path.is_relative_to(runs_dir):
         raise ResearchStudioError(f"no run {shown} in this server's runs")
