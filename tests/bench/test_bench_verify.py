@@ -66,6 +66,34 @@ def test_bench_verify_mistakes_are_one_line(tmp_path: Path) -> None:
         assert "Traceback" not in result.output
 
 
+@settings(max_examples=20, deadline=None)
+@given(st.binary(min_size=1, max_size=200))
+def test_bench_verify_reads_any_bytes_as_a_result_or_one_line(
+    tmp_path_factory: object, content: bytes
+) -> None:
+    """A file that is not UTF-8 (a Latin-1 export, binary junk) is one line, not a traceback."""
+    folder = tmp_path_factory.mktemp("bytes")  # type: ignore[attr-defined]
+    path = folder / "rows.jsonl"
+    path.write_bytes(content)
+    result = CliRunner().invoke(app, ["bench", "verify", str(path)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    if result.exit_code == 2:
+        assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_bench_verify_refuses_what_is_no_file_in_one_line(tmp_path: Path) -> None:
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(b'{"claim": "caf\xe9", "evidence": "x", "label": "supported"}\n')
+    for path, message in [
+        (latin, "not UTF-8 text (byte 14)"),
+        (Path("/dev/zero"), "not a regular file"),  # else read until memory runs out
+        (tmp_path, "is a folder, not a file"),
+    ]:
+        result = CliRunner().invoke(app, ["bench", "verify", str(path)])
+        assert result.exit_code == 2, (path, result.output)
+        assert result.output.strip().splitlines() == [f"error: cannot read {path}: {message}"]
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.text(max_size=80), max_size=3), st.text(max_size=120))
 def test_bench_verify_reads_any_row_text(

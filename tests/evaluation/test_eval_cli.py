@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -82,6 +84,33 @@ def test_the_bundled_cases_can_be_listed_and_exported(tmp_path: Path) -> None:
     assert [case.id for case in load_cases(tmp_path / "mine.toml")] == [
         case.id for case in load_cases()
     ]
+
+
+def test_a_cases_file_that_is_no_utf8_file_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "latin.toml").write_bytes(b"[[case]]\nid = 'caf\xe9'\n")
+    for path, reason in [
+        ("latin.toml", "not UTF-8 text (byte 18)"),
+        ("/dev/zero", "not a regular file"),  # else read until memory runs out
+        (".", "is a folder, not a file"),
+    ]:
+        result = _eval("--list-cases", "--cases-file", path)
+        assert result.exit_code == 2, result.output
+        assert result.output.strip().splitlines() == [
+            f"error: cannot read cases file {path}: {reason}"
+        ]
+
+
+def test_exported_cases_never_replace_a_folder_or_a_device(tmp_path: Path) -> None:
+    """Written by renaming a temporary file over the target: a FIFO (or /dev/full, run as
+    root) would be replaced by a regular file."""
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    (tmp_path / "folder.toml").mkdir()
+    for name, reason in [("pipe.toml", "not a regular file"), ("folder.toml", "is a folder")]:
+        result = _eval("--export-cases", name)
+        assert result.exit_code == 2, result.output
+        assert result.output.strip().splitlines()[-1].startswith(f"error: {name}: {reason}")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and (tmp_path / "folder.toml").is_dir()
 
 
 @pytest.mark.e2e

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -131,3 +132,59 @@ async def test_verify_works_off_the_event_loop(tmp_path: Path) -> None:
     assert light.is_error and "no run" in str(light.content[0].text)
     assert answered_while_checking
     assert not verdict.is_error, verdict.content
+
+
+async def test_every_tool_names_a_wrong_missing_or_unknown_argument_in_one_line() -> None:
+    async with Client(build_server()) as client:
+        tools = (await client.list_tools()).tools
+        for tool in tools:
+            schema = tool.input_schema
+            required = list(schema.get("required", []))
+            first = required[0] if required else next(iter(schema["properties"]))
+            wrong = _error(await client.call_tool(tool.name, {first: {"a": [1]}}))
+            assert f"`{first}`" in wrong and "should be" in wrong, (tool.name, wrong)
+            assert "pydantic" not in wrong and "type=" not in wrong, (tool.name, wrong)
+            unknown = _error(await client.call_tool(tool.name, {first: "x", "bogus_arg": 1}))
+            assert "`bogus_arg`" in unknown and first in unknown, (tool.name, unknown)
+            if required:
+                missing = _error(await client.call_tool(tool.name, {}))
+                assert f"`{required[0]}` is required" in missing, (tool.name, missing)
+        assert {tool.name for tool in tools} >= {"search", "verify", "research", "fetch"}
+        typo = _error(await client.call_tool("search", {"query": "x", "max_result": 3}))
+        number = _error(await client.call_tool("search", {"query": "x", "max_results": "abc"}))
+        text = _error(await client.call_tool("verify", {"statement": "x", "text": 5}))
+    assert "did you mean `max_results`" in typo
+    assert "`max_results` should be a valid integer" in number and "'abc'" in number
+    assert "`text` should be a valid string (got 5)" in text
+
+
+async def test_a_documents_path_holding_a_nul_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RESEARCH_STUDIO_RUNS_DIR", str(tmp_path / "runs"))
+    async with Client(build_server()) as client:
+        for tool, arguments in (
+            ("search", {"query": "roofs", "docs": ["a\x00b"]}),
+            ("research", {"question": "roofs?", "docs": ["a\x00b"]}),
+        ):
+            text = _error(await client.call_tool(tool, arguments))
+            assert "NUL character" in text, (tool, text)
+        audit = _error(await client.call_tool("audit", {"run": "\x00"}))
+    assert audit == "Error executing tool audit: no run '\\x00' in this server's runs"
+
+
+async def test_research_with_a_model_server_nothing_answers_at_starts_no_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("OLLAMA_HOST", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("RESEARCH_STUDIO_RUNS_DIR", str(tmp_path / "runs"))
+    arguments = {"question": "cool roofs?", "model": "ollama:llama3.1", "docs": [str(EXAMPLES)]}
+    async with Client(build_server()) as client:
+        for tool in ("research", "research_start"):
+            text = _error(await client.call_tool(tool, arguments))
+            assert f"nothing answers at http://127.0.0.1:{port}" in text, (tool, text)
+            assert "`ollama serve`" in text, (tool, text)
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())

@@ -9,7 +9,7 @@ import pytest
 from research_studio.core.config_loading import load_configuration
 from research_studio.core.errors import ConfigError
 from research_studio.llm import local_model
-from research_studio.services.resolution import choose_model, choose_search
+from research_studio.services.resolution import check_endpoint, choose_model, choose_search
 
 
 def config_from(env: dict[str, str], tmp_path: Path, **overrides: object):  # type: ignore[no-untyped-def]
@@ -95,3 +95,43 @@ def test_search_resolution(tmp_path: Path) -> None:
         {"TAVILY_API_KEY": "t", "RESEARCH_STUDIO_TAVILY_BASE_URL": "http://127.0.0.1:9"}, tmp_path
     )
     assert choose_search(custom, resolves=offline).name == "tavily"
+
+
+@pytest.mark.parametrize(
+    ("spec", "env", "reached"),
+    [
+        ("ollama:m", {}, ("127.0.0.1", 11434)),
+        ("ollama:m", {"OLLAMA_HOST": "gpu-box"}, ("gpu-box", 11434)),  # bare: Ollama's port
+        ("ollama:m", {"OLLAMA_HOST": "http://gpu-box"}, ("gpu-box", 80)),
+        ("ollama:m", {"OLLAMA_HOST": "https://gpu-box/x"}, ("gpu-box", 443)),
+        ("openai:m", {"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}, ("127.0.0.1", 8080)),
+        ("openai:m", {"OPENAI_API_KEY": "sk-x"}, None),  # OpenAI itself: no server of the user's
+        ("anthropic:m", {"ANTHROPIC_API_KEY": "sk-x"}, None),
+    ],
+)
+def test_the_server_a_model_talks_to_is_the_one_connected_to(
+    tmp_path: Path, spec: str, env: dict[str, str], reached: tuple[str, int] | None
+) -> None:
+    tried: list[tuple[str, int]] = []
+    config = config_from(env, tmp_path)
+    check_endpoint(spec, config, connect=lambda host, port: tried.append((host, port)))
+    assert tried == ([reached] if reached else [])
+
+
+def test_a_model_server_behind_a_proxy_is_left_to_the_proxy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3128")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    tried: list[tuple[str, int]] = []
+    config = config_from({"OLLAMA_HOST": "http://gpu-box:11434"}, tmp_path)
+    check_endpoint("ollama:m", config, connect=lambda host, port: tried.append((host, port)))
+    assert tried == []
+
+
+def test_a_model_server_url_that_is_none_is_one_line(tmp_path: Path) -> None:
+    for url in ("http://[::1", "http://"):
+        config = config_from({"OLLAMA_HOST": url}, tmp_path)
+        with pytest.raises(ConfigError, match=r"^ollama:m: '[^']*' is not a server URL; start"):
+            check_endpoint("ollama:m", config, connect=lambda host, port: None)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from research_studio.core.config import Configuration
 from research_studio.core.config_loading import error_message
 from research_studio.core.errors import ConfigError
+from research_studio.core.files import read_user_text
 from research_studio.core.urls import is_web_url
 from research_studio.evaluation.structural import MIN_WORDS, report_prose
 from research_studio.evaluation.verdicts import Check, verdict
@@ -126,10 +127,7 @@ def load_cases(path: Path | None = None) -> list[EvalCase]:
     """The cases of a file, or the bundled ones."""
     if path is None:
         return parse_cases(bundled_cases_text(), f"the bundled {CASES_FILE}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read cases file {path}: {exc}") from None
+    text = read_user_text(path, "cases file ")
     return parse_cases(text, str(path))
 
 

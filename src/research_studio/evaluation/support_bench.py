@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from research_studio.core.errors import ConfigError
+from research_studio.core.files import read_user_text
 from research_studio.grounding.support import best_support
 
 POSITIVE = "supported"
@@ -34,10 +35,7 @@ def half(claim: str) -> str:
 
 def read_rows(path: Path) -> Iterator[dict[str, Any]]:
     """The labelled rows of a JSON-lines file; a malformed row is a one-line error."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    lines = read_user_text(path, "").splitlines()
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue

@@ -23,7 +23,7 @@ from research_studio.faces.mcp_bounds import bounded
 from research_studio.faces.mcp_settings import MCP_SETTINGS, Tool, one_line, setting_parameters
 from research_studio.pipelines.registry import PipelineName
 from research_studio.run.audit import AuditReport, audit_run
-from research_studio.run.launch import PreparedRun, RunSetup, prepare
+from research_studio.run.launch import PreparedRun, RunSetup, check_docs, prepare
 from research_studio.run.runner import execute
 
 # Seconds between progress notifications while a run works (clients reset timeouts on them).
@@ -68,6 +68,7 @@ class ResearchAnswer(BaseModel):
 def _prepare(question: str, pipeline: str, mode: str, overrides: dict[str, Any]) -> PreparedRun:
     """The one run set-up every face uses (blocking; run it in a worker thread)."""
     if overrides.get("docs"):
+        check_docs([Path(path) for path in overrides["docs"]])  # before resolving: a NUL, say
         overrides = {**overrides, "docs": [str(Path(path).resolve()) for path in overrides["docs"]]}
     setup = RunSetup(
         question=question,

@@ -84,8 +84,9 @@ class KeptSearches:
     ) -> tuple[_Kept, list[Services]]:
         """The services for these parameters after checking the folders and the settings file,
         held for one call, and any let go that no call holds (to close). Blocking."""
-        docs = [Path(path).expanduser().resolve() for path in overrides.get("docs") or []]
-        check_docs(docs)  # as `research` checks them
+        given_docs = [Path(path).expanduser() for path in overrides.get("docs") or []]
+        check_docs(given_docs)  # as `research` checks them
+        docs = [path.resolve() for path in given_docs]
         mark = _settings_mark()
         kept = self._held(key, fresh_only=False)
         if kept is not None and kept.mark == mark:

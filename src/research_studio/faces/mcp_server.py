@@ -9,10 +9,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
-from pydantic import Field
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from pydantic import Field, ValidationError
 
 from research_studio import __version__
 from research_studio.core.config import Configuration
@@ -20,7 +21,7 @@ from research_studio.core.config_loading import load_configuration
 from research_studio.core.errors import FetchError, ResearchStudioError
 from research_studio.core.urls import is_web_url
 from research_studio.faces import mcp_verify
-from research_studio.faces.mcp_bounds import bounded
+from research_studio.faces.mcp_bounds import argument_errors, bounded, unknown_arguments
 from research_studio.faces.mcp_research import research, research_start, research_status
 from research_studio.faces.mcp_search import SEARCHES, search
 from research_studio.faces.mcp_settings import one_line
@@ -60,6 +61,8 @@ def _audit(run: str) -> AuditReport:
     runs_dir = _settings().runs_dir.resolve()
     shown = repr(run.strip()[:80])
     found = run_path(runs_dir, run.strip())  # the one lookup: by id, then by folder name
+    if found is None and "\x00" in run:  # no folder's name: the system refuses to look
+        raise ResearchStudioError(f"no run {shown} in this server's runs")
     path = (found or runs_dir / run.strip()).resolve()
     if path == runs_dir or not path.is_relative_to(runs_dir):
         raise ResearchStudioError(f"no run {shown} in this server's runs")
@@ -81,9 +84,37 @@ async def audit(
         raise one_line(exc, ()) from None
 
 
+class _Server(MCPServer):
+    """The SDK's server, with every tool's argument mistakes said in one line: an argument the
+    tool does not take (the SDK would drop it unseen) and one its schema refuses (the SDK would
+    return pydantic's multi-line report)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            return await super().call_tool(name, arguments, context)
+        taken = list(tool.parameters.get("properties", {}))
+        if (unknown := unknown_arguments(name, arguments, taken)) is not None:
+            raise ToolError(f"Error executing tool {name}: {unknown}")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            # Only the SDK's check of the arguments: its model is named after the tool.
+            if (
+                isinstance(exc, UnexpectedToolError)
+                or not isinstance(cause, ValidationError)
+                or cause.title != tool.fn_metadata.arg_model.__name__
+            ):
+                raise
+            raise ToolError(f"Error executing tool {name}: {argument_errors(cause)}") from cause
+
+
 def build_server() -> MCPServer:
     """The MCP server with its tools."""
-    server: MCPServer = MCPServer(
+    server: MCPServer = _Server(
         name="research-studio",
         version=__version__,
         instructions="Deep research with cited, audited reports: research, search, fetch, audit.",

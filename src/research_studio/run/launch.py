@@ -32,8 +32,10 @@ from research_studio.run.runs import RunFolder, RunRecord, check_query, new_run_
 from research_studio.services.extraction import choose_extraction
 from research_studio.services.resolution import (
     ModelChoice,
+    check_endpoint,
     choose_model,
     choose_search,
+    model_endpoint,
     server_choices,
 )
 from research_studio.sources.docindex import IndexReport
@@ -86,6 +88,9 @@ class CheckedRun:
 
 def check_docs(paths: list[Path]) -> None:
     """Fail early, in the user's terms, on a --docs path that does not exist."""
+    # A NUL (a web form or an MCP client may send one) is no path: the system refuses to look.
+    if nul := [str(path) for path in paths if "\x00" in str(path)]:
+        raise ConfigError(f"not a file or folder name (it holds a NUL character): {nul[0]!r}")
     missing = [str(path) for path in paths if not path.exists()]
     if missing:
         raise ConfigError(f"no such file or folder: {', '.join(missing)}")
@@ -164,6 +169,26 @@ def check_run(
 ROLE_MODELS = ("research_model", "summarization_model", "compression_model", "final_report_model")
 
 
+def _model_settings(config: Configuration, model: ModelChoice) -> list[tuple[str, str]]:
+    """Every model a run may use, with the setting that names it."""
+    named = [("model", model.model), ("fast_model", model.fast_model)]
+    named += [(name, getattr(config, name)) for name in ROLE_MODELS if getattr(config, name)]
+    named += [("council_models", spec) for spec in config.council_models]
+    return named + [("model_overrides", spec) for spec in config.model_overrides.values()]
+
+
+def check_model_servers(config: Configuration, model: ModelChoice) -> None:
+    """Whether the servers of the run's models answer (each once): Ollama not running is one
+    line before the run (or its resumption) starts, not a run that fails at its first call."""
+    checked: set[str] = set()
+    for name, spec in _model_settings(config, model):
+        endpoint = model_endpoint(spec, config)
+        if endpoint is not None and endpoint[0] not in checked:
+            checked.add(endpoint[0])
+            with blame(name):
+                check_endpoint(spec, config)
+
+
 def resolve_choices(config: Configuration) -> tuple[Configuration, ModelChoice, SearchChoice]:
     """resolution.resolve, with a model or search mistake attributed to its field.
 
@@ -189,6 +214,7 @@ def resolve_choices(config: Configuration) -> tuple[Configuration, ModelChoice, 
     with blame("model_overrides"):
         for spec in config.model_overrides.values():
             check_model(spec, config)
+    check_model_servers(config, model)
     with blame("search"):
         search = choose_search(config)
     resolved = config.model_copy(
@@ -287,7 +313,12 @@ def restore_masked(saved: dict[str, Any], config_file: Path | None) -> dict[str,
 def resume_settings(folder: RunFolder, config_file: Path | None) -> Configuration:
     """The configuration a run resumes with: its saved overrides over the current settings."""
     saved = restore_masked(folder.record.settings, config_file)
-    return load_configuration(saved, config_file=config_file).config
+    config = load_configuration(saved, config_file=config_file).config
+    if config.model and not config.langgraph_server:
+        check_model_servers(
+            config, ModelChoice(config.model, config.fast_model or config.model, "")
+        )
+    return config
 
 
 @dataclass(frozen=True)

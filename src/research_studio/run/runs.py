@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from research_studio.core.errors import ResearchStudioError
 from research_studio.core.files import write_atomically
+from research_studio.core.question import check_query as check_query  # where it always was
 from research_studio.core.urls import display_nested
 
 RunStatus = Literal[
@@ -133,27 +134,6 @@ class RunRecord(BaseModel):
         return self.model_copy(
             update={"status": "interrupted", "error": self.error or f"{gone} stopped"}
         )
-
-
-def check_query(query: str, *, max_chars: int) -> str:
-    """The question, stripped; a one-line error for text no run can be made of."""
-    try:
-        query.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ResearchStudioError(
-            "the question holds bytes that are not valid UTF-8; pass it as UTF-8 text"
-        ) from None
-    text = query.strip()
-    if not text:
-        raise ResearchStudioError("the question is empty")
-    if len(text) > max_chars:
-        raise ResearchStudioError(
-            f"the question is {len(text)} characters long; the limit is {max_chars} "
-            "(max_query_chars)"
-        )
-    if not any(char.isalnum() for char in text):
-        raise ResearchStudioError("the question has no words, only punctuation or spaces")
-    return text
 
 
 def new_run_id() -> str:

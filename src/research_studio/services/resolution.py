@@ -11,6 +11,7 @@ import httpx
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ConfigError
 from research_studio.core.extras import LOCAL_EXTRA
+from research_studio.core.urls import redact_url
 from research_studio.sources.search import SearchChoice, choose_search_provider
 
 DEFAULT_OLLAMA = "http://127.0.0.1:11434"
@@ -81,6 +82,69 @@ def host_resolves(host: str) -> bool:
     except OSError:
         return False
     return True
+
+
+# Long enough for a server on this machine or the local network, short enough not to be felt.
+CONNECT_TIMEOUT_S = 1.5
+
+
+def _connect(host: str, port: int) -> None:
+    """Open and close a TCP connection (OSError when nothing answers)."""
+    with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S):
+        pass
+
+
+def model_endpoint(spec: str, config: Configuration) -> tuple[str, str] | None:
+    """The server a model spec talks to, as (URL, what to do when it is down), for the providers
+    whose server the user runs or names: Ollama, and an OpenAI-compatible base URL."""
+    provider = spec.partition(":")[0].strip().lower()
+    if provider == "ollama":
+        return (
+            config.ollama_host or DEFAULT_OLLAMA,
+            "start Ollama (`ollama serve`) or set OLLAMA_HOST",
+        )
+    if provider == "openai" and config.openai_base_url:
+        return config.openai_base_url, "start that server or correct OPENAI_BASE_URL"
+    return None
+
+
+def _proxied(scheme: str, host: str) -> bool:
+    """Whether the clients (httpx, which reads the *_PROXY variables) reach this host through a
+    proxy: then a direct connect says nothing of whether the server answers."""
+    import urllib.request
+
+    proxies = urllib.request.getproxies()
+    return bool(proxies.get(scheme) or proxies.get("all")) and not urllib.request.proxy_bypass(host)
+
+
+def check_endpoint(
+    spec: str, config: Configuration, *, connect: Callable[[str, int], None] | None = None
+) -> None:
+    """Refuse, in one line, a model whose server nothing answers at (a TCP connect, no request),
+    before a run folder exists rather than at the run's first model call."""
+    endpoint = model_endpoint(spec, config)
+    if endpoint is None:
+        return
+    url, fix = endpoint
+    shown = redact_url(url)
+    # As the clients read it: Ollama takes a bare host (no scheme) on its own port.
+    bare_port = 11434 if spec.partition(":")[0].strip().lower() == "ollama" else 80
+    try:
+        parts = httpx.URL(url if "://" in url else f"http://{url}")
+        default = {"https": 443, "http": 80 if "://" in url else bare_port}.get(parts.scheme)
+        host, port = parts.host, parts.port or default
+    except (httpx.InvalidURL, ValueError, TypeError):
+        raise ConfigError(f"{spec}: {shown!r} is not a server URL; {fix}") from None
+    if not host or port is None:
+        raise ConfigError(f"{spec}: {shown!r} is not a server URL; {fix}")
+    if _proxied(parts.scheme, host):
+        return
+    try:
+        (connect or _connect)(host, port)
+    except (OSError, UnicodeError) as exc:
+        said = getattr(exc, "strerror", None)
+        reason = "timed out" if isinstance(exc, TimeoutError) else said or type(exc).__name__
+        raise ConfigError(f"{spec}: nothing answers at {shown} ({reason}); {fix}") from None
 
 
 def choose_search(

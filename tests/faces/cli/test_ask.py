@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +104,18 @@ def test_a_follow_up_nothing_answers_says_so(web: FakeWeb) -> None:
     assert result.exit_code == 0, result.output
     answer = (folder / "followups" / "F1.md").read_text()
     assert "found anything on this question" in answer and "[S" not in answer
+
+
+def test_a_follow_up_with_a_model_server_that_is_down_is_refused_in_one_line(
+    web: FakeWeb, finished_run_folder: Path, tmp_path: Path
+) -> None:
+    """Else the passages alone come back, saying to ask again with a stronger model."""
+    shutil.copytree(finished_run_folder, tmp_path / "done")
+    args = ["ask", str(tmp_path / "done"), "What about coral?", "--model", "ollama:llama3.1"]
+    result = runner.invoke(app, args, env={"OLLAMA_HOST": "http://127.0.0.1:9"})
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [
+        "error: ollama:llama3.1: nothing answers at http://127.0.0.1:9 (Connection refused); "
+        "start Ollama (`ollama serve`) or set OLLAMA_HOST"
+    ]
+    assert not (tmp_path / "done" / "followups").exists()

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from research_studio.faces.cli import app
+from research_studio.faces.cli import app, documents
+from research_studio.llm.embeddings import minilm_folder
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model
 
@@ -83,6 +84,44 @@ def test_research_over_local_documents(tmp_path: Path, extraction: str) -> None:
     assert set(re.findall(r"\[(S\d+)\]", report)) <= {s["sid"] for s in document["sources"]}
     assert all(source["provider"] == "local" for source in document["sources"])
     assert bool(model.calls_for("PageExtraction")) == (extraction == "llm")
+
+
+@pytest.mark.skipif(minilm_folder() is None, reason="needs the embeddings extra")
+def test_a_piped_run_says_when_it_indexes_for_hybrid_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Piped, the indexing spinner shows nothing, and hybrid search embeds every chunk (seconds
+    per MB): past a moment, stderr says when indexing started and ends, as a piped run's
+    progress does."""
+    monkeypatch.setattr(documents, "QUIET_S", 0.0)  # this folder is small: said at once
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "roofs.md").write_text("# Cool roofs\n\nCool roofs reflect sunlight.\n")
+    model = use_scripted_model(ResearchScript().model())
+    args = ["run", "Do cool roofs work?", "--docs", str(folder), "--hybrid-search"]
+    result = runner.invoke(app, [*args, "--model", model, "--single-agent", "--out", "run"])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    started = [
+        n for n, text in enumerate(lines) if text.endswith(f"indexing the documents: {folder}")
+    ]
+    ended = [n for n, text in enumerate(lines) if text.endswith("indexing the documents: done")]
+    assert len(started) == len(ended) == 1 and started[0] < ended[0], result.stderr
+    assert re.match(r"\s+\d+:\d\d  indexing", lines[started[0]])
+
+
+def test_a_piped_local_search_says_when_it_indexes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(documents, "QUIET_S", 0.0)  # this folder is small: said at once
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "roofs.md").write_text("# Cool roofs\n\nCool roofs reflect sunlight.\n")
+    result = runner.invoke(app, ["search", "cool roofs", "--docs", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    said = [text.strip().split("  ", 1)[-1] for text in result.stderr.splitlines()[1:]]
+    assert said == [f"indexing the documents: {folder}", "indexing the documents: done"]
+    assert json.loads(result.stdout)[0]["provider"] == "local"
 
 
 def error_lines(output: str) -> list[str]:

@@ -159,6 +159,20 @@ def test_verify_takes_any_statement_and_source(statement: str, source: str) -> N
 
 
 @PROPERTY
+@given(question=ODD_TEXT | st.text(max_size=40) | st.just("x " * 50_000))
+@example(question="coral\x1b]0;title\x07 reefs")
+def test_run_takes_any_question_and_leaves_no_folder_when_it_cannot_start(
+    question: str, tmp_path: Path
+) -> None:
+    """Any question: one line, and no run folder (the model's server is down: set-up only)."""
+    args = ["run", question, "--model", "ollama:llama3.1", "--out", str(tmp_path / "run")]
+    result = runner.invoke(app, args, env={"OLLAMA_HOST": "http://127.0.0.1:9"})
+    one_line_or_result(result)
+    assert result.exit_code == 2, result.output
+    assert not (tmp_path / "run").exists()
+
+
+@PROPERTY
 @given(run=ODD_URLS)
 @example(run="runs/a[/]b")
 def test_audit_takes_any_run_name(run: str) -> None:

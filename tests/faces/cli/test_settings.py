@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -96,6 +99,55 @@ def test_a_damaged_local_model_file_is_refused_before_the_run(tmp_path: Path) ->
     assert "model.gguf' is not a GGUF model" in result.output
     assert len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "runs").exists()
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("model", "env", "fix"),
+    [
+        ("ollama:llama3.1", "OLLAMA_HOST", "start Ollama (`ollama serve`) or set OLLAMA_HOST"),
+        ("openai:m", "OPENAI_BASE_URL", "start that server or correct OPENAI_BASE_URL"),
+    ],
+)
+def test_a_model_server_nothing_answers_at_is_refused_before_the_run(
+    tmp_path: Path, model: str, env: str, fix: str
+) -> None:
+    """Ollama not running (or a base URL nobody answers) would fail the run at its first call,
+    leaving a failed run behind: refused at once, with what to do."""
+    url = f"http://127.0.0.1:{_closed_port()}"
+    docs = tmp_path / "notes"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Reefs\n\nCoral reefs bleach when water stays warm.\n")
+    args = ["run", "coral reefs", "--docs", str(docs), "--model", model]
+    result = runner.invoke(app, args, env={env: url})
+    assert result.exit_code == 2, result.output
+    assert f"{model}: nothing answers at {url}" in result.output and fix in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "runs").exists()
+
+
+def test_resuming_with_a_model_server_nothing_answers_at_is_refused_and_keeps_the_run(
+    tmp_path: Path, finished_run_folder: Path
+) -> None:
+    folder = tmp_path / "stopped"
+    shutil.copytree(finished_run_folder, folder)
+    record = json.loads((folder / "run.json").read_text())
+    record["status"] = "interrupted"
+    record["settings"].update(model="ollama:llama3.1", fast_model="ollama:llama3.1")
+    (folder / "run.json").write_text(json.dumps(record))
+    url = f"http://127.0.0.1:{_closed_port()}"
+    result = runner.invoke(app, ["resume", str(folder)], env={"OLLAMA_HOST": url})
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [
+        f"error: ollama:llama3.1: nothing answers at {url} (Connection refused); "
+        "start Ollama (`ollama serve`) or set OLLAMA_HOST"
+    ]
+    assert json.loads((folder / "run.json").read_text())["status"] == "interrupted"
 
 
 def test_remote_refuses_a_setting_its_pipeline_ignores_before_calling_the_server() -> None:

@@ -184,6 +184,20 @@ def test_escape_sequences_in_a_statement_are_refused_not_read_as_figures(
         asyncio.run(build_server().call_tool("verify", {"statement": "caf\udce9", "text": FACT}))
 
 
+@pytest.mark.parametrize("statement", [FACT, "About 45 percent of residents can take it back."])
+def test_escape_sequences_in_a_source_are_shown_not_sent_to_the_terminal(
+    tmp_path: Path, statement: str
+) -> None:
+    """The source's sentences are its text: a terminal escape in them is shown as a mark in
+    every line that quotes them (verdict, passage, parts), never written out to act."""
+    page = tmp_path / "odd\x1b]0;t\x07.md"
+    page.write_text(FACT.replace("residents", "residents\x1b[2J\x1b]0;owned\x07") + "\n")
+    result = runner.invoke(app, ["verify", statement, "--source", str(page)])
+    assert result.exit_code in (0, 1), result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "residents␛[2J␛]0;owned␇" in result.stdout
+
+
 def test_a_part_carried_by_three_sentences_names_all_three(tmp_path: Path) -> None:
     """`verify --json` lists every sentence a part rests on: its own and up to two more."""
     page = tmp_path / "journals.md"

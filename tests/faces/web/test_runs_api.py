@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
-from collections.abc import Callable
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -240,17 +244,61 @@ def test_a_cli_run_saved_under_another_name_opens_by_the_id_the_list_links(
         assert audit.exit_code == 0, audit.output
 
 
-def test_a_run_that_fails_on_a_model_server_is_one_line_in_the_server_log(
-    serve: Callable[..., LiveServer], settings_file: Path, caplog: pytest.LogCaptureFixture
+def test_a_model_server_nothing_answers_at_is_refused_before_a_run_starts(
+    serve: Callable[..., LiveServer], settings_file: Path, tmp_path: Path
 ) -> None:
-    """An Ollama that is not running fails the run; the server's terminal says so in one line
-    (the page shows the error), not with the traceback of every layer it passed through."""
+    """An Ollama that is not running: the form is refused in one line naming the model field,
+    with what to do, and no run folder is made (the same set-up as the CLI's)."""
     with settings_file.open("a") as settings:
         settings.write('ollama_host = "http://127.0.0.1:9"\n')  # nothing listens on port 9
     server = serve()
     with httpx.Client(base_url=server.url) as client:
-        run_id = start(client, model="ollama:llama3.1")
-        data = wait_for_status(client, run_id, "failed")
+        response = client.post(
+            "/api/runs", json={"question": "coral bleaching", "model": "ollama:llama3.1"}
+        )
+    assert response.status_code == 422, response.text
+    body = response.json()
+    assert body["field"] == "model" and "\n" not in body["message"]
+    assert "nothing answers at http://127.0.0.1:9" in body["message"]
+    assert "`ollama serve`" in body["message"]
+    assert not any((tmp_path / "runs").iterdir())
+    with httpx.Client(base_url=server.url) as client:
+        preview = client.get("/api/resolution", params={"model": "ollama:llama3.1"}).json()
+    assert "nothing answers at http://127.0.0.1:9" in preview["model"]["error"]
+
+
+@contextmanager
+def _stopping_after_one_connect() -> Iterator[str]:
+    """A model server that answers the set-up's connect, then stops (as Ollama quit after the
+    run started): every call of the run is refused."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(30)
+
+    def answer_once() -> None:
+        with contextlib.suppress(OSError):
+            listener.accept()[0].close()
+        listener.close()
+
+    thread = threading.Thread(target=answer_once, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        thread.join(timeout=35)
+
+
+def test_a_run_that_fails_on_a_model_server_is_one_line_in_the_server_log(
+    serve: Callable[..., LiveServer], settings_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An Ollama that stops once the run has started fails the run; the server's terminal says so
+    in one line (the page shows the error), not with the traceback of every layer it passed
+    through."""
+    with _stopping_after_one_connect() as url:
+        with settings_file.open("a") as settings:
+            settings.write(f'ollama_host = "{url}"\n')
+        with httpx.Client(base_url=serve().url) as client:
+            run_id = start(client, model="ollama:llama3.1")
+            data = wait_for_status(client, run_id, "failed")
     assert "ollama:llama3.1" in data["error"]
     failed = [record for record in caplog.records if f"run {run_id} failed" in record.getMessage()]
     assert len(failed) == 1 and failed[0].exc_info is None, caplog.text

@@ -23,7 +23,7 @@ def ask(
     """Answer a follow-up from the run's sources (researching only what they do not cover)."""
     from research_studio.run.followup import FOLLOWUPS_DIR, answer_followup
     from research_studio.run.runs import check_query
-    from research_studio.services.resolution import resolve
+    from research_studio.services.resolution import check_endpoint, resolve
 
     folder = common.open_run(run_id, config_file)
     with common.user_errors():
@@ -33,6 +33,10 @@ def ask(
         loaded = common.settings(config_file, saved).config
         text = check_query(question, max_chars=loaded.max_query_chars)
         config, _, _ = resolve(loaded)
+        # A model server that is down would leave only the passages, said to want a stronger
+        # model: refused as `run` refuses it.
+        for spec in dict.fromkeys(spec for spec in (config.model, config.fast_model) if spec):
+            check_endpoint(spec, config)
     with common.user_errors():
         followup = common.run_async(
             answer_followup(

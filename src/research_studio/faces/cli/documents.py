@@ -2,20 +2,63 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from research_studio.faces.cli import common
-from research_studio.faces.cli.terminal import foreign
+from research_studio.faces.cli.terminal import foreign, line
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 def indexing(paths: list[Path]) -> AbstractContextManager[object]:
-    """The spinner shown while the paths are indexed."""
+    """The spinner shown while the paths are indexed; piped, a line as it starts and ends."""
     # The paths are the user's text: shown as written, never read as markup (`a[/]b`).
-    return common.err.status(foreign(f"Indexing {', '.join(str(path) for path in paths)}…"))
+    named = ", ".join(str(path) for path in paths)
+    if not common.err.is_terminal:
+        return _piped_indexing(named)
+    return common.err.status(foreign(f"Indexing {named}…"))
+
+
+# Piped, indexing that ends sooner says nothing (a mistake stays a script's one line of stderr).
+QUIET_S = 1.0
+
+
+@contextmanager
+def _piped_indexing(named: str) -> Iterator[None]:
+    """Piped, a spinner shows nothing, and indexing may take long (hybrid search embeds every
+    chunk: seconds per MB): past `QUIET_S`, stamped lines on stderr say that it started and when
+    it ends, as a piped run's progress shows its steps."""
+    import threading
+
+    from research_studio.faces.cli import command_elapsed
+    from research_studio.faces.cli.progress import elapsed_text
+
+    def say(*parts: str | Text) -> None:
+        stamp = (f"{elapsed_text(command_elapsed()):>7}  ", "dim")
+        common.err.print(line(stamp, "indexing the documents", *parts), highlight=False)
+
+    said = threading.Event()
+
+    def begin() -> None:
+        say(": ", foreign(named))
+        said.set()
+
+    timer = threading.Timer(QUIET_S, begin)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        timer.join()  # a start line being written is written before anything else
+    if said.is_set():
+        say(": done")
 
 
 def warn(line: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -28,7 +29,16 @@ async def _search(config: Configuration, query: str, limit: int) -> tuple[str, l
     async with open_services(config) as services:
         choice = services.search_choice
         common.err.print(foreign(f"search: {choice.name} ({choice.reason})", "dim"))
-        with common.err.status(foreign(f"Searching {choice.name}…")):
+        waiting: AbstractContextManager[object] = common.err.status(
+            foreign(f"Searching {choice.name}…")
+        )
+        if choice.name == "local" and config.docs and not common.err.is_terminal:
+            from research_studio.faces.cli.documents import indexing
+
+            # Piped, the spinner shows nothing while the folders are indexed (embedded, with
+            # hybrid search: seconds per MB): the lines a piped run shows for it.
+            waiting = indexing([Path(path) for path in config.docs])
+        with waiting:
             return choice.name, await services.search.search(query, limit)
 
 

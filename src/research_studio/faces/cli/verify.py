@@ -27,8 +27,7 @@ def verify(
     """Say whether the source supports the statement, show the sentences that carry each of its
     parts, and say which part fails and why (missing terms, a figure, polarity, an entity).
     Exit 1 when it does not support it."""
-    from rich.markup import escape
-
+    from research_studio.faces.cli.terminal import foreign, line
     from research_studio.faces.mcp_verify import check_statement  # the check: not for --help
 
     with common.user_errors():
@@ -37,23 +36,28 @@ def verify(
     if as_json:
         common.print_json(answer.model_dump())
     else:
-        shown = escape(answer.title or Path(source).name or source)
-        verdict = "[green]supported[/]" if answer.supported else "[red]not supported[/]"
-        common.out.print(f"{verdict} by {shown}", highlight=False)
+        # The source's sentences and title are its text: shown with their control characters
+        # made visible (an escape sequence would act on the terminal), never read as markup.
+        shown = answer.title or Path(source).name or source
+        verdict = ("supported", "green") if answer.supported else ("not supported", "red")
+        common.out.print(line(verdict, " by ", foreign(shown)), highlight=False)
         if answer.quote:
             label = "Supporting passage" if answer.supported else "Closest passage"
-            common.out.print(f"{label}: “{escape(answer.quote)}”", highlight=False)
+            common.out.print(line(f"{label}: “", foreign(answer.quote), "”"), highlight=False)
         if len(answer.parts) > 1 or not answer.supported:
             for part in answer.parts:
-                where = f"“{escape(part.quote)}”" if part.quote else "nowhere in the source"
-                where += "".join(f" and “{escape(other)}”" for other in part.also)
+                where = f"“{part.quote}”" if part.quote else "nowhere in the source"
+                where += "".join(f" and “{other}”" for other in part.also)
                 gap = "; ".join(part.reasons) or (
                     "lacks " + ", ".join(part.missing_terms) if part.missing_terms else "carried"
                 )
                 common.out.print(
-                    f"  “{escape(part.part)}” → {where} ({escape(gap)})", highlight=False
+                    line(
+                        "  “", foreign(part.part), "” → ", foreign(where), " (", foreign(gap), ")"
+                    ),
+                    highlight=False,
                 )
         for reason in answer.reasons:
-            common.err.print(f"- {escape(reason)}", highlight=False)
+            common.err.print(line("- ", foreign(reason)), highlight=False)
     if not answer.supported:
         raise typer.Exit(code=1)

@@ -20,7 +20,7 @@ from research_studio.faces.web.settings import EXAMPLE_DOCS
 from research_studio.faces.web.state import State, WebState
 from research_studio.pipelines.registry import names, single_worker_names
 from research_studio.run.launch import honoured_by
-from research_studio.services.resolution import choose_model, choose_search
+from research_studio.services.resolution import check_endpoint, choose_model, choose_search
 
 router = APIRouter(prefix="/api")
 
@@ -80,6 +80,8 @@ def _resolution(
         return {"error": reword(str(exc), in_web_words)}
     try:
         choice = choose_model(config)
+        for spec in dict.fromkeys((choice.model, choice.fast_model)):
+            check_endpoint(spec, config)  # as the run's set-up will: said before it is started
         answer["model"] = {
             "model": choice.model,
             "fast_model": choice.fast_model,

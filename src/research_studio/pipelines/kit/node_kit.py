@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
 from research_studio.core.errors import ProviderError, ResearchStudioError
+from research_studio.core.question import check_query
 from research_studio.core.records import ErrorRecord, ModelCallRecord, RunSummary, StatementRecord
 from research_studio.grounding.limitations import Losses, limitations_section
 from research_studio.grounding.statements import Tally
@@ -116,8 +117,9 @@ def clip(items: Iterable[str], limit: int) -> list[str]:
     return kept[:limit]
 
 
-def query_of(state: Mapping[str, Any]) -> str:
-    """The research question: `query`, else the last human message (LangGraph Studio chat).
+def query_of(state: Mapping[str, Any], config: Configuration) -> str:
+    """The research question: `query`, else the last human message (LangGraph Studio chat),
+    checked as every face checks it (a LangGraph server's client sends it unchecked).
 
     The input is checked here too, before any model call: a mode the graphs do not know would
     be read as multi by some nodes and as single by others; and a thread whose run already
@@ -140,7 +142,7 @@ def query_of(state: Mapping[str, Any]) -> str:
     )
     if not str(query).strip():
         raise ResearchStudioError("no query given: pass query or a human message")
-    return str(query).strip()
+    return check_query(str(query), max_chars=config.max_query_chars)
 
 
 def limitations_of(

@@ -41,7 +41,7 @@ async def understand(state: ResearchState, runtime: Runtime[Configuration]) -> d
     emitter(runtime, "understand")("analysing the request")
     await model_ready(runtime)  # the model is chosen here, off the event loop
     caller = model_for(runtime, STANDARD_MODELS, "understand")
-    query = query_of(state)
+    query = query_of(state, runtime.context)
     errors: list[ErrorRecord] = []
     messages = [
         SystemMessage(content=UNDERSTAND_SYSTEM),

@@ -152,7 +152,7 @@ async def _analyze(
     state: Any, runtime: Runtime[Configuration], schema: type[EraCotAnalysis]
 ) -> dict[str, Any]:
     emit = emitter(runtime, "analyzer")
-    query = query_of(state)
+    query = query_of(state, runtime.context)
     start = run_start(state, query)
     today = start.get("today") or state["today"]
     reading = fast_pattern(query)

@@ -67,7 +67,7 @@ def _analysis(output: QueryAnalysisOutput) -> QueryAnalysis:
 async def query_analyzer(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """LLM-only analysis: intent, class (one of 17), subject, scope, ambiguity, questions, outline."""
     emitter(runtime, "query_analyzer")("analysing the query")
-    query = query_of(state)
+    query = query_of(state, runtime.context)
     start = run_start(state, query)
     today = start.get("today") or state["today"]
     await model_ready(runtime)  # the model is chosen here, off the event loop

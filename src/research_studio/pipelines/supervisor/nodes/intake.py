@@ -60,7 +60,7 @@ def store_scope(runtime: Runtime[Configuration]) -> tuple[str, ...] | None:
 
 async def check_store(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
     """Whether a LangGraph store keeps this run's sources; without one Verified Findings is off."""
-    query = query_of(state)
+    query = query_of(state, runtime.context)
     await model_ready(runtime)  # chosen here, off the event loop, before any node needs it
     info = getattr(runtime, "execution_info", None)
     if runtime.store is None:
