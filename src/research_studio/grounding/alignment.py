@@ -36,6 +36,7 @@ from research_studio.grounding.names import (
     folded_source,
     name_runs,
     names_in,
+    opening_name,
     place_forms,
     run_acronyms,
     spelled_in_lower_case,
@@ -455,12 +456,12 @@ def _referent_reasons(part: str, quote: SourceSentence, referred: frozenset[str]
     became chief executive" where "He became chief executive" is Elon Musk)."""
     if not referred:
         return []
-    # The part's subject: the name it opens with.
-    opening = [run for run in name_runs(part) if part.lstrip().startswith(run[0])]
-    subject = {word.lower() for word in opening[0]} if opening else set()
-    named = {name.lower() for name in entities(part, leading=True)}
+    # The part's subject: the full name it opens with.
+    subject = {word.lower() for word in opening_name(part)}
+    # "Pierre Curie moved" where "She moved" is Marie Curie: a word of the subject's name
+    # that is not the name the pronoun stands for.
     others = sorted(subject - referred - {word for word in subject if word in quote.terms})
-    if others and not named & referred:
+    if others:
         speaks_of = " ".join(sorted(referred))
         return [f"entity: the sentence found speaks of '{speaks_of}', not '{others[0]}'"]
     return []

@@ -57,6 +57,20 @@ def name_runs(text: str) -> list[tuple[str, ...]]:
     return runs
 
 
+_OPENING = re.compile(r"\s*((?:[A-Z][\w'\u2019.-]*[ \t]+)+[A-Z][\w'\u2019-]*)\b")
+
+
+def opening_name(text: str) -> tuple[str, ...]:
+    """The full name a text opens with, two capitalised words or more one after another
+    ("Pierre Curie moved …"); none for "Born in Warsaw, …" or "In 2019 …"."""
+    match = _OPENING.match(text)
+    if not match:
+        return ()
+    # Not the name's: an article or a title ("The Eiffel Tower", "Dr. Rachel Kim").
+    words = [w for w in match.group(1).split() if w.lower() not in _OPENERS and w[-1] != "."]
+    return tuple(words) if len(words) >= 2 else ()
+
+
 def acronyms(run: tuple[str, ...], *, whole: bool = True) -> set[str]:
     """The acronyms a run of name words is abbreviated by, lower-case: the initials of its
     capitalised words ("nasa") and of all its words ("dod" for "Department of Defense")."""

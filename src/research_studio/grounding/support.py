@@ -33,6 +33,8 @@ from research_studio.grounding.names import (
     folded_name,
     name_runs,
     named_in_address,
+    names_in,
+    opening_name,
     place_forms,
     run_acronyms,
     spelled_in_lower_case,
@@ -205,6 +207,26 @@ def _entity_reasons(statement: str, alignment: Alignment, source: str) -> list[s
     return []
 
 
+def _subject_reasons(statement: str, alignment: Alignment) -> list[str]:
+    """One person put for another: a part opening with a full name its sentences never give,
+    where they name someone else in full ("Elon Musk founded Tesla" where the sentence says
+    "founded … by Martin Eberhard and Marc Tarpenning")."""
+    folded = folded_name(statement)
+    for part in alignment.parts:
+        subject = opening_name(part.text)
+        if not part.quote or not subject:
+            continue
+        if not all(word.lower() in part.missing for word in subject):
+            continue
+        found = " ".join(text for text in (part.quote, *part.also) if text)
+        others = [run for run in name_runs(found) if not names_in(" ".join(run), folded)]
+        if others:
+            return [
+                f"entity: the sentences found name {' '.join(others[0])}, not {' '.join(subject)}"
+            ]
+    return []
+
+
 @dataclass(frozen=True)
 class Assessment:
     """What the decision rests on: the alignment, the hard vetoes and the model's features."""
@@ -219,6 +241,7 @@ def assess(statement: str, sentences: Sequence[str], source: str) -> Assessment:
     alignment = align(statement, sentences, usable=_not_addressing, source=source)
     vetoes = [reason for part in alignment.parts for reason in part.reasons]
     vetoes += _entity_reasons(statement, alignment, source)
+    vetoes += _subject_reasons(statement, alignment)
     vetoes += qualifier_reasons(alignment)  # the southern reef is another entity than the northern
     return Assessment(alignment, tuple(dict.fromkeys(vetoes)), features(alignment, statement))
 
