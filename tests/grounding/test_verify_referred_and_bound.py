@@ -237,6 +237,14 @@ CASES = [
         id="one-person-put-for-another",
     ),
     pytest.param(
+        NOVEL_PAGE,
+        "The novel was written by Chinua Achebe.",
+        "The novel was written by Chinua Achebe",
+        "The novel was written by Okonkwo Achebe.",  # "Okonkwo" is on the page, elsewhere
+        "entity: 'Okonkwo Achebe' where the source says 'Chinua Achebe'",
+        id="another-first-name-before-the-surname",
+    ),
+    pytest.param(
         RELEASE_PAGE,
         "PostgreSQL 16 came out on 14 September 2023.",  # "came out" is "was released"
         "PostgreSQL 16 was released on September 14, 2023",

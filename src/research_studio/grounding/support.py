@@ -227,6 +227,23 @@ def _subject_reasons(statement: str, alignment: Alignment) -> list[str]:
     return []
 
 
+def _first_name_reasons(statement: str, alignment: Alignment) -> list[str]:
+    """Another first name before the same surname: "Okonkwo Achebe" where the sentences found
+    say "Chinua Achebe" (the first name alone may be elsewhere on the page)."""
+    found = {text for part in alignment.parts for text in (part.quote, *part.also) if text}
+    # A person's name: two words, a first name and a surname ("Team" ends many longer names).
+    theirs = {
+        run[-1].lower(): (run, text) for text in found for run in name_runs(text) if len(run) == 2
+    }
+    for run in name_runs(statement):
+        other, text = theirs.get(run[-1].lower(), ((), ""))
+        if len(run) != 2 or not other or other[0].lower() == run[0].lower():
+            continue
+        if not _entity_in(run[0], folded_name(text)):  # not also named in that sentence
+            return [f"entity: '{' '.join(run)}' where the source says '{' '.join(other)}'"]
+    return []
+
+
 @dataclass(frozen=True)
 class Assessment:
     """What the decision rests on: the alignment, the hard vetoes and the model's features."""
@@ -242,6 +259,7 @@ def assess(statement: str, sentences: Sequence[str], source: str) -> Assessment:
     vetoes = [reason for part in alignment.parts for reason in part.reasons]
     vetoes += _entity_reasons(statement, alignment, source)
     vetoes += _subject_reasons(statement, alignment)
+    vetoes += _first_name_reasons(statement, alignment)
     vetoes += qualifier_reasons(alignment)  # the southern reef is another entity than the northern
     return Assessment(alignment, tuple(dict.fromkeys(vetoes)), features(alignment, statement))
 
