@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ConfigDict, ValidationError
+from pydantic import ConfigDict, JsonValue, ValidationError
 
-from research_studio.core.config import Configuration
+from research_studio.core.config import SECRET_FIELDS, Configuration
 from research_studio.core.declarations import DECLARED
 from research_studio.core.errors import ConfigError
 
@@ -153,18 +153,40 @@ def describe_errors(exc: ValidationError, origins: Mapping[str, str]) -> str:
     return "; ".join(parts)
 
 
+def _without_secrets(schema: dict[str, JsonValue]) -> None:
+    """The context schema without the secret settings: Studio shows no field for a key."""
+    properties = schema.get("properties")
+    required = schema.get("required")
+    for name in SECRET_FIELDS:
+        if isinstance(properties, dict):
+            properties.pop(name, None)
+        if isinstance(required, list) and name in required:
+            required.remove(name)
+
+
 class RunContext(Configuration):
     """The graphs' `context_schema`: the same settings, built from a run's context.
 
     LangGraph builds a run's context as RunContext(**context) (Studio's knobs, the SDK's
     `context`): a wrong value fails in one line naming the setting, not in pydantic's text.
-    `Configuration` itself keeps pydantic's errors for `load_configuration` to describe."""
+    `Configuration` itself keeps pydantic's errors for `load_configuration` to describe.
 
-    model_config = ConfigDict(title="Configuration")
+    The secrets (`SECRET_FIELDS`, the API keys) are no knobs: a key typed in Studio would be
+    stored on the server with the run. They are left out of the schema and refused in a run's
+    context; a run reads them from the server's environment or settings file
+    (`services.clients.server_configuration`), as the CLI does."""
+
+    model_config = ConfigDict(title="Configuration", json_schema_extra=_without_secrets)
 
     if not TYPE_CHECKING:  # mypy keeps pydantic's typed keyword arguments
 
         def __init__(self, **values: Any) -> None:
+            secrets = sorted(name for name in values if name in SECRET_FIELDS)
+            if secrets:
+                raise ConfigError(
+                    f"invalid configuration: {secrets[0]} (context): API keys are not taken from"
+                    " a run's context; set it in the server's environment or settings file"
+                )
             try:
                 super().__init__(**values)
             except ValidationError as exc:
