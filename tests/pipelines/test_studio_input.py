@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from research_studio.core.config import SECRET_FIELDS, Configuration
 from research_studio.core.errors import ResearchStudioError
@@ -140,6 +142,27 @@ async def test_a_chat_message_to_a_thread_asking_its_question_answers_it(
     assert state.values["query"] == question
     assert len(model.calls_for(asks)) == 1, "the question was asked once"
     assert answer in model.calls_for(carries)[0].prompt
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(typed=st.text(min_size=1, max_size=200).filter(str.strip))
+async def test_any_text_typed_as_the_answer_is_taken_as_written(
+    typed: str, make_config: Callable[..., Configuration]
+) -> None:
+    """Whatever a person types (markup, braces, other scripts) is the answer, stripped."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    model = ResearchScript(ambiguous=True).model()
+    config = make_config(model=use_scripted_model(model), max_iterations=1)
+    graph = compile_pipeline("standard", InMemorySaver(), True)
+    thread: Any = {"configurable": {"thread_id": "typed"}}
+    async with open_services(config):
+        await graph.ainvoke({"messages": [("user", "python")]}, thread, context=config)
+        await graph.ainvoke({"messages": [("user", typed)]}, thread, context=config)
+        state = await graph.aget_state(thread)
+    assert state.next == () and state.values["user_clarification"] == typed.strip()
 
 
 @pytest.mark.parametrize("pipeline", names())
