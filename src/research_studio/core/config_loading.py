@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, JsonValue, ValidationError
 
-from research_studio.core.config import SECRET_FIELDS, Configuration
-from research_studio.core.declarations import DECLARED
+from research_studio.core.config import Configuration
+from research_studio.core.declarations import DECLARED, offered_by
 from research_studio.core.errors import ConfigError
 
 ENV_PREFIX = "RESEARCH_STUDIO_"
@@ -153,15 +153,19 @@ def describe_errors(exc: ValidationError, origins: Mapping[str, str]) -> str:
     return "; ".join(parts)
 
 
-def _without_secrets(schema: dict[str, JsonValue]) -> None:
-    """The context schema without the secret settings: Studio shows no field for a key."""
+# The settings a run's context may set (Studio's knobs): all but the secrets.
+_KNOBS = frozenset(offered_by("langgraph"))
+
+
+def _only_knobs(schema: dict[str, JsonValue]) -> None:
+    """The context schema with only the knobs: Studio shows no field for a key."""
     properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for name in set(properties) - _KNOBS:
+            del properties[name]
     required = schema.get("required")
-    for name in SECRET_FIELDS:
-        if isinstance(properties, dict):
-            properties.pop(name, None)
-        if isinstance(required, list) and name in required:
-            required.remove(name)
+    if isinstance(required, list):
+        required[:] = [name for name in required if name in _KNOBS]
 
 
 class RunContext(Configuration):
@@ -171,17 +175,17 @@ class RunContext(Configuration):
     `context`): a wrong value fails in one line naming the setting, not in pydantic's text.
     `Configuration` itself keeps pydantic's errors for `load_configuration` to describe.
 
-    The secrets (`SECRET_FIELDS`, the API keys) are no knobs: a key typed in Studio would be
-    stored on the server with the run. They are left out of the schema and refused in a run's
-    context; a run reads them from the server's environment or settings file
+    Only the settings `offered_by("langgraph")` are knobs: not the API keys, which a key typed
+    in Studio would store on the server with the run. The others are left out of the schema and
+    refused in a run's context; a run reads them from the server's environment or settings file
     (`services.clients.server_configuration`), as the CLI does."""
 
-    model_config = ConfigDict(title="Configuration", json_schema_extra=_without_secrets)
+    model_config = ConfigDict(title="Configuration", json_schema_extra=_only_knobs)
 
     if not TYPE_CHECKING:  # mypy keeps pydantic's typed keyword arguments
 
         def __init__(self, **values: Any) -> None:
-            secrets = sorted(name for name in values if name in SECRET_FIELDS)
+            secrets = sorted(set(values) & Configuration.model_fields.keys() - _KNOBS)
             if secrets:
                 raise ConfigError(
                     f"invalid configuration: {secrets[0]} (context): API keys are not taken from"
