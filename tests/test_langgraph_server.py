@@ -156,6 +156,7 @@ async def test_the_standard_pipeline_asks_is_answered_and_resumes_under_langgrap
         schemas = await client.assistants.get_schemas(assistant["assistant_id"])
         knobs = (schemas.get("context_schema") or {}).get("properties", {})
         assert {"model", "max_iterations", "search", "report_structure"} <= set(knobs)
+        assert not {"openai_api_key", "anthropic_api_key", "tavily_api_key"} & set(knobs)
 
     standard = await _assistant(client, "pipeline")
     thread = await client.threads.create()
@@ -183,6 +184,35 @@ async def test_the_standard_pipeline_asks_is_answered_and_resumes_under_langgrap
     assert web.requests_to("/search"), "search must come from the server's SEARXNG_URL"
     runs = await client.runs.list(thread["thread_id"])
     assert all("sk-test" not in json.dumps(run) for run in runs)
+
+
+async def test_the_answer_typed_in_the_chat_answers_the_question_under_langgraph_dev(
+    web: FakeWeb, server: tuple[str, Path]
+) -> None:
+    """What Studio sends when its user types the answer: the next chat message, same thread."""
+    from langgraph_sdk import get_client
+
+    url, log = server
+    web.chat.responder = ResearchScript(ambiguous=True).chat_responder()
+    client = get_client(url=url)
+    standard = await _assistant(client, "pipeline")
+    thread = await client.threads.create()
+    for text in ("coral bleaching heat stress", "ocean heat stress on reefs"):
+        await client.runs.wait(
+            thread["thread_id"],
+            standard["assistant_id"],
+            input={"messages": [{"role": "user", "content": text}]},
+            context={"max_iterations": 1},
+            raise_error=False,
+        )
+        if text.startswith("coral"):
+            paused = await client.threads.get_state(thread["thread_id"])
+            assert "clarify" in paused["next"], log.read_text(errors="replace")[-3000:]
+    state = await client.threads.get_state(thread["thread_id"])
+    assert not state["next"]
+    _assert_cited_report(state["values"], log)
+    assert state["values"]["user_clarification"] == "ocean heat stress on reefs"
+    assert state["values"]["query"] == "coral bleaching heat stress"
 
 
 @pytest.mark.parametrize("graph_id", ["advanced", "supervisor"])

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
 
-from research_studio.core.config import Configuration
+from research_studio.core.config import SECRET_FIELDS, Configuration
 from research_studio.core.config_fields import FACES, Face, offered
 from research_studio.core.declarations import DECLARED, Declared, client_settings, offered_by
 from research_studio.faces.cli import COMMANDS, load_command
@@ -96,10 +96,13 @@ async def test_every_mcp_tool_offers_exactly_its_declared_settings() -> None:
 
 
 @pytest.mark.parametrize("pipeline", specs(), ids=lambda spec: spec.name)
-def test_every_graph_takes_every_setting_in_its_langgraph_context(pipeline: object) -> None:
+def test_every_graph_takes_every_setting_but_the_keys_in_its_langgraph_context(
+    pipeline: object,
+) -> None:
     for reference in pipeline.graphs.values():  # type: ignore[attr-defined]
         schema = load(reference).get_context_jsonschema()
-        assert set(schema["properties"]) == set(offered_by("langgraph")) == SETTINGS
+        assert set(schema["properties"]) == set(offered_by("langgraph"))
+        assert set(offered_by("langgraph")) == SETTINGS - SECRET_FIELDS
 
 
 def test_a_declaration_names_only_faces_and_a_command_face_needs_a_flag() -> None:

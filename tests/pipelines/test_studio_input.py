@@ -4,16 +4,21 @@ context or an unknown mode fails in one line naming it, before any model call.""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from research_studio.core.config import Configuration
+from research_studio.core.config import SECRET_FIELDS, Configuration
 from research_studio.core.errors import ResearchStudioError
-from research_studio.pipelines.registry import compile_pipeline
+from research_studio.pipelines.registry import compile_pipeline, names
 from research_studio.services.clients import open_services
+from tests.doubles.fake_web import FakeWeb
 from tests.doubles.research_script import ResearchScript
 from tests.doubles.scripted_model import use_scripted_model
+from tests.doubles.supervisor_script import SupervisorScript
 
 PIPELINES = ("standard", "advanced", "supervisor")
 
@@ -81,3 +86,127 @@ async def test_a_second_question_on_a_finished_thread_asks_for_a_new_thread(
     )
     assert len(model.calls) == calls
     assert kept["report"] == first["report"] and kept["query"] == "coral reef recovery"
+
+
+# Per pipeline: its ambiguous script, the question, the answer typed, the model call that
+# first carries the answer, and the one that asks the question.
+ASKING = {
+    "standard": (
+        lambda: ResearchScript(ambiguous=True),
+        "python",
+        "The programming language",
+        "ResearchPlan",
+        "Understanding",
+    ),
+    "advanced": (
+        lambda: ResearchScript(ambiguous=True, coverage=[0.9], ready=[True]),
+        "John Smith professor",
+        "MIT, computer science",
+        "PlanOutput",
+        "QueryAnalysisOutput",
+    ),
+    "supervisor": (
+        lambda: SupervisorScript(ambiguous=True),
+        "python",
+        "The snake",
+        "ResearchQuestion",
+        "ClarifyWithUser",
+    ),
+}
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+async def test_a_chat_message_to_a_thread_asking_its_question_answers_it(
+    pipeline: str, make_config: Callable[..., Configuration]
+) -> None:
+    """Studio's chat: the answer typed as the next message, not the question asked again."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    script, question, answer, carries, asks = ASKING[pipeline]
+    model = script().model()
+    config = make_config(model=use_scripted_model(model), max_iterations=1)
+    graph = compile_pipeline(pipeline, InMemorySaver(), True)
+    thread: Any = {"configurable": {"thread_id": "chat"}}
+    async with open_services(config):
+        await graph.ainvoke(
+            {"messages": [{"role": "user", "content": question}]}, thread, context=config
+        )
+        paused = await graph.aget_state(thread)
+        assert paused.next == ("clarify",) and paused.values["clarification_question"]
+        await graph.ainvoke(
+            {"messages": [{"role": "user", "content": f"  {answer}\n"}]}, thread, context=config
+        )
+        state = await graph.aget_state(thread)
+    assert state.next == () and state.values["report"]
+    assert state.values["user_clarification"] == answer
+    assert state.values["query"] == question
+    assert len(model.calls_for(asks)) == 1, "the question was asked once"
+    assert answer in model.calls_for(carries)[0].prompt
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(typed=st.text(min_size=1, max_size=200).filter(str.strip))
+async def test_any_text_typed_as_the_answer_is_taken_as_written(
+    typed: str, make_config: Callable[..., Configuration]
+) -> None:
+    """Whatever a person types (markup, braces, other scripts) is the answer, stripped."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    model = ResearchScript(ambiguous=True).model()
+    config = make_config(model=use_scripted_model(model), max_iterations=1)
+    graph = compile_pipeline("standard", InMemorySaver(), True)
+    thread: Any = {"configurable": {"thread_id": "typed"}}
+    async with open_services(config):
+        await graph.ainvoke({"messages": [("user", "python")]}, thread, context=config)
+        await graph.ainvoke({"messages": [("user", typed)]}, thread, context=config)
+        state = await graph.aget_state(thread)
+    assert state.next == () and state.values["user_clarification"] == typed.strip()
+
+
+@pytest.mark.parametrize("pipeline", names())
+def test_studio_offers_every_setting_but_no_api_key(pipeline: str) -> None:
+    """A key typed in Studio would be stored with the run: the context schema has none."""
+    schema = compile_pipeline(pipeline, None, False).get_context_jsonschema()
+    assert schema is not None
+    properties = schema["properties"]
+    assert SECRET_FIELDS and not SECRET_FIELDS & set(properties)
+    assert set(properties) == set(Configuration.model_fields) - SECRET_FIELDS
+    iterations = properties["max_iterations"]
+    assert (iterations["minimum"], iterations["maximum"]) == (1, 20)
+    assert iterations["description"] == "Research loop iterations."
+
+
+@pytest.mark.parametrize("secret", sorted(SECRET_FIELDS))
+async def test_an_api_key_in_a_run_context_is_refused_in_one_line(secret: str) -> None:
+    graph = compile_pipeline("standard", None, False)
+    with pytest.raises(ResearchStudioError) as raised:
+        await graph.ainvoke({"query": "coral reef recovery"}, context={secret: "sk-typed"})
+    message = str(raised.value)
+    assert message.startswith(f"invalid configuration: {secret} (context): API keys are not")
+    assert "\n" not in message and "sk-typed" not in message
+
+
+async def test_a_server_run_takes_its_key_from_the_environment(
+    web: FakeWeb, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As `langgraph dev` runs a graph: a context of knobs only, the key from the environment."""
+    monkeypatch.chdir(tmp_path)  # no research-studio.toml
+    monkeypatch.delenv("RESEARCH_STUDIO_CONFIG", raising=False)
+    for name, value in {
+        "OPENAI_API_KEY": "sk-from-env",
+        "OPENAI_BASE_URL": web.url("/v1"),
+        "SEARXNG_URL": web.base_url,
+        "RESEARCH_STUDIO_ALLOW_PRIVATE_NETWORKS": "true",
+        "RESEARCH_STUDIO_CACHE_DIR": str(tmp_path / "cache"),
+        "RESEARCH_STUDIO_RUNS_DIR": str(tmp_path / "runs"),
+    }.items():
+        monkeypatch.setenv(name, value)
+    web.chat.responder = ResearchScript().chat_responder()
+    graph = compile_pipeline("standard", None, False)
+    context = {"model": "openai:fake-model", "search": "searxng", "max_iterations": 1}
+    output = await graph.ainvoke({"query": "coral reef recovery"}, context=context)
+    assert output["report"]
+    calls = web.requests_to("/v1/chat")
+    assert calls and all(r.headers["authorization"] == "Bearer sk-from-env" for r in calls)

@@ -42,8 +42,9 @@ def default_runs_dir() -> Path:
 # models, keys and search stay the server's), the web page's new research form ("web"), an MCP
 # tool ("mcp.<tool>"; research_start takes what research takes). The web form and the MCP tools
 # never take a setting that widens the server's reach (core/declarations.client_settings).
-# Every setting is also in every graph's LangGraph context ("langgraph"): `Configuration` is
-# their context_schema, so none is declared there.
+# Every setting but the secrets is also in every graph's LangGraph context ("langgraph",
+# `declarations.offered_by`): `config_loading.RunContext` is their context_schema, so none is
+# declared there.
 Face = Literal[
     "cli.run",
     "cli.remote",

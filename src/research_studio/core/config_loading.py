@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ConfigDict, ValidationError
+from pydantic import ConfigDict, JsonValue, ValidationError
 
 from research_studio.core.config import Configuration
-from research_studio.core.declarations import DECLARED
+from research_studio.core.declarations import DECLARED, offered_by
 from research_studio.core.errors import ConfigError
 
 ENV_PREFIX = "RESEARCH_STUDIO_"
@@ -153,18 +153,44 @@ def describe_errors(exc: ValidationError, origins: Mapping[str, str]) -> str:
     return "; ".join(parts)
 
 
+# The settings a run's context may set (Studio's knobs): all but the secrets.
+_KNOBS = frozenset(offered_by("langgraph"))
+
+
+def _only_knobs(schema: dict[str, JsonValue]) -> None:
+    """The context schema with only the knobs: Studio shows no field for a key."""
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for name in set(properties) - _KNOBS:
+            del properties[name]
+    required = schema.get("required")
+    if isinstance(required, list):
+        required[:] = [name for name in required if name in _KNOBS]
+
+
 class RunContext(Configuration):
     """The graphs' `context_schema`: the same settings, built from a run's context.
 
     LangGraph builds a run's context as RunContext(**context) (Studio's knobs, the SDK's
     `context`): a wrong value fails in one line naming the setting, not in pydantic's text.
-    `Configuration` itself keeps pydantic's errors for `load_configuration` to describe."""
+    `Configuration` itself keeps pydantic's errors for `load_configuration` to describe.
 
-    model_config = ConfigDict(title="Configuration")
+    Only the settings `offered_by("langgraph")` are knobs: not the API keys, which a key typed
+    in Studio would store on the server with the run. The others are left out of the schema and
+    refused in a run's context; a run reads them from the server's environment or settings file
+    (`services.clients.server_configuration`), as the CLI does."""
+
+    model_config = ConfigDict(title="Configuration", json_schema_extra=_only_knobs)
 
     if not TYPE_CHECKING:  # mypy keeps pydantic's typed keyword arguments
 
         def __init__(self, **values: Any) -> None:
+            secrets = sorted(set(values) & Configuration.model_fields.keys() - _KNOBS)
+            if secrets:
+                raise ConfigError(
+                    f"invalid configuration: {secrets[0]} (context): API keys are not taken from"
+                    " a run's context; set it in the server's environment or settings file"
+                )
             try:
                 super().__init__(**values)
             except ValidationError as exc:

@@ -303,3 +303,24 @@ def test_a_run_that_fails_on_a_model_server_is_one_line_in_the_server_log(
     failed = [record for record in caplog.records if f"run {run_id} failed" in record.getMessage()]
     assert len(failed) == 1 and failed[0].exc_info is None, caplog.text
     assert "Traceback" not in caplog.text
+
+
+def test_a_failed_runs_error_names_no_server_path_in_the_list_or_its_page(
+    server: LiveServer, finished_run_folder: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    runs = (tmp_path / "runs").resolve()
+    folder = runs / "broken"
+    shutil.copytree(finished_run_folder, folder)
+    record = json.loads((folder / "run.json").read_text())
+    record.update(status="failed", error=f"cannot write {folder}/report.md: disk full ({runs})")
+    (folder / "run.json").write_text(json.dumps(record))
+    cleaned = "cannot write broken/report.md: disk full (the runs folder)"
+    with httpx.Client(base_url=server.url) as client:
+        listed = client.get("/api/runs").json()
+        detail = client.get(f"/api/runs/{record['run_id']}").json()
+    [row] = [row for row in listed if row["run_id"] == record["run_id"]]
+    assert row["status"] == "failed" and row["error"] == cleaned
+    assert detail["error"] == detail["record"]["error"] == cleaned
+    assert str(tmp_path) not in json.dumps(listed) + json.dumps(detail)

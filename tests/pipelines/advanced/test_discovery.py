@@ -131,6 +131,23 @@ async def test_two_same_name_candidates_pause_and_the_answer_2_selects_the_secon
 
 
 @pytest.mark.e2e
+async def test_the_answer_2_typed_in_studios_chat_selects_the_second(
+    make_config: Callable[..., Configuration], tmp_path: Path
+) -> None:
+    config, _model = configure(make_config, tmp_path, candidates=[ECONOMIST, PAINTER])
+    graph = build_trust_engine_graph_with_memory()
+    async with open_services(config):
+        message = {"role": "user", "content": QUERY}
+        _state, _steps, paused = await run_graph(graph, config, {"messages": [message]})
+        assert paused == ("clarify",)
+        answer = {"role": "user", "content": "2"}
+        state, steps, paused = await run_graph(graph, config, {"messages": [answer]})
+    assert paused == () and steps.count("analyzer") == 1, steps
+    assert state["selected_entity"]["description"] == "Landscape painter in Ohio"
+    assert all("painter" in source["url"] for source in state["sources"])
+
+
+@pytest.mark.e2e
 def test_the_answer_2_from_the_cli(web: Any, tmp_path: Path) -> None:
     script = ResearchScript(
         coverage=[0.9],

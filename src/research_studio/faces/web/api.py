@@ -67,7 +67,7 @@ def _listing(state: WebState) -> list[dict[str, Any]]:
                 "mode": record.mode,
                 "query": record.query,
                 "created": record.created,
-                "error": record.error,
+                "error": state.said_error(record.error),
                 "cost_usd": _cost(folders.get(record.run_id, state.runs_dir / record.run_id)),
                 "running_here": state.manager.running(record.run_id),
             }
@@ -86,6 +86,7 @@ async def run_detail(run_id: str, state: State) -> dict[str, Any]:
     """The run record, its status (and pending question), and its metadata when finished."""
     folder = await asyncio.to_thread(state.folder, run_id)
     record = folder.record.model_dump(mode="json", exclude={"owner"})
+    record["error"] = state.said_error(record["error"])
     if record["settings"].get("docs"):  # by name, as the form offers them: no server path
         record["settings"]["docs"] = [Path(root).name for root in record["settings"]["docs"]]
     metadata = await asyncio.to_thread(result_metadata, folder.path)

@@ -53,14 +53,12 @@ def create_app(settings: ServeSettings) -> FastAPI:
         redoc_url=None,
         openapi_url=None,
     )
-    app.state.web = WebState(settings, runs_dir, settings.allowed_docs(), manager)
+    app.state.web = web = WebState(settings, runs_dir, settings.allowed_docs(), manager)
     app.include_router(form_router)
     app.include_router(runs_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
-    def said(message: str) -> str:
-        # The page never shows the server's paths: a run folder is named by its run id.
-        return message.replace(f"{runs_dir}/", "").replace(str(runs_dir), "the runs folder")
+    said = web.said  # the page never shows the server's paths
 
     @app.exception_handler(HTTPException)
     async def http_error(_request: Request, exc: HTTPException) -> JSONResponse:

@@ -28,6 +28,15 @@ class WebState:
     allowed_docs: list[Path]
     manager: RunManager
 
+    def said(self, message: str) -> str:
+        """Text as a page shows it: never the server's paths (a run folder by its run id)."""
+        runs = str(self.runs_dir)
+        return message.replace(f"{runs}/", "").replace(runs, "the runs folder")
+
+    def said_error(self, error: str | None) -> str | None:
+        """A run's saved error (run.json) as a page shows it, or None."""
+        return None if error is None else self.said(error)
+
     def folder(self, run_id: str) -> RunFolder:
         """The run folder of this id inside runs_dir; 404 for anything else."""
         if not _RUN_ID.match(run_id) or ".." in run_id:
@@ -72,7 +81,7 @@ class WebState:
             pending = kind and Pending(kind, record.pending_question, record.pending_options)
         return {
             "status": status,
-            "error": record.error,
+            "error": self.said_error(record.error),
             "running_here": self.manager.running(record.run_id),
             "pending": None
             if pending is None

@@ -23,6 +23,7 @@ from research_studio.services.clients import Services, current_services
 
 __all__ = [
     "call_records",
+    "chat_answer",
     "clip",
     "emitter",
     "error_record",
@@ -105,6 +106,26 @@ def clarification_update(state: Mapping[str, Any]) -> dict[str, Any]:
         "user_clarification": answer,
         "messages": [HumanMessage(content=f"Clarification: {answer}")],
     }
+
+
+def chat_answer(state: Mapping[str, Any]) -> str:
+    """A chat message sent to a thread waiting on its clarifying question: the answer to it.
+
+    Studio's chat sends an answer as a new human message, which starts the graph over; this
+    is that message's text when the thread asked a question that no answer has yet settled
+    (no `user_clarification`, no reading taken by code: `referent_notice`, no `clarify` that
+    cleared `needs_clarification`) and holds no report; "" otherwise."""
+    if state.get("report") or not state.get("clarification_question"):
+        return ""
+    if state.get("user_clarification") or state.get("referent_notice"):
+        return ""
+    if state.get("needs_clarification") is False:
+        return ""
+    messages = state.get("messages") or []
+    # The first human message is the question itself; the answer comes after it.
+    if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
+        return ""
+    return messages[-1].text.strip()
 
 
 def clip(items: Iterable[str], limit: int) -> list[str]:

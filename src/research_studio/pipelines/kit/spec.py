@@ -29,6 +29,7 @@ PlanText = Callable[[Mapping[str, Any]], str]
 # The nodes `kit.wiring` adds to any graph (its clarification and plan-review pauses), in words.
 KIT_STEPS: Mapping[str, str] = {
     "clarify": "asking a clarification",
+    "clarify_from_chat": "taking the clarification from the chat",
     "review_plan": "waiting for the plan review",
 }
 
