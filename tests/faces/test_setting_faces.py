@@ -14,9 +14,15 @@ import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
 
-from research_studio.core.config import SECRET_FIELDS, Configuration
+from research_studio.core.config import Configuration
 from research_studio.core.config_fields import FACES, Face, offered
-from research_studio.core.declarations import DECLARED, Declared, client_settings, offered_by
+from research_studio.core.declarations import (
+    DECLARED,
+    WIDENING,
+    Declared,
+    client_settings,
+    offered_by,
+)
 from research_studio.faces.cli import COMMANDS, load_command
 from research_studio.faces.mcp_server import build_server
 from research_studio.faces.web import ServeSettings, create_app
@@ -102,7 +108,7 @@ def test_every_graph_takes_every_setting_but_the_keys_in_its_langgraph_context(
     for reference in pipeline.graphs.values():  # type: ignore[attr-defined]
         schema = load(reference).get_context_jsonschema()
         assert set(schema["properties"]) == set(offered_by("langgraph"))
-        assert set(offered_by("langgraph")) == SETTINGS - SECRET_FIELDS
+        assert set(offered_by("langgraph")) == SETTINGS - WIDENING
 
 
 def test_a_declaration_names_only_faces_and_a_command_face_needs_a_flag() -> None:

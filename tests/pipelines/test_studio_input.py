@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from research_studio.core.config import SECRET_FIELDS, Configuration
+from research_studio.core.declarations import WIDENING
 from research_studio.core.errors import ResearchStudioError
 from research_studio.pipelines.registry import compile_pipeline, names
 from research_studio.services.clients import open_services
@@ -172,19 +173,20 @@ def test_studio_offers_every_setting_but_no_api_key(pipeline: str) -> None:
     assert schema is not None
     properties = schema["properties"]
     assert SECRET_FIELDS and not SECRET_FIELDS & set(properties)
-    assert set(properties) == set(Configuration.model_fields) - SECRET_FIELDS
+    # Nor an endpoint, a command to launch (MCP servers) or a folder: the server's to choose.
+    assert set(properties) == set(Configuration.model_fields) - WIDENING
     iterations = properties["max_iterations"]
     assert (iterations["minimum"], iterations["maximum"]) == (1, 20)
     assert iterations["description"] == "Research loop iterations."
 
 
-@pytest.mark.parametrize("secret", sorted(SECRET_FIELDS))
+@pytest.mark.parametrize("secret", sorted(WIDENING))
 async def test_an_api_key_in_a_run_context_is_refused_in_one_line(secret: str) -> None:
     graph = compile_pipeline("standard", None, False)
     with pytest.raises(ResearchStudioError) as raised:
         await graph.ainvoke({"query": "coral reef recovery"}, context={secret: "sk-typed"})
     message = str(raised.value)
-    assert message.startswith(f"invalid configuration: {secret} (context): API keys are not")
+    assert message.startswith(f"invalid configuration: {secret} (context): not taken from a run")
     assert "\n" not in message and "sk-typed" not in message
 
 

@@ -176,9 +176,10 @@ class RunContext(Configuration):
     `Configuration` itself keeps pydantic's errors for `load_configuration` to describe.
 
     Only the settings `offered_by("langgraph")` are knobs: not the API keys, which a key typed
-    in Studio would store on the server with the run. The others are left out of the schema and
-    refused in a run's context; a run reads them from the server's environment or settings file
-    (`services.clients.server_configuration`), as the CLI does."""
+    in Studio would store on the server with the run, nor the endpoints, commands, private
+    networks and folders that widen the server's reach. The others are left out of the schema
+    and refused in a run's context; a run reads them from the server's environment or settings
+    file (`services.clients.server_configuration`), as the CLI does."""
 
     model_config = ConfigDict(title="Configuration", json_schema_extra=_only_knobs)
 
@@ -188,8 +189,9 @@ class RunContext(Configuration):
             secrets = sorted(set(values) & Configuration.model_fields.keys() - _KNOBS)
             if secrets:
                 raise ConfigError(
-                    f"invalid configuration: {secrets[0]} (context): API keys are not taken from"
-                    " a run's context; set it in the server's environment or settings file"
+                    f"invalid configuration: {secrets[0]} (context): not taken from a run's"
+                    " context (keys, endpoints and folders are the server's); set it in the"
+                    " server's environment or settings file"
                 )
             try:
                 super().__init__(**values)

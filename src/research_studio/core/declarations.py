@@ -95,9 +95,10 @@ _BY_FLAG: dict[str, str] = {
 
 def offered_by(face: Face) -> tuple[str, ...]:
     """The settings a face offers, in the configuration's order (LangGraph's context: all but
-    the secrets, which a run's context would store with the run on the server)."""
+    those that widen the server's reach, `WIDENING`: a key would be stored with the run on the
+    server, and an endpoint, a command to launch or a folder is the server's to choose)."""
     if face == "langgraph":
-        return tuple(name for name in Configuration.model_fields if name not in SECRET_FIELDS)
+        return tuple(name for name in Configuration.model_fields if name not in WIDENING)
     return tuple(name for name, declared in DECLARED.items() if face in declared.faces)
 
 
