@@ -33,7 +33,8 @@ from typing import Any
 
 from benchmarks.fit_support import MIN_UNSUPPORTED_RECALL
 from research_studio.evaluation.support_bench import POSITIVE, half, read_rows
-from research_studio.grounding.alignment import _rank, sentence
+from research_studio.grounding.alignment import _rank
+from research_studio.grounding.source_sentences import sentence
 from research_studio.grounding.support import assess, sentences_of
 from research_studio.llm.embeddings import PackagedEmbedder, minilm_folder
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from research_studio.grounding.alignment import kin
+from research_studio.grounding.source_sentences import kin
 from research_studio.grounding.support import best_support, supports
 from research_studio.grounding.terms import entities, figures
 

@@ -10,7 +10,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from research_studio.grounding.alignment import _rank, sentence
+from research_studio.grounding.alignment import _rank
 from research_studio.grounding.dates import date_figures
 from research_studio.grounding.names import (
     acronym_key,
@@ -19,6 +19,7 @@ from research_studio.grounding.names import (
     name_runs,
     written_acronyms,
 )
+from research_studio.grounding.source_sentences import sentence
 from research_studio.grounding.support import best_support, supports
 from research_studio.grounding.terms import figure_matches, figures
 

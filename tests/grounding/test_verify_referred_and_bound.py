@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from research_studio.faces.cli import app
-from research_studio.grounding.alignment import enumerated_counts, referents
+from research_studio.grounding.alignment import enumerated_counts
 from research_studio.grounding.names import place_forms
+from research_studio.grounding.referents import referents
 from research_studio.grounding.terms import figure_matches
 
 runner = CliRunner()
