@@ -163,3 +163,19 @@ def example_docs_run(
     folder = Path(out)
     report = (folder / "report.md").read_text(encoding="utf-8")
     return report, json.loads((folder / "result.json").read_text(encoding="utf-8")), result.output
+
+
+def verify_supports_and_refuses(
+    page: Path, statement: str, passage: str, wrong: str, why: str
+) -> None:
+    """`research-studio verify` supports the statement with a quote holding the passage, and
+    refuses the wrong one with a reason holding `why`."""
+    result = CliRunner().invoke(app, ["verify", statement, "--source", str(page), "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["supported"], answer
+    assert any(passage in quote for quote in answer["quotes"]), answer["quotes"]
+    refused = CliRunner().invoke(app, ["verify", wrong, "--source", str(page), "--json"])
+    answer = json.loads(refused.stdout)
+    assert answer["supported"] is False, answer
+    assert any(why in reason for reason in answer["reasons"]), answer["reasons"]

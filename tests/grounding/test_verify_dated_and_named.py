@@ -25,6 +25,7 @@ from research_studio.grounding.dates import (
 )
 from research_studio.grounding.names import address_labels, named_in_address
 from research_studio.grounding.terms import figures
+from tests.helpers import verify_supports_and_refuses
 
 runner = CliRunner()
 
@@ -137,16 +138,7 @@ def test_verify_supports_a_date_or_name_given_another_way_and_refuses_another(
 ) -> None:
     page = tmp_path / "page.md"
     page.write_text(page_text, encoding="utf-8")
-    result = runner.invoke(app, ["verify", statement, "--source", str(page), "--json"])
-    assert result.exit_code == 0, result.output
-    answer = json.loads(result.stdout)
-    assert answer["supported"], answer
-    assert any(quote.startswith(passage) for quote in answer["quotes"]), answer["quotes"]
-
-    refused = runner.invoke(app, ["verify", wrong, "--source", str(page), "--json"])
-    answer = json.loads(refused.stdout)
-    assert answer["supported"] is False, answer
-    assert any(why in reason for reason in answer["reasons"]), answer["reasons"]
+    verify_supports_and_refuses(page, statement, passage, wrong, why)
 
 
 def test_verify_refuses_an_event_a_page_dates_otherwise(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from research_studio.grounding.alignment import enumerated_counts
 from research_studio.grounding.names import place_forms
 from research_studio.grounding.referents import referents
 from research_studio.grounding.terms import figure_matches
+from tests.helpers import verify_supports_and_refuses
 
 runner = CliRunner()
 
@@ -270,16 +271,7 @@ def test_verify_follows_what_is_said_another_way_and_refuses_the_other_side(
 ) -> None:
     page = tmp_path / "page.md"
     page.write_text(page_text, encoding="utf-8")
-    result = runner.invoke(app, ["verify", statement, "--source", str(page), "--json"])
-    assert result.exit_code == 0, result.output
-    answer = json.loads(result.stdout)
-    assert answer["supported"], answer
-    assert any(passage in quote for quote in answer["quotes"]), answer["quotes"]
-
-    refused = runner.invoke(app, ["verify", wrong, "--source", str(page), "--json"])
-    answer = json.loads(refused.stdout)
-    assert answer["supported"] is False, answer
-    assert any(why in reason for reason in answer["reasons"]), answer["reasons"]
+    verify_supports_and_refuses(page, statement, passage, wrong, why)
 
 
 def test_a_pronoun_refers_to_the_first_name_before_it_and_only_when_it_comes_first() -> None:
