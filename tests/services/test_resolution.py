@@ -9,7 +9,13 @@ import pytest
 from research_studio.core.config_loading import load_configuration
 from research_studio.core.errors import ConfigError
 from research_studio.llm import local_model
-from research_studio.services.resolution import check_endpoint, choose_model, choose_search
+from research_studio.services.resolution import (
+    check_endpoint,
+    choose_model,
+    choose_search,
+    ollama_base,
+    ollama_models,
+)
 
 
 def config_from(env: dict[str, str], tmp_path: Path, **overrides: object):  # type: ignore[no-untyped-def]
@@ -135,3 +141,33 @@ def test_a_model_server_url_that_is_none_is_one_line(tmp_path: Path) -> None:
         config = config_from({"OLLAMA_HOST": url}, tmp_path)
         with pytest.raises(ConfigError, match=r"^ollama:m: '[^']*' is not a server URL; start"):
             check_endpoint("ollama:m", config, connect=lambda host, port: None)
+
+
+@pytest.mark.parametrize("written", ["{host}:{port}", "http://{host}:{port}/"])
+def test_an_ollama_given_as_a_bare_host_is_found_as_its_clients_find_it(written: str) -> None:
+    """OLLAMA_HOST may be a bare host and port (Ollama's own clients read it so): the probe
+    asks http://host:port/api/tags, not "host:port/api/tags"."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    class Tags(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps({"models": [{"name": "qwen3"}]}).encode()
+            self.send_response(200 if self.path == "/api/tags" else 404)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Tags)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        host = written.format(host="127.0.0.1", port=server.server_address[1])
+        assert ollama_models(host, timeout_s=5) == ["qwen3"]
+    finally:
+        server.shutdown()
+    assert ollama_base("gpu-box") == "http://gpu-box:11434"
+    assert ollama_base("[::1]") == "http://[::1]:11434"

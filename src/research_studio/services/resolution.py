@@ -31,13 +31,29 @@ class ModelChoice:
     reason: str
 
 
+OLLAMA_PORT = 11434
+
+
+def ollama_base(host: str) -> str:
+    """An Ollama host as its clients read it: "gpu-box" is http://gpu-box:11434, a bare host
+    with a port takes http, a full URL stays as written."""
+    host = host.strip().rstrip("/")
+    if "://" in host:
+        return host
+    try:
+        parts = httpx.URL(f"http://{host}")
+    except (httpx.InvalidURL, ValueError):
+        return f"http://{host}"  # the probe then finds nothing there
+    return str(parts.copy_with(port=parts.port or OLLAMA_PORT)).rstrip("/")
+
+
 def ollama_models(host: str, timeout_s: float = 0.5) -> list[str]:
     """Models a reachable Ollama server offers; [] when it is not there.
 
     Blocking (a network probe): async code reaches it in a worker thread (Services.resolve_model).
     """
     try:
-        response = httpx.get(host.rstrip("/") + "/api/tags", timeout=timeout_s)
+        response = httpx.get(ollama_base(host) + "/api/tags", timeout=timeout_s)
         response.raise_for_status()
         return [str(item["name"]) for item in response.json().get("models", []) if item.get("name")]
     except (httpx.HTTPError, ValueError, KeyError, TypeError):
@@ -128,7 +144,7 @@ def check_endpoint(
     url, fix = endpoint
     shown = redact_url(url)
     # As the clients read it: Ollama takes a bare host (no scheme) on its own port.
-    bare_port = 11434 if spec.partition(":")[0].strip().lower() == "ollama" else 80
+    bare_port = OLLAMA_PORT if spec.partition(":")[0].strip().lower() == "ollama" else 80
     try:
         parts = httpx.URL(url if "://" in url else f"http://{url}")
         default = {"https": 443, "http": 80 if "://" in url else bare_port}.get(parts.scheme)
