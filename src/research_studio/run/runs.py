@@ -153,6 +153,10 @@ class RunFolder:
         """A new folder for a new run (an existing run's folder is never reused)."""
         if (path / RECORD_FILE).exists():
             raise ResearchStudioError(f"{path} already holds a run; choose another --out")
+        if path.exists() and not path.is_dir():
+            raise ResearchStudioError(
+                f"{path} is a file, not a folder: --out names the run's folder; choose another"
+            )
         existed = path.exists()
         path.mkdir(parents=True, exist_ok=True)
         record.owner = RunOwner.current()

@@ -375,3 +375,12 @@ def test_a_run_shows_steps_in_words_and_closes_with_a_short_summary_report_first
     verbose = run_cli(web, "run", question, "--out", "again", "--single-agent", "--verbose")
     assert verbose.exit_code == 0, verbose.output
     assert "llm_calls_all_attempts" in verbose.stdout and "Report" in verbose.stdout
+
+
+def test_an_out_that_names_a_file_is_one_line(web: FakeWeb, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine\n")
+    result = run_cli(web, "run", "coral bleaching heat stress", "--out", "notes.txt")
+    assert result.exit_code != 0
+    assert "notes.txt is a file, not a folder: --out names the run's folder" in result.output
+    assert "Traceback" not in result.output and "File exists" not in result.output
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"
