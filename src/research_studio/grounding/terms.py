@@ -403,10 +403,15 @@ def negation_scope(text: str) -> frozenset[str]:
         if not (word in _NEGATORS or word.endswith("n't")):
             continue
         end = _SCOPE_END.search(normal, match.end())
-        following = words(normal[match.end() : end.start() if end else len(normal)])
+        clause = normal[match.end() : end.start() if end else len(normal)]
+        following = words(clause)
         if following and following[0] in _NOT_DENYING:
             continue
-        scope |= {canon(w) for w in following if w not in _STOP and w not in _NEGATORS}
+        # A name is not what a negation denies: "was not paid as much as Mark Wahlberg".
+        named = {word.lower() for word in re.findall(r"\b[A-Z][\w']*", clause)}
+        scope |= {
+            canon(w) for w in following if w not in _STOP | _NEGATORS and w not in named
+        }
     return frozenset(scope)
 
 
