@@ -409,9 +409,7 @@ def negation_scope(text: str) -> frozenset[str]:
             continue
         # A name is not what a negation denies: "was not paid as much as Mark Wahlberg".
         named = {word.lower() for word in re.findall(r"\b[A-Z][\w']*", clause)}
-        scope |= {
-            canon(w) for w in following if w not in _STOP | _NEGATORS and w not in named
-        }
+        scope |= {canon(w) for w in following if w not in _STOP | _NEGATORS and w not in named}
     return frozenset(scope)
 
 
