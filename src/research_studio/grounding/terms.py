@@ -393,6 +393,9 @@ _SCOPE_END = re.compile(r"[,;:.!?()\u2014]|\s(?:but|although|though|while|wherea
 _NOT_DENYING = word_set("only just merely least surprisingly unlike doubt")
 
 
+_UNDENIED = _STOP | _NEGATORS  # small words and the negations themselves
+
+
 @lru_cache(maxsize=16384)
 def negation_scope(text: str) -> frozenset[str]:
     """The canonical words each negation of the text bears on, to the end of its clause."""
@@ -409,7 +412,7 @@ def negation_scope(text: str) -> frozenset[str]:
             continue
         # A name is not what a negation denies: "was not paid as much as Mark Wahlberg".
         named = {word.lower() for word in re.findall(r"\b[A-Z][\w']*", clause)}
-        scope |= {canon(w) for w in following if w not in _STOP | _NEGATORS and w not in named}
+        scope |= {canon(w) for w in following if w not in _UNDENIED and w not in named}
     return frozenset(scope)
 
 
