@@ -143,6 +143,8 @@ async def test_a_chat_message_to_a_thread_asking_its_question_answers_it(
     assert state.values["query"] == question
     assert len(model.calls_for(asks)) == 1, "the question was asked once"
     assert answer in model.calls_for(carries)[0].prompt
+    said = [m for m in state.values["messages"] if m.type == "human" and answer in m.text]
+    assert len(said) == 1, "the answer is in the thread's messages once"
 
 
 @settings(
@@ -212,3 +214,46 @@ async def test_a_server_run_takes_its_key_from_the_environment(
     assert output["report"]
     calls = web.requests_to("/v1/chat")
     assert calls and all(r.headers["authorization"] == "Bearer sk-from-env" for r in calls)
+
+
+EDITED = ["How hot must water get for corals to bleach?", "Do bleached reefs recover?"]
+
+
+def _plan_of(pipeline: str, values: dict[str, Any]) -> list[str]:
+    if pipeline == "standard":
+        return list(values["research_questions"])
+    return [node["question"] for node in values["plan"]["primary"]]
+
+
+@pytest.mark.parametrize("pipeline", ["standard", "advanced"])
+@pytest.mark.parametrize("reply", ["approve", "\n".join(f"- {q}" for q in EDITED)])
+async def test_a_chat_message_to_a_thread_showing_its_plan_is_the_reply_to_it(
+    pipeline: str, reply: str, make_config: Callable[..., Configuration]
+) -> None:
+    """Studio's chat at plan review: the reply approves or edits the plan, as `plan_feedback`
+    written to the thread does, and the thread does not start over."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    model = ResearchScript().model()
+    config = make_config(model=use_scripted_model(model), max_iterations=1, review_plan=True)
+    graph = compile_pipeline(pipeline, InMemorySaver(), True)
+    thread: Any = {"configurable": {"thread_id": "chat"}}
+    question = "coral bleaching heat stress"
+    async with open_services(config):
+        await graph.ainvoke(
+            {"messages": [{"role": "user", "content": question}]}, thread, context=config
+        )
+        paused = await graph.aget_state(thread)
+        assert paused.next == ("review_plan",) and not paused.values.get("report")
+        planned = _plan_of(pipeline, paused.values)
+        await graph.ainvoke(
+            {"messages": [{"role": "user", "content": reply}]}, thread, context=config
+        )
+        state = await graph.aget_state(thread)
+    values = state.values
+    assert state.next == () and values["report"] and not values.get("plan_feedback")
+    assert values["query"] == question
+    assert _plan_of(pipeline, values) == (planned if reply == "approve" else EDITED)
+    _, _, _, plans, understands = ASKING[pipeline]
+    assert len(model.calls_for(understands)) == len(model.calls_for(plans)) == 1, "no new start"
+    assert [m.text for m in values["messages"] if m.type == "human"].count(reply) == 1

@@ -11,12 +11,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import get_runtime
 
 from research_studio.core.config import Configuration
 from research_studio.core.queries import content_words
 
 REVIEW_NODE = "review_plan"
+# The name of the message that shows the plan in the thread: a chat message after it replies.
+PLAN_MESSAGE = "plan"
 APPROVALS = frozenset({"", "y", "yes", "ok", "okay", "approve", "approved", "go", "continue"})
 CANCELS = frozenset({"n", "no", "cancel", "stop", "abort", "quit", "q"})
 # A free-text edit this short is also worth searching and answering as a question.
@@ -113,3 +116,25 @@ def review_or(
         return next_step if isinstance(next_step, str) else next_step(state)
 
     return route_after_plan
+
+
+def plan_message(text: str) -> AIMessage:
+    """The plan as the thread's messages show it (Studio's chat), marked as the plan."""
+    return AIMessage(content=text, name=PLAN_MESSAGE)
+
+
+def chat_reply(state: Mapping[str, Any]) -> str:
+    """A chat message sent to a thread paused at plan review: the reply to the plan.
+
+    Studio's chat sends a reply as a new human message, which starts the graph over; this is
+    that message's text when it follows the plan's own message (`plan_message`) in a run that
+    reviews its plan, no reply waits and no report is written; "" otherwise."""
+    if state.get("report") or state.get("plan_feedback"):
+        return ""
+    messages = state.get("messages") or []
+    if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
+        return ""
+    shown = messages[-2]
+    if not isinstance(shown, AIMessage) or shown.name != PLAN_MESSAGE:
+        return ""
+    return messages[-1].text.strip() if review_requested(state) else ""

@@ -7,9 +7,11 @@ the input/output contract and the configuration every graph reads are set here, 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, cast
 
+from langchain_core.messages import HumanMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import START, StateGraph
@@ -19,14 +21,12 @@ from langgraph.store.base import BaseStore
 from research_studio.core.config_loading import RunContext
 from research_studio.pipelines.kit.contract import ResearchInput, ResearchOutput
 from research_studio.pipelines.kit.node_kit import chat_answer
-from research_studio.pipelines.kit.plan_review import REVIEW_NODE, review_or
+from research_studio.pipelines.kit.plan_review import REVIEW_NODE, chat_reply, review_or
 
 Builder = StateGraph[Any, Any, Any, Any]
 CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
 # A pure router over a graph's own state (a TypedDict, read as a mapping).
 Router = Callable[[Any], str]
-# `clarify` fed the answer a person typed in the chat (Studio), so it runs without the pause.
-CHAT_ANSWER_NODE = "clarify_from_chat"
 
 
 def research_graph(state: type[Any], nodes: Iterable[tuple[str, Any]]) -> Builder:
@@ -94,8 +94,7 @@ def compiled(
 ) -> CompiledGraph:
     """The graph compiled as `name`: it pauses before `clarify` when the run may ask the user,
     and before the `always_pause` nodes every time (they are reached only when a pause is due)."""
-    if "clarify" in builder.nodes:
-        answer_from_chat(builder)
+    answer_from_chat(builder)
     before = ["clarify", *always_pause] if interrupt_on_clarify else list(always_pause)
     return builder.compile(
         checkpointer=checkpointer, store=store, interrupt_before=before or None, name=name
@@ -109,30 +108,80 @@ def without_clarify_pause(graph: CompiledGraph) -> CompiledGraph:
     return graph.copy({"interrupt_before_nodes": before})
 
 
+@dataclass(frozen=True)
+class ChatPause:
+    """A pause a chat message may answer: the node paused before, the state key the node reads
+    the answer from, and the typed answer when the thread waits there ("" otherwise)."""
+
+    node: str
+    key: str
+    answer: Callable[[Mapping[str, Any]], str]
+
+    @property
+    def from_chat(self) -> str:
+        """The node that runs `node` on an answer typed in the chat, without the pause."""
+        return f"{self.node}_from_chat"
+
+
+# Every pause a person answers by typing (Studio's chat), checked in this order at the entry.
+CHAT_PAUSES = (
+    ChatPause("clarify", "user_clarification", chat_answer),
+    ChatPause(REVIEW_NODE, "plan_feedback", chat_reply),
+)
+
+
 def answer_from_chat(builder: Builder) -> None:
-    """Let a chat message answer the clarifying question the thread waits on.
+    """Let a chat message answer the pause the thread waits at (its question, its plan).
 
     Studio's chat sends the answer as new input, and new input on a paused thread starts the
-    graph over (the request analysed and the question asked again, the answer lost). So the
-    entry routes such a message (`chat_answer`) to `clarify_from_chat`: the graph's own
-    `clarify` given it as `user_clarification`, then on to where `clarify` goes. `clarify`
-    itself keeps its pause, so `threads.update_state` + a run with no input works as before.
+    graph over (the request analysed again, the answer lost). So the entry routes such a
+    message (a `ChatPause`'s `answer`) to that pause's `<node>_from_chat`: the graph's own
+    node given the answer under its key, then on to where the node goes. The node itself keeps
+    its pause, so `threads.update_state` + a run with no input works as before.
     """
+    pauses = [pause for pause in CHAT_PAUSES if pause.node in builder.nodes]
+    if not pauses:
+        return
     [first] = [end for start, end in builder.edges if start == START]
-    [then] = [end for start, end in builder.edges if start == "clarify"]
-    # add_node keeps every node as a Runnable (it runs with the node's own config: its runtime).
-    clarify = cast("Runnable[Any, Any]", builder.nodes["clarify"].runnable)
-
-    async def clarify_from_chat(state: Any, config: RunnableConfig) -> Any:
-        answer = chat_answer(state)
-        update = await clarify.ainvoke({**state, "user_clarification": answer}, config)
-        return {**(update or {}), "user_clarification": answer}
+    for pause in pauses:
+        _add_from_chat(builder, pause)
 
     def route_from_start(state: Mapping[str, Any]) -> str:
-        return CHAT_ANSWER_NODE if chat_answer(state) else first
+        return next((p.from_chat for p in pauses if p.answer(state)), first)
 
-    # The plain edge START -> first becomes the choice between the two.
+    # The plain edge START -> first becomes the choice among them.
     builder.edges.discard((START, first))
-    builder.add_node(CHAT_ANSWER_NODE, clarify_from_chat)
-    builder.add_conditional_edges(START, route_from_start, [first, CHAT_ANSWER_NODE])
-    builder.add_edge(CHAT_ANSWER_NODE, then)
+    builder.add_conditional_edges(
+        START, route_from_start, [first, *(pause.from_chat for pause in pauses)]
+    )
+
+
+def _add_from_chat(builder: Builder, pause: ChatPause) -> None:
+    """`pause.from_chat`: the paused node run on the typed answer, with the node's own edges."""
+    # add_node keeps every node as a Runnable (it runs with the node's own config: its runtime).
+    node = cast("Runnable[Any, Any]", builder.nodes[pause.node].runnable)
+
+    async def from_chat(state: Any, config: RunnableConfig) -> Any:
+        answer = pause.answer(state)
+        update = dict(await node.ainvoke({**state, pause.key: answer}, config) or {})
+        return {pause.key: answer, **update, "messages": _once(state, update)}
+
+    from_chat.__name__ = pause.from_chat
+    builder.add_node(pause.from_chat, from_chat)
+    for start, end in list(builder.edges):
+        if start == pause.node:
+            builder.add_edge(pause.from_chat, end)
+    for name, branch in builder.branches.get(pause.node, {}).items():
+        builder.branches[pause.from_chat][name] = branch
+
+
+def _once(state: Mapping[str, Any], update: Mapping[str, Any]) -> list[Any]:
+    """The node's messages, the answer it records (`Clarification: ...`) in place of the typed
+    message (it takes that message's id), so the thread shows the answer once."""
+    recorded = list(update.get("messages") or [])
+    typed = state["messages"][-1]
+    for index, message in enumerate(recorded):
+        if isinstance(message, HumanMessage):
+            recorded[index] = message.model_copy(update={"id": typed.id})
+            break
+    return recorded

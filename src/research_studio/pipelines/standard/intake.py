@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
@@ -22,6 +22,7 @@ from research_studio.pipelines.kit.node_kit import (
     query_of,
     run_start,
 )
+from research_studio.pipelines.kit.plan_review import plan_message
 from research_studio.pipelines.kit.referents import unasked_reading
 from research_studio.pipelines.standard.models import STANDARD_MODELS
 from research_studio.pipelines.standard.prompts import (
@@ -146,7 +147,7 @@ async def plan(state: ResearchState, runtime: Runtime[Configuration]) -> dict[st
         "stop_reason": "",
         "llm_calls": call_records(caller),
         "errors": errors,
-        "messages": [AIMessage(content="Plan:\n" + "\n".join(f"- {q}" for q in questions))],
+        "messages": [plan_message("Plan:\n" + "\n".join(f"- {q}" for q in questions))],
     }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from research_studio.core.config import Configuration
@@ -28,6 +28,7 @@ from research_studio.pipelines.kit.node_kit import (
     clip,
     emitter,
 )
+from research_studio.pipelines.kit.plan_review import plan_message
 
 MIN_WORDS, MAX_WORDS = 3, 7
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")
@@ -111,7 +112,7 @@ def plan_start(plan: ResearchPlan) -> dict[str, Any]:
         "overall_confidence": 0.0,
         "previous_confidence": 0.0,
         "refinement_queries": [],
-        "messages": [AIMessage(content=f"Plan: {plan['topic']} — " + "; ".join(plan["outline"]))],
+        "messages": [plan_message(f"Plan: {plan['topic']} — " + "; ".join(plan["outline"]))],
     }
 
 
