@@ -257,3 +257,32 @@ async def test_a_chat_message_to_a_thread_showing_its_plan_is_the_reply_to_it(
     _, _, _, plans, understands = ASKING[pipeline]
     assert len(model.calls_for(understands)) == len(model.calls_for(plans)) == 1, "no new start"
     assert [m.text for m in values["messages"] if m.type == "human"].count(reply) == 1
+
+
+async def test_chat_messages_answer_the_supervisors_reviews(
+    make_config: Callable[..., Configuration],
+) -> None:
+    """Studio's chat at the supervisor's review pauses (review_mode=full): the brief approved,
+    the report sent back with feedback, then approved, each a chat message on the thread."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    model = SupervisorScript().model()
+    config = make_config(model=use_scripted_model(model), max_iterations=1, review_mode="full")
+    graph = compile_pipeline("supervisor", InMemorySaver(), True)
+    thread: Any = {"configurable": {"thread_id": "chat"}}
+    feedback = "Say more about how reefs recover."
+    waits = []
+    async with open_services(config):
+        for text in ("coral bleaching heat stress", "approve", feedback, "ok"):
+            await graph.ainvoke(
+                {"messages": [{"role": "user", "content": text}]}, thread, context=config
+            )
+            paused = await graph.aget_state(thread)
+            waits.append([i.value["kind"] for task in paused.tasks for i in task.interrupts])
+    values = paused.values
+    assert waits == [["brief_review"], ["report_review"], ["report_review"], []]
+    assert paused.next == () and values["report"]
+    assert values["query"] == "coral bleaching heat stress"
+    assert values["human_report_feedback"] == feedback and values["report_revisions"] == 1
+    assert values["metadata"]["human_review"] == "approved"
+    assert len(model.calls_for("ResearchQuestion")) == 1, "the brief was written once"

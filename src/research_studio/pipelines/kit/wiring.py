@@ -29,6 +29,28 @@ CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
 Router = Callable[[Any], str]
 
 
+@dataclass(frozen=True)
+class ChatPause:
+    """A pause a chat message may answer: the node paused before (or in), the state key the node
+    reads the answer from, and the typed answer when the thread waits there ("" otherwise)."""
+
+    node: str
+    key: str
+    answer: Callable[[Mapping[str, Any]], str]
+
+    @property
+    def from_chat(self) -> str:
+        """The node that runs `node` on an answer typed in the chat, without the pause."""
+        return f"{self.node}_from_chat"
+
+
+# Every pause a person answers by typing (Studio's chat), checked in this order at the entry.
+CHAT_PAUSES = (
+    ChatPause("clarify", "user_clarification", chat_answer),
+    ChatPause(REVIEW_NODE, "plan_feedback", chat_reply),
+)
+
+
 def research_graph(state: type[Any], nodes: Iterable[tuple[str, Any]]) -> Builder:
     """A graph over `state` that takes `ResearchInput`, returns `ResearchOutput`, reads
     `Configuration` as its context (built as `RunContext`), with `nodes` (name, node) added."""
@@ -91,10 +113,12 @@ def compiled(
     interrupt_on_clarify: bool,
     *always_pause: str,
     store: BaseStore | None = None,
+    chat_pauses: Sequence[ChatPause] = (),
 ) -> CompiledGraph:
     """The graph compiled as `name`: it pauses before `clarify` when the run may ask the user,
-    and before the `always_pause` nodes every time (they are reached only when a pause is due)."""
-    answer_from_chat(builder)
+    and before the `always_pause` nodes every time (they are reached only when a pause is due);
+    a chat message answers its pause (`CHAT_PAUSES`, then the graph's own `chat_pauses`)."""
+    answer_from_chat(builder, chat_pauses)
     before = ["clarify", *always_pause] if interrupt_on_clarify else list(always_pause)
     return builder.compile(
         checkpointer=checkpointer, store=store, interrupt_before=before or None, name=name
@@ -108,38 +132,17 @@ def without_clarify_pause(graph: CompiledGraph) -> CompiledGraph:
     return graph.copy({"interrupt_before_nodes": before})
 
 
-@dataclass(frozen=True)
-class ChatPause:
-    """A pause a chat message may answer: the node paused before, the state key the node reads
-    the answer from, and the typed answer when the thread waits there ("" otherwise)."""
-
-    node: str
-    key: str
-    answer: Callable[[Mapping[str, Any]], str]
-
-    @property
-    def from_chat(self) -> str:
-        """The node that runs `node` on an answer typed in the chat, without the pause."""
-        return f"{self.node}_from_chat"
-
-
-# Every pause a person answers by typing (Studio's chat), checked in this order at the entry.
-CHAT_PAUSES = (
-    ChatPause("clarify", "user_clarification", chat_answer),
-    ChatPause(REVIEW_NODE, "plan_feedback", chat_reply),
-)
-
-
-def answer_from_chat(builder: Builder) -> None:
+def answer_from_chat(builder: Builder, own: Sequence[ChatPause] = ()) -> None:
     """Let a chat message answer the pause the thread waits at (its question, its plan).
 
     Studio's chat sends the answer as new input, and new input on a paused thread starts the
     graph over (the request analysed again, the answer lost). So the entry routes such a
     message (a `ChatPause`'s `answer`) to that pause's `<node>_from_chat`: the graph's own
     node given the answer under its key, then on to where the node goes. The node itself keeps
-    its pause, so `threads.update_state` + a run with no input works as before.
+    its pause, so `threads.update_state` + a run with no input works as before. A node that
+    pauses inside itself (`interrupt`) reads the key first and asks only when it is empty.
     """
-    pauses = [pause for pause in CHAT_PAUSES if pause.node in builder.nodes]
+    pauses = [pause for pause in (*CHAT_PAUSES, *own) if pause.node in builder.nodes]
     if not pauses:
         return
     [first] = [end for start, end in builder.edges if start == START]

@@ -10,6 +10,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
 from research_studio.pipelines.kit import wiring
+from research_studio.pipelines.supervisor.chat import REVIEW_PAUSES
 from research_studio.pipelines.supervisor.nodes.claims import verify_claims
 from research_studio.pipelines.supervisor.nodes.council import (
     brief_rejected,
@@ -94,7 +95,11 @@ def build_graph(
         "review_report", route_after_review_report, ["final_report_generation", "verify_claims"]
     )
     builder.add_edge("verify_claims", END)
-    return wiring.compiled(builder, "supervisor", checkpointer, interrupt_on_clarify, store=store)
+    # Without a person to ask, no review pauses: no chat message answers one.
+    pauses = REVIEW_PAUSES if ask_human else ()
+    return wiring.compiled(
+        builder, "supervisor", checkpointer, interrupt_on_clarify, store=store, chat_pauses=pauses
+    )
 
 
 # LangGraph Studio / `langgraph dev` entry point; the server supplies checkpointer and store.

@@ -113,6 +113,7 @@ class AgentState(MessagesState, Gathered, total=False):
     council_outcome: str
     council_brief_feedback: str
     human_approved_brief: str
+    review_reply: str  # a review answered in the chat (Studio), read instead of the interrupt
     flagged_issues: list[str]
     # research
     supervisor_messages: Annotated[list[AnyMessage], override_reducer]

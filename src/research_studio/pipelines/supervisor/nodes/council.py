@@ -263,7 +263,7 @@ def make_review_brief(
         brief = state.get("research_brief", "")
         if not ask_human or runtime.context.review_mode == "none":
             return {"human_approved_brief": brief}
-        reply = interrupt(
+        reply = state.get("review_reply") or interrupt(
             {
                 "kind": "brief_review",
                 "question": "Approve the research brief (reply approve) or reply with an edited brief.",
@@ -274,8 +274,9 @@ def make_review_brief(
         )
         edited = reply.get("brief", "") if isinstance(reply, dict) else str(reply or "")
         if edited.strip().lower() in APPROVALS:
-            return {"human_approved_brief": brief}
-        return {"human_approved_brief": edited.strip(), "research_brief": edited.strip()}
+            return {"human_approved_brief": brief, "review_reply": ""}
+        edit = edited.strip()
+        return {"human_approved_brief": edit, "research_brief": edit, "review_reply": ""}
 
     return review_brief
 

@@ -349,7 +349,7 @@ def make_review_report(
     def review_report(state: AgentState, runtime: Runtime[Configuration]) -> dict[str, Any]:
         if not ask_human or runtime.context.review_mode != "full":
             return {}
-        reply = interrupt(
+        reply = state.get("review_reply") or interrupt(
             {
                 "kind": "report_review",
                 "question": "Approve the report (reply approve) or reply with feedback.",
@@ -359,7 +359,8 @@ def make_review_report(
         text = reply.get("feedback", "") if isinstance(reply, dict) else str(reply or "")
         metadata = state.get("metadata", {})
         if text.strip().lower() in APPROVALS:
-            return {"revise_report": False, "metadata": {**metadata, "human_review": "approved"}}
+            approved = {**metadata, "human_review": "approved"}
+            return {"revise_report": False, "metadata": approved, "review_reply": ""}
         revisions = state.get("report_revisions", 0)
         revise = revisions < MAX_REPORT_REVISIONS
         return {
@@ -367,6 +368,7 @@ def make_review_report(
             "revise_report": revise,
             "report_revisions": revisions + int(revise),
             "metadata": {**metadata, "human_review": text.strip()},
+            "review_reply": "",
         }
 
     return review_report
