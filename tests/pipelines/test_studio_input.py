@@ -286,3 +286,26 @@ async def test_chat_messages_answer_the_supervisors_reviews(
     assert values["human_report_feedback"] == feedback and values["report_revisions"] == 1
     assert values["metadata"]["human_review"] == "approved"
     assert len(model.calls_for("ResearchQuestion")) == 1, "the brief was written once"
+
+
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(typed=st.text(min_size=1, max_size=200).filter(str.strip))
+async def test_any_text_typed_as_the_plan_reply_is_taken_as_the_reply(
+    typed: str, make_config: Callable[..., Configuration]
+) -> None:
+    """Whatever a person types at plan review is applied as the reply, never a new start."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    model = ResearchScript().model()
+    config = make_config(model=use_scripted_model(model), max_iterations=1, review_plan=True)
+    graph = compile_pipeline("standard", InMemorySaver(), True)
+    thread: Any = {"configurable": {"thread_id": "typed"}}
+    async with open_services(config):
+        await graph.ainvoke({"messages": [("user", "coral bleaching")]}, thread, context=config)
+        await graph.ainvoke({"messages": [("user", typed)]}, thread, context=config)
+        state = await graph.aget_state(thread)
+    assert state.next == () and state.values["report"] and not state.values["plan_feedback"]
+    assert state.values["query"] == "coral bleaching"
+    assert len(model.calls_for("ResearchPlan")) == 1

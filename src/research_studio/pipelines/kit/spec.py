@@ -31,6 +31,7 @@ KIT_STEPS: Mapping[str, str] = {
     "clarify": "asking a clarification",
     "clarify_from_chat": "taking the clarification from the chat",
     "review_plan": "waiting for the plan review",
+    "review_plan_from_chat": "taking the plan review from the chat",
 }
 
 

@@ -44,6 +44,7 @@ SUPERVISOR = PipelineSpec.of_package(
         "write_research_brief": "writing the research brief",
         "validate_brief": "checking the research brief",
         "review_brief": "waiting for the brief review",
+        "review_brief_from_chat": "taking the brief review from the chat",
         "brief_rejected": "reporting why the brief was rejected",
         "research_supervisor": "researching (supervisor and researchers)",
         "validate_findings": "checking the findings",
@@ -51,6 +52,7 @@ SUPERVISOR = PipelineSpec.of_package(
         "verify_evidence": "checking quotes against pages",
         "final_report_generation": "writing the report",
         "review_report": "waiting for the report review",
+        "review_report_from_chat": "taking the report review from the chat",
         "verify_claims": "checking claims",
     },
     after_loop=frozenset(
@@ -59,6 +61,7 @@ SUPERVISOR = PipelineSpec.of_package(
             "verify_evidence",
             "final_report_generation",
             "review_report",
+            "review_report_from_chat",
             "verify_claims",
         }
     ),
