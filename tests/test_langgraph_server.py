@@ -215,6 +215,34 @@ async def test_the_answer_typed_in_the_chat_answers_the_question_under_langgraph
     assert state["values"]["query"] == "coral bleaching heat stress"
 
 
+async def test_the_reply_typed_in_the_chat_reviews_the_plan_under_langgraph_dev(
+    web: FakeWeb, server: tuple[str, Path]
+) -> None:
+    """What Studio sends at plan review: the reply as the next chat message, same thread."""
+    from langgraph_sdk import get_client
+
+    url, log = server
+    web.chat.responder = ResearchScript().chat_responder()
+    client = get_client(url=url)
+    standard = await _assistant(client, "pipeline")
+    thread = await client.threads.create()
+    for text in ("coral bleaching heat stress", "approve"):
+        await client.runs.wait(
+            thread["thread_id"],
+            standard["assistant_id"],
+            input={"messages": [{"role": "user", "content": text}]},
+            context={"max_iterations": 1, "review_plan": True},
+            raise_error=False,
+        )
+        if text.startswith("coral"):
+            paused = await client.threads.get_state(thread["thread_id"])
+            assert "review_plan" in paused["next"], log.read_text(errors="replace")[-3000:]
+    state = await client.threads.get_state(thread["thread_id"])
+    assert not state["next"]
+    _assert_cited_report(state["values"], log)
+    assert state["values"]["query"] == "coral bleaching heat stress"
+
+
 @pytest.mark.parametrize("graph_id", ["advanced", "supervisor"])
 async def test_chat_message_input_runs_to_a_report_under_langgraph_dev(
     web: FakeWeb, server: tuple[str, Path], graph_id: str
@@ -403,7 +431,11 @@ async def test_with_no_model_configured_the_server_finds_ollama_off_its_event_lo
     from langgraph_sdk import get_client
 
     web.ollama.responder = ResearchScript().chat_responder()
-    environment = {"OLLAMA_HOST": web.base_url, "SEARXNG_URL": web.base_url}
+    environment = {
+        "OLLAMA_HOST": web.base_url,
+        "SEARXNG_URL": web.base_url,
+        "PYTHONPATH": str(ROOT / "src"),  # this tree's code, whichever copy is installed
+    }
     with _dev_server(tmp_path, environment) as (url, log):
         client = get_client(url=url)
         assistant = await _assistant(client, "pipeline")
