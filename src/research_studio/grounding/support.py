@@ -4,7 +4,9 @@
 parts and find each part's best sentence anywhere in the source (`alignment.align`: several
 sentences, adjacent or not). Hard vetoes refuse outright: a figure or unit that differs, a
 flipped polarity or a negation the source does not make (each tested on the part's own
-sentence), a name the source never gives, a sentence that addresses the reader or an AI.
+sentence), a name the source never gives or one person put for another ("Elon Musk" where the
+sentence names the founders, "Okonkwo Achebe" for "Chinua Achebe"), a sentence that addresses
+the reader or an AI.
 Whether the parts are carried is then judged by a small logistic model over the alignment's
 figures (`support_model.json`, a few weights fitted by `benchmarks/fit_support.py`; shipped
 with the package, no download, no optional dependency). Every verdict says which part was
