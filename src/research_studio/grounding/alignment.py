@@ -37,8 +37,8 @@ from research_studio.grounding.part_figures import (
     datelines,
     enumerated_counts,
     figure_reasons,
+    in_time,
     other_year,
-    times_of,
 )
 from research_studio.grounding.polarity import NEGATES, OPPOSES, polarity_reasons
 from research_studio.grounding.referents import (
@@ -215,7 +215,9 @@ def check_part(
         # The sentence places the event in another year, and the part's time is only another
         # sentence's ("moved to Paris in 1867" from "born in 1867" and "moved … in 1891").
         alone = reachable(dated)
-        if not all(any(figure_matches(time, it) for it in alone) for time in times_of(part)):
+        if not all(
+            any(figure_matches(time, it) for it in alone) for time in in_time(figures(part))
+        ):
             reasons.append("figure: the sentence found dates it in another year")
     return Part(
         text=part,

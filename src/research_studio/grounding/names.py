@@ -14,6 +14,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from research_studio.grounding.dates import MONTH_WORDS
 from research_studio.grounding.quotes import fold
 from research_studio.grounding.terms import word_set
 
@@ -21,7 +22,7 @@ from research_studio.grounding.terms import word_set
 # Development"); a run never starts or ends with one.
 _CONNECTORS = word_set("of and for the de du la le von van der den on in at to &")
 # Capitalised words that open a sentence rather than a name ("The National Gallery").
-_OPENERS = word_set("the a an in on at for by of and but as this that these those")
+OPENERS = word_set("the a an in on at for by of and but as this that these those")
 _CAPITAL = r"(?:[A-Z]\.|[A-ZÀ-ÖØ-ÞА-ЯЁΑ-Ω][\w'\u2019-]*)"
 # Between two capitalised words of one name: "of", "of the", "and", "&" … (never "and the",
 # which joins two names).
@@ -47,7 +48,7 @@ def name_runs(text: str) -> list[tuple[str, ...]]:
     runs = []
     for match in _RUN.finditer(text):
         run = [_clean(token) for token in match.group(0).split()]
-        while run and run[0].lower() in _OPENERS:
+        while run and run[0].lower() in OPENERS:
             run.pop(0)  # "The National Gallery": a sentence's first word, no initial
         while run and run[0].lower() in _CONNECTORS:
             run.pop(0)
@@ -67,7 +68,7 @@ def opening_name(text: str) -> tuple[str, ...]:
     if not match:
         return ()
     # Not the name's: an article or a title ("The Eiffel Tower", "Dr. Rachel Kim").
-    words = [w for w in match.group(1).split() if w.lower() not in _OPENERS and w[-1] != "."]
+    words = [w for w in match.group(1).split() if w.lower() not in OPENERS and w[-1] != "."]
     return tuple(words) if len(words) >= 2 else ()
 
 
@@ -226,9 +227,6 @@ for _group in _IRREGULAR_PLACES:
     for _word in _group.split():
         _IRREGULAR[_word] = _IRREGULAR.get(_word, frozenset()) | set(_group.split()) - {_word}
 _MIN_BASE = 3
-_MONTHS = word_set(
-    "january february march april may june july august september october november december"
-)
 
 
 @lru_cache(maxsize=8192)
@@ -244,7 +242,7 @@ def place_forms(word: str) -> frozenset[str]:
             base = lowered[: len(lowered) - len(have)]
             if lowered.endswith(have) and len(base) >= _MIN_BASE:
                 forms.add(base + want)
-    return frozenset(form for form in forms if len(form) >= 4) - {lowered} - _MONTHS
+    return frozenset(form for form in forms if len(form) >= 4) - {lowered} - MONTH_WORDS
 
 
 # A capitalised word a lower-case word follows: a people's adjective ("Asian demand"), not a

@@ -126,10 +126,6 @@ def years_of(stated: AbstractSet[tuple[str, str]]) -> set[str]:
     return {value[:4] for value, _unit in in_time(stated) if YEAR.match(value[:4])}
 
 
-def times_of(part: str) -> set[tuple[str, str]]:
-    return in_time(figures(part))
-
-
 def other_year(part: str, text: str) -> bool:
     """Whether a sentence gives years and none of the part's."""
     wanted, theirs = years_of(figures(part)), years_of(figures(text, source=True))

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from research_studio.grounding.dates import MONTH_WORDS
 from research_studio.grounding.names import (
+    OPENERS,
     name_runs,
     opening_name,
     place_forms,
@@ -52,8 +53,12 @@ def names_carried(
 _PRONOUN = re.compile(r"\b(?:he|she|his|her|him|hers)\b", re.IGNORECASE)
 # How many sentences back a pronoun's name may be.
 REFERENT_REACH = 3
-_OPENERS = word_set("the a an in on at for by of and but as this that these those it its")
-_NO_REFERENT = MONTH_WORDS | word_set("monday tuesday wednesday thursday friday saturday sunday")
+# Capitalised words that name no one: dates and the words that open a sentence or a name.
+_NO_REFERENT = (
+    MONTH_WORDS
+    | OPENERS
+    | word_set("it its monday tuesday wednesday thursday friday saturday sunday")
+)
 
 
 # Capitalised words one after another: a name ("Marie Curie", "Curie").
@@ -70,7 +75,7 @@ def _first_name(text: str) -> tuple[int, frozenset[str]]:
         names = match.group().split()
         if match.start() == opening:
             names = names if len(names) > 1 else []
-        names = [name for name in names if name.lower() not in _NO_REFERENT | _OPENERS]
+        names = [name for name in names if name.lower() not in _NO_REFERENT]
         if names:
             return match.start(), frozenset(name.lower() for name in names)
     return -1, frozenset()

@@ -14,7 +14,8 @@ from research_studio.core.extras import LOCAL_EXTRA
 from research_studio.core.urls import redact_url
 from research_studio.sources.search import SearchChoice, choose_search_provider
 
-DEFAULT_OLLAMA = "http://127.0.0.1:11434"
+OLLAMA_PORT = 11434
+DEFAULT_OLLAMA = f"http://127.0.0.1:{OLLAMA_PORT}"
 HOSTED_DEFAULTS = {
     "openai": ("openai:gpt-4o", "openai:gpt-4o-mini"),
     "anthropic": ("anthropic:claude-sonnet-4-5", "anthropic:claude-haiku-4-5"),
@@ -31,15 +32,13 @@ class ModelChoice:
     reason: str
 
 
-OLLAMA_PORT = 11434
-
-
 def ollama_base(host: str) -> str:
     """An Ollama host as its clients read it: "gpu-box" is http://gpu-box:11434, a bare host
     with a port takes http, a full URL stays as written."""
-    host = host.strip().rstrip("/")
+    host = host.strip()
     if "://" in host:
-        return host
+        return host.rstrip("/")
+    host = host.rstrip("/")
     try:
         parts = httpx.URL(f"http://{host}")
     except (httpx.InvalidURL, ValueError):
@@ -144,11 +143,10 @@ def check_endpoint(
     url, fix = endpoint
     shown = redact_url(url)
     # As the clients read it: Ollama takes a bare host (no scheme) on its own port.
-    bare_port = OLLAMA_PORT if spec.partition(":")[0].strip().lower() == "ollama" else 80
+    ollama = spec.partition(":")[0].strip().lower() == "ollama"
     try:
-        parts = httpx.URL(url if "://" in url else f"http://{url}")
-        default = {"https": 443, "http": 80 if "://" in url else bare_port}.get(parts.scheme)
-        host, port = parts.host, parts.port or default
+        parts = httpx.URL(ollama_base(url) if ollama else url)
+        host, port = parts.host, parts.port or {"https": 443, "http": 80}.get(parts.scheme)
     except (httpx.InvalidURL, ValueError, TypeError):
         raise ConfigError(f"{spec}: {shown!r} is not a server URL; {fix}") from None
     if not host or port is None:

@@ -77,20 +77,24 @@ def document_files(root: Path, skipped: list[tuple[str, str]]) -> Iterator[Path]
                 skipped.append((str(base / name), f"links outside the folder (to {target})"))
         for name in sorted(filenames):
             if not name.startswith(".") and Path(name).suffix.lower() in SUPPORTED_SUFFIXES:
-                if not name_is_text(str(base / name)):  # an undecodable byte in its name
-                    shown = str(base / name).encode("utf-8", "backslashreplace").decode()
-                    skipped.append((shown, "its name is not valid UTF-8; rename it to index it"))
+                shown = undecodable_name(base / name)
+                if shown:
+                    skipped.append((shown, NOT_UTF8_NAME))
                     continue
                 yield base / name
 
 
-def name_is_text(name: str) -> bool:
-    """Whether a file name can be stored and shown as text (no undecodable byte)."""
+NOT_UTF8_NAME = "its name is not valid UTF-8; rename it to index it"
+
+
+def undecodable_name(path: Path) -> str:
+    """A path that cannot be stored as text (an undecodable byte in its name, kept by Python
+    as a lone surrogate), shown with that byte escaped; "" for any other path."""
     try:
-        name.encode("utf-8")
+        str(path).encode("utf-8")
     except UnicodeEncodeError:
-        return False
-    return True
+        return str(path).encode("utf-8", "backslashreplace").decode()
+    return ""
 
 
 def _size(size: int) -> str:

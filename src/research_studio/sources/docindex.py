@@ -17,10 +17,11 @@ from research_studio.core.words import detect_language, match_key, printed, stop
 from research_studio.sources.chunkstore import StoredChunk
 from research_studio.sources.docfiles import (
     DEFAULT_MAX_DOCUMENT_BYTES,
+    NOT_UTF8_NAME,
     document_files,
-    name_is_text,
     read_bounded,
     read_document,
+    undecodable_name,
     vetted_stat,
 )
 from research_studio.sources.docindex_storage import IndexStorage, PendingDocument
@@ -235,9 +236,9 @@ class DocumentIndex(IndexStorage):
         report = IndexReport()
         for root in roots:
             root = root.expanduser().resolve()
-            if not name_is_text(str(root)):
-                shown = str(root).encode("utf-8", "backslashreplace").decode()
-                report.skipped.append((shown, "its name is not valid UTF-8; rename it"))
+            shown = undecodable_name(root)
+            if shown:
+                report.skipped.append((shown, NOT_UTF8_NAME))
                 report.empty.append(shown)
                 continue
             if not root.exists():
